@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * How a field is shown. Attached to the zod schema of the field itself, so the one
+ * declaration drives server validation, OpenAPI, the table, the filter bar, the form and
+ * the detail view.
+ */
+export type FieldWidget =
+  | 'text'
+  | 'textarea'
+  | 'number'
+  | 'select'
+  | 'treeSelect'
+  | 'password'
+  | 'date'
+  | 'datetime'
+  | 'icon';
+
+export interface FieldOption {
+  value: string | number;
+  /** i18n key */
+  label: string;
+}
+
+export interface FieldMeta {
+  /** i18n key of the label, e.g. `resource.fields.resourceName` */
+  label: string;
+  widget: FieldWidget;
+  options?: readonly FieldOption[];
+  /** A named lookup the web resolves for select/tree widgets (e.g. `resourceTree`). */
+  lookup?: string;
+  /** i18n key of a help text shown under the form input. */
+  help?: string;
+}
+
+export const fieldRegistry = z.registry<FieldMeta>();
+
+/** Declares a field once: its validation (`schema`) and its presentation (`meta`). */
+export function field<T extends z.ZodType>(schema: T, meta: FieldMeta): T {
+  fieldRegistry.add(schema, meta);
+  return schema.describe(meta.label) as T;
+}
+
+/** The meta of a field, looking through optional/nullable/default wrappers. */
+export function fieldMeta(schema: z.ZodType): FieldMeta | undefined {
+  let current: z.ZodType | undefined = schema;
+  while (current) {
+    const meta = fieldRegistry.get(current);
+    if (meta) return meta;
+    const def: { innerType?: z.ZodType } | undefined = (current as unknown as { def?: { innerType?: z.ZodType } }).def;
+    current = def?.innerType;
+  }
+  return undefined;
+}
+
+export interface ColumnDefinition<K extends string> {
+  field: K;
+  sortable?: boolean;
+  width?: number;
+}
+
+export interface EntityDefinition<S extends z.ZodObject, K extends string = Extract<keyof S['shape'], string>> {
+  /** i18n namespace and API entity name, e.g. `resource` */
+  name: string;
+  /** The stored record as the API returns it. */
+  record: S;
+  /** The route of the list page; its add/edit/detail pages hang below it. */
+  pagePath: string;
+  columns: readonly ColumnDefinition<K>[];
+  filters: readonly K[];
+  form: readonly K[];
+  detail: readonly K[];
+}
+
+export function defineEntity<S extends z.ZodObject>(entity: EntityDefinition<S>): EntityDefinition<S> {
+  return entity;
+}

@@ -1,0 +1,56 @@
+/**
+ * Stable message keys. The server answers them in `msg` (or in `data.issues[].key` for
+ * validation), the web translates them (`errors.<key>` in its locales). The English text
+ * here is what API clients without a translation table read.
+ */
+export const MESSAGES = {
+  // spec §5 validation
+  mandatory: 'This part is mandatory',
+  blank: 'Names must not be blank',
+  formalError: 'Format error',
+  emailFormat: 'Please enter a valid e-mail address',
+  codeFormat: 'Only letters and digits are allowed',
+  numberFormat: 'Digits with an optional decimal part',
+  tooLong: 'Too long',
+  outOfRange: 'Out of range',
+  passwordLength: 'The password must be 6-20 characters',
+  passwordInconsistent: 'Inconsistent new password',
+  existed: 'existed',
+  invalidId: 'Not a valid record id',
+  unknownField: 'Unknown field',
+  invalidValue: 'Invalid value',
+  // spec §8 catalogue
+  noPermission: 'Current user does not have related permission, please contact administrator',
+  forbidden: 'You do not have permission to do this',
+  notLoggedIn: 'Please log in',
+  sessionExpired: 'Your session has expired, please log in again',
+  wrongApi: 'Wrong API',
+  modificationFailed: 'Modification failed',
+  operationFailed: 'Operation failed',
+  deleteFailed: 'Delete failed',
+  interfaceError: 'interface error',
+  invalidParams: 'Invalid request',
+  notFound: 'Record not found',
+  tooManyRequests: 'Too many attempts, please try again later',
+  // login
+  captchaRequired: 'Please enter the verification code',
+  captchaWrong: 'The verification code is wrong or has expired',
+  wrongCredentials: 'Wrong username or password',
+  userNotEnabled: 'This account is not enabled yet, please contact administrator',
+  userDisabled: 'This account is disabled, please contact administrator',
+  userLocked: 'This account is locked after too many failed logins, please try again later',
+  userExpired: 'This account has expired, please contact administrator',
+  rawPasswordWrong: 'The old password is wrong',
+  samePassword: 'The new password must differ from the old one',
+  // resources
+  parentNotFound: 'The parent resource does not exist',
+  parentTypeMismatch: 'This resource type cannot sit under that parent',
+  parentCycle: 'A resource cannot sit under itself or its descendants',
+  resourceUriExisted: 'This resource path is already used',
+} as const;
+
+export type MessageKey = keyof typeof MESSAGES;
+
+export function messageText(key: string): string {
+  return key in MESSAGES ? MESSAGES[key as MessageKey] : key;
+}

@@ -1,0 +1,34 @@
+import type { z } from 'zod';
+
+/** Anyone may call it (login, captcha, the session check, static configuration). */
+export const PUBLIC = 'public' as const;
+/** Any logged-in user may call it (own password, own language, own permission tree). */
+export const SESSION = 'session' as const;
+
+export type OperationAccess = typeof PUBLIC | typeof SESSION | { anyOf: readonly string[] };
+
+export type OperatingType = 'add' | 'update' | 'delete' | 'login' | 'logout' | 'other';
+
+export interface Operation<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+  /** Path below `/apis`, exactly as spec §7 writes it. */
+  path: string;
+  /** The resource (resourceUri) the caller needs; one of a list grants access. */
+  access: OperationAccess;
+  request: Req;
+  /** Schema of `data` in the `{code, msg, data}` envelope. */
+  response: Res;
+  summary: string;
+  tag: string;
+  /** State-changing operations name their kind; each call writes an operation log entry. */
+  audit?: OperatingType;
+}
+
+export function defineOperation<Req extends z.ZodType, Res extends z.ZodType>(
+  op: Operation<Req, Res>,
+): Operation<Req, Res> {
+  return op;
+}
+
+export function needs(...resourceUris: string[]): OperationAccess {
+  return { anyOf: resourceUris };
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema, ROOT_PARENT_ID } from '../common/ids';
+import { PageQuerySchema } from '../common/paging';
+import { nameText } from '../common/validation';
+
+export const RESOURCE_TYPES = [0, 1, 2, 3] as const;
+
+const resourceType = () =>
+  field(z.number('mandatory').int('invalidValue').min(0, 'invalidValue').max(3, 'invalidValue'), {
+    label: 'resource.fields.resourceType',
+    widget: 'select',
+    options: RESOURCE_TYPES.map((value) => ({ value, label: `resource.types.${value}` })),
+  });
+
+const resourceName = () => field(nameText(50), { label: 'resource.fields.resourceName', widget: 'text' });
+const resourceNameEn = () => field(nameText(50), { label: 'resource.fields.resourceNameEn', widget: 'text' });
+
+export const ParentIdSchema = z.union([z.literal(ROOT_PARENT_ID), IdSchema], 'invalidId');
+
+const fields = {
+  resourceName: resourceName(),
+  resourceNameEn: resourceNameEn(),
+  resourceType: resourceType(),
+  resourceUri: field(
+    z
+      .string('mandatory')
+      .trim()
+      .min(1, 'mandatory')
+      .max(200, 'tooLong')
+      .regex(/^(\/[A-Za-z0-9_-]+)+$/, 'formalError'),
+    { label: 'resource.fields.resourceUri', widget: 'text', help: 'resource.help.resourceUri' },
+  ),
+  perms: field(z.string().trim().max(100, 'tooLong'), { label: 'resource.fields.perms', widget: 'text' }),
+  icon: field(z.string().trim().max(50, 'tooLong'), { label: 'resource.fields.icon', widget: 'icon' }),
+  parentId: field(ParentIdSchema, {
+    label: 'resource.fields.parentId',
+    widget: 'treeSelect',
+    lookup: 'resourceTree',
+  }),
+  orderNum: field(z.number('mandatory').int('invalidValue').min(0, 'outOfRange').max(9999, 'outOfRange'), {
+    label: 'resource.fields.orderNum',
+    widget: 'number',
+  }),
+};
+
+export const ResourceSchema = z.object({
+  id: IdSchema,
+  ...fields,
+  parentName: z.string().describe('Name of the parent (Chinese), empty for a root'),
+  parentNameEn: z.string(),
+  createTime: z.string().describe('ISO 8601'),
+  updateTime: z.string().describe('ISO 8601'),
+});
+export type Resource = z.infer<typeof ResourceSchema>;
+
+export const ResourceCreateSchema = z.strictObject({
+  ...fields,
+  perms: fields.perms.default(''),
+  icon: fields.icon.default(''),
+  orderNum: fields.orderNum.default(0),
+});
+export type ResourceCreate = z.infer<typeof ResourceCreateSchema>;
+
+export const ResourceUpdateSchema = ResourceCreateSchema.extend({ id: IdSchema });
+export type ResourceUpdate = z.infer<typeof ResourceUpdateSchema>;
+
+export const ResourceListQuerySchema = PageQuerySchema.extend({
+  resourceName: z.string().trim().max(50, 'tooLong').optional(),
+  resourceNameEn: z.string().trim().max(50, 'tooLong').optional(),
+  resourceType: fields.resourceType.optional(),
+  parentId: ParentIdSchema.optional(),
+});
+export type ResourceListQuery = z.infer<typeof ResourceListQuerySchema>;
+
+export const ResourceNameCheckSchema = z.strictObject({
+  id: IdSchema.optional().describe('The record being edited, which may keep its own name'),
+  type: z
+    .union([z.literal(1), z.literal(2)])
+    .describe('Which name to check: 1 the English name (resourceNameEn), 2 the Chinese name (resourceName)'),
+  resourceName: nameText(50),
+  parentId: ParentIdSchema.describe('Names are unique among the children of one parent'),
+});
+
+export interface ResourceNode {
+  id: string;
+  resourceName: string;
+  resourceNameEn: string;
+  resourceType: number;
+  resourceUri: string;
+  perms: string;
+  icon: string;
+  parentId: string;
+  orderNum: number;
+  children: ResourceNode[];
+}
+
+export const ResourceNodeSchema: z.ZodType<ResourceNode> = z.object({
+  id: IdSchema,
+  resourceName: z.string(),
+  resourceNameEn: z.string(),
+  resourceType: z.number().int(),
+  resourceUri: z.string(),
+  perms: z.string(),
+  icon: z.string(),
+  parentId: z.string(),
+  orderNum: z.number().int(),
+  get children() {
+    return z.array(ResourceNodeSchema);
+  },
+});
+
+export const resourceEntity = defineEntity({
+  name: 'resource',
+  record: ResourceSchema,
+  pagePath: '/sysMGT/resourceMGT',
+  columns: [
+    { field: 'resourceName', sortable: true },
+    { field: 'resourceNameEn', sortable: true },
+    { field: 'resourceType', sortable: true, width: 130 },
+    { field: 'resourceUri', sortable: true },
+    { field: 'parentName' },
+    { field: 'orderNum', sortable: true, width: 100 },
+    { field: 'updateTime', sortable: true, width: 180 },
+  ],
+  filters: ['resourceName', 'resourceNameEn', 'resourceType'],
+  form: ['parentId', 'resourceType', 'resourceName', 'resourceNameEn', 'resourceUri', 'perms', 'icon', 'orderNum'],
+  detail: ['resourceName', 'resourceNameEn', 'resourceType', 'resourceUri', 'perms', 'icon', 'parentName', 'orderNum'],
+});
