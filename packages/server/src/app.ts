@@ -1,0 +1,102 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
+import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
+import { API_BASE, APP_VERSION, PUBLIC } from '@meterdesk/contracts';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { registerAuditLog } from './audit/audit.hook';
+import { registerAuthRoutes } from './auth/auth.routes';
+import { AuthService } from './auth/auth.service';
+import { CaptchaStore } from './auth/captcha';
+import { SessionStore } from './auth/session';
+import type { Config } from './config';
+import type { Database } from './db/driver';
+import { registerErrorHandler } from './http/error-handler';
+import { registerSpa } from './http/static.routes';
+import { registerNoticeRoutes } from './modules/system/notice.routes';
+import { registerResourceRoutes } from './modules/system/resource.routes';
+import type { Broker } from './mqtt/broker';
+import { registerBrowserMqtt } from './mqtt/browser.routes';
+import { registerAccessControl } from './rbac/access';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  broker: Broker;
+}
+
+export interface App {
+  http: FastifyInstance;
+  sessions: SessionStore;
+}
+
+/** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
+export async function buildApp({ config, database, broker }: AppDeps): Promise<App> {
+  const http = Fastify({
+    logger: { level: config.logLevel, redact: ['req.headers.cookie', 'res.headers["set-cookie"]'] },
+    trustProxy: config.trustProxy,
+    bodyLimit: 10 * 1024 * 1024,
+  });
+  http.setValidatorCompiler(validatorCompiler);
+  http.setSerializerCompiler(serializerCompiler);
+
+  // An empty POST body reads as `{}`, so a call without fields still meets its schema.
+  http.removeContentTypeParser('application/json');
+  http.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body).trim();
+    if (text === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(Object.assign(new Error('The body is not valid JSON'), { statusCode: 400 }), undefined);
+    }
+  });
+
+  await http.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        connectSrc: ["'self'", 'ws:', 'wss:'],
+        scriptSrc: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await http.register(fastifyCookie);
+  await http.register(fastifyWebsocket);
+  await http.register(fastifySwagger, {
+    openapi: {
+      info: {
+        title: 'Meterdesk API',
+        version: APP_VERSION,
+        description: 'Every call is POST with a {code, msg, data} answer.',
+      },
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'meterdesk_session' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  const { db } = database;
+  const sessions = new SessionStore(db, config);
+  const captchas = new CaptchaStore(db);
+  const auth = new AuthService(db, sessions, captchas, config);
+
+  registerErrorHandler(http);
+  registerAccessControl(http, { db, sessions });
+  registerAuditLog(http, db);
+
+  http.get(`${API_BASE}/openapi.json`, { config: { access: PUBLIC }, schema: { hide: true } }, async () =>
+    http.swagger(),
+  );
+  await registerAuthRoutes(http, { db, auth, sessions, captchas, config });
+  registerResourceRoutes(http, { db });
+  registerNoticeRoutes(http, { db });
+  registerBrowserMqtt(http, { broker, config });
+  await registerSpa(http, config.webDist);
+
+  return { http, sessions };
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../db/driver';
+import { writeLog } from './audit.repository';
+import { clientInfo } from './client-info';
+
+const SECRET_KEY = /pass(word)?|token|secret|key|^code$|codeFill/i;
+const MAX_CONTENT = 2000;
+
+/** A copy of a request body fit for a log: secrets masked, whatever their nesting. */
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '***' : redact(v)]));
+  }
+  return value;
+}
+
+/** Every call of a route marked `audit` leaves an operation log entry, refused or not. */
+export function registerAuditLog(app: FastifyInstance, db: Db): void {
+  app.addHook('onResponse', async (req, reply) => {
+    const kind = req.routeOptions.config.audit;
+    if (!kind || !req.session) return;
+    const body = JSON.stringify(redact(req.body ?? {}));
+    const content = `${req.routeOptions.config.summary ?? ''} ${body}`.slice(0, MAX_CONTENT);
+    try {
+      await writeLog(db, {
+        logType: 'operation',
+        username: req.session.username,
+        operatingType: kind,
+        content,
+        result: reply.statusCode,
+        requestUrl: req.url,
+        client: clientInfo(req),
+      });
+    } catch (err) {
+      req.log.error({ err }, 'operation log entry could not be written');
+    }
+  });
+}

@@ -1,0 +1,72 @@
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import { authApi, SESSION_COOKIE } from '@meterdesk/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { clientInfo } from '../audit/client-info';
+import type { Config } from '../config';
+import type { Db } from '../db/driver';
+import { unauthorized } from '../http/api-error';
+import { registerOperation, registerPublicOperation } from '../http/operation';
+import { ResourceRepository } from '../modules/system/resource.repository';
+import { type AuthService, toSessionUser } from './auth.service';
+import type { CaptchaStore } from './captcha';
+import type { SessionStore } from './session';
+
+export async function registerAuthRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; auth: AuthService; sessions: SessionStore; captchas: CaptchaStore; config: Config },
+): Promise<void> {
+  const cookieOptions: CookieSerializeOptions = {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: deps.config.secureCookies,
+  };
+  const clearCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions);
+  const resources = new ResourceRepository(deps.db);
+
+  // The login limit lives in its own scope so that it counts login attempts only.
+  await app.register(async (scoped) => {
+    await scoped.register(rateLimit, {
+      global: true,
+      max: deps.config.loginRateLimitPerMinute,
+      timeWindow: 60_000,
+      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, message: `retry in ${ctx.ttl} ms` }),
+    });
+    registerPublicOperation(scoped, authApi.login, async ({ body, req, reply }) => {
+      const { token, user } = await deps.auth.login(body, clientInfo(req), req.url);
+      reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: deps.config.sessionAbsoluteMs / 1000 });
+      return user;
+    });
+  });
+
+  registerPublicOperation(app, authApi.auth, ({ req }) => {
+    if (!req.session) throw unauthorized();
+    return toSessionUser(req.session);
+  });
+
+  registerPublicOperation(app, authApi.getgifcode, () => deps.captchas.issue());
+
+  registerOperation(app, authApi.loginout, async ({ session, reply }) => {
+    await deps.sessions.destroy(session.tokenHash);
+    clearCookie(reply);
+    return null;
+  });
+
+  registerOperation(app, authApi.updatepassword, async ({ session, body, reply }) => {
+    await deps.auth.updatePassword(session, body.rawPassword, body.newPassword);
+    clearCookie(reply);
+    return null;
+  });
+
+  registerOperation(app, authApi.checkpassword, async ({ session, body }) => ({
+    correct: await deps.auth.checkPassword(session, body.rawPassword),
+  }));
+
+  registerOperation(app, authApi.changelanguage, async ({ session, body }) => {
+    await deps.auth.changeLanguage(session, body.type);
+    return null;
+  });
+
+  registerOperation(app, authApi.getuserresourcelist, ({ session }) => resources.permittedTree(session.userId));
+}

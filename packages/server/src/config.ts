@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['on', 'off', 'true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['on', 'true', '1'].includes(v)));
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+/** Every setting comes from the environment; README.md documents each one. */
+const EnvSchema = z.object({
+  PORT: int(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  MQTT_URL: z.string().optional(),
+  MQTT_WS_URL: z.string().optional(),
+  MQTT_TCP_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(1884),
+  ADMIN_PASSWORD: z.string().min(6).max(18).optional(),
+  CAPTCHA: z.enum(['on', 'off']).default('on'),
+  SESSION_IDLE_MINUTES: int(30, 1),
+  SESSION_ABSOLUTE_HOURS: int(12, 1),
+  LOGIN_LOCK_THRESHOLD: int(5, 1),
+  LOGIN_LOCK_MINUTES: int(15, 1),
+  LOGIN_RATE_LIMIT_PER_MINUTE: int(10, 1),
+  WEB_DIST: z.string().optional(),
+  SECURE_COOKIES: bool(false),
+  TRUST_PROXY: bool(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  mqttUrl: string | undefined;
+  mqttWsUrl: string | undefined;
+  /** null: the embedded broker opens no TCP listener (browsers still reach it over /mqtt). */
+  mqttTcpPort: number | null;
+  adminPassword: string | undefined;
+  captchaEnabled: boolean;
+  sessionIdleMs: number;
+  sessionAbsoluteMs: number;
+  lockThreshold: number;
+  lockMs: number;
+  loginRateLimitPerMinute: number;
+  webDist: string;
+  secureCookies: boolean;
+  trustProxy: boolean;
+  logLevel: string;
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL || undefined,
+    mqttUrl: e.MQTT_URL || undefined,
+    mqttWsUrl: e.MQTT_WS_URL || undefined,
+    mqttTcpPort: e.MQTT_TCP_PORT === 'off' ? null : e.MQTT_TCP_PORT,
+    adminPassword: e.ADMIN_PASSWORD,
+    captchaEnabled: e.CAPTCHA === 'on',
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
+    lockThreshold: e.LOGIN_LOCK_THRESHOLD,
+    lockMs: e.LOGIN_LOCK_MINUTES * 60_000,
+    loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'packages/web/dist')),
+    secureCookies: e.SECURE_COOKIES,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,62 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from './schema';
+
+type Schema = typeof schema;
+/** The one query interface business code sees, whatever runs underneath. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+export type Executor = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const migrationsFolder = path.join(import.meta.dirname, 'migrations');
+const casing = 'snake_case' as const;
+
+/**
+ * The driver seam: PostgreSQL when a URL is given, otherwise PGlite in `dataDir` (or the
+ * instance passed in, which tests load from a prepared dump). Same schema, same SQL.
+ */
+export async function openDatabase(options: {
+  databaseUrl?: string | undefined;
+  dataDir?: string;
+  pglite?: PGlite;
+}): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const db = drizzlePg(pool, { schema, casing });
+    return {
+      db: db as unknown as Db,
+      kind: 'postgres',
+      migrate: () => migratePg(db, { migrationsFolder }),
+      close: () => pool.end(),
+    };
+  }
+  let client = options.pglite;
+  if (!client) {
+    const dir = options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
+    if (dir) mkdirSync(dir, { recursive: true });
+    client = await PGlite.create(dir ? { dataDir: dir } : {});
+  }
+  const owned = client;
+  const db = drizzlePglite(owned, { schema, casing });
+  return {
+    db: db as unknown as Db,
+    kind: 'pglite',
+    migrate: () => migratePglite(db, { migrationsFolder }),
+    close: () => owned.close(),
+  };
+}

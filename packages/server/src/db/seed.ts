@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { flattenResourceTree, ROOT_PARENT_ID } from '@meterdesk/contracts';
+import { eq, sql } from 'drizzle-orm';
+import { hashPassword } from '../auth/password';
+import type { Db } from './driver';
+import { stableId } from './ids';
+import { sysOrg, sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from './schema';
+
+export const ADMIN_ROLE_ID = stableId('role:admin');
+export const OPERATOR_ROLE_ID = stableId('role:operator');
+export const ROOT_ORG_ID = stableId('org:root');
+
+/** Pages of these kinds change data; the read-only operator role does not get them. */
+const WRITE_SEGMENTS = new Set([
+  'add',
+  'Add',
+  'edit',
+  'Edit',
+  'maintain',
+  'replace',
+  'addObis',
+  'assignUser',
+  'associated',
+  'Associated',
+]);
+const OPERATOR_EXCLUDED_AREAS = ['/sysMGT'];
+
+export const resourceIdOf = (uri: string) => stableId(`resource:${uri}`);
+
+export interface SeedOptions {
+  adminPassword?: string | undefined;
+  operatorPassword?: string | undefined;
+}
+
+export interface SeedResult {
+  /** Set only on the first start when no ADMIN_PASSWORD was given. */
+  generatedAdminPassword?: string;
+}
+
+/**
+ * Runs at every start. The resource tree is brought up to date (missing nodes added, none
+ * removed or renamed, so an administrator's edits stay) and the admin role gets every
+ * resource. Users, roles and the root organisation are created only on the first start.
+ */
+export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
+  const result: SeedResult = {};
+  await db.transaction(async (tx) => {
+    const flat = flattenResourceTree();
+    await tx
+      .insert(sysResource)
+      .values(
+        flat.map(({ seed, parentUri, order }) => ({
+          id: resourceIdOf(seed.uri),
+          resourceName: seed.zh,
+          resourceNameEn: seed.en,
+          resourceType: seed.type,
+          resourceUri: seed.uri,
+          icon: seed.icon ?? '',
+          parentId: parentUri ? resourceIdOf(parentUri) : ROOT_PARENT_ID,
+          orderNum: order,
+        })),
+      )
+      .onConflictDoNothing();
+
+    const firstStart =
+      (await tx.select({ id: sysRole.id }).from(sysRole).where(eq(sysRole.id, ADMIN_ROLE_ID))).length === 0;
+    if (firstStart) {
+      await tx.insert(sysOrg).values({ id: ROOT_ORG_ID, orgName: 'Meterdesk', orgCode: 'ROOT', pid: ROOT_PARENT_ID });
+      await tx.insert(sysRole).values([
+        { id: ADMIN_ROLE_ID, roleName: 'admin', remark: 'Every resource', builtIn: true },
+        { id: OPERATOR_ROLE_ID, roleName: 'operator', remark: 'Read-only demo role' },
+      ]);
+      const operatorResources = flat.filter(({ seed }) => {
+        const segment = seed.uri.slice(seed.uri.lastIndexOf('/') + 1);
+        return (
+          seed.type !== 3 &&
+          !WRITE_SEGMENTS.has(segment) &&
+          !OPERATOR_EXCLUDED_AREAS.some((a) => seed.uri === a || seed.uri.startsWith(`${a}/`))
+        );
+      });
+      await tx
+        .insert(sysRoleResource)
+        .values(
+          operatorResources.map(({ seed }) => ({ roleId: OPERATOR_ROLE_ID, resourceId: resourceIdOf(seed.uri) })),
+        );
+
+      const adminPassword = options.adminPassword ?? randomBytes(9).toString('base64url').slice(0, 12);
+      if (!options.adminPassword) result.generatedAdminPassword = adminPassword;
+      const adminId = stableId('user:admin');
+      await tx.insert(sysUser).values({
+        id: adminId,
+        username: 'admin',
+        fullName: 'Administrator',
+        passwordHash: await hashPassword(adminPassword),
+        orgId: ROOT_ORG_ID,
+      });
+      await tx.insert(sysUserRole).values({ userId: adminId, roleId: ADMIN_ROLE_ID });
+      if (options.operatorPassword) {
+        const operatorId = stableId('user:operator');
+        await tx.insert(sysUser).values({
+          id: operatorId,
+          username: 'operator',
+          fullName: 'Demo operator',
+          passwordHash: await hashPassword(options.operatorPassword),
+          orgId: ROOT_ORG_ID,
+        });
+        await tx.insert(sysUserRole).values({ userId: operatorId, roleId: OPERATOR_ROLE_ID });
+      }
+    }
+
+    await tx.execute(sql`
+      insert into sys_role_resource (role_id, resource_id)
+      select r.id, res.id from sys_role r cross join sys_resource res where r.built_in
+      on conflict do nothing`);
+  });
+  return result;
+}

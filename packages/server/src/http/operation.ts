@@ -1,0 +1,84 @@
+import {
+  API_BASE,
+  envelope,
+  type OperatingType,
+  type Operation,
+  type OperationAccess,
+  PUBLIC,
+} from '@meterdesk/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { z } from 'zod';
+import type { SessionContext } from '../auth/session';
+import { unauthorized } from './api-error';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route; a route without it is refused (fail closed) and fails the route sweep test. */
+    access?: OperationAccess;
+    /** Set on state-changing routes: each call writes an operation log entry. */
+    audit?: OperatingType;
+    summary?: string;
+  }
+  interface FastifyRequest {
+    session: SessionContext | null;
+  }
+}
+
+export interface PublicContext<Body> {
+  body: Body;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface SessionContextOf<Body> extends PublicContext<Body> {
+  session: SessionContext;
+}
+
+type Handler<Res extends z.ZodType, Ctx> = (ctx: Ctx) => Promise<z.output<Res>> | z.output<Res>;
+
+function register<Req extends z.ZodType, Res extends z.ZodType>(
+  app: FastifyInstance,
+  op: Operation<Req, Res>,
+  run: (req: FastifyRequest, reply: FastifyReply) => Promise<z.output<Res>> | z.output<Res>,
+): void {
+  const options: RouteOptions = {
+    method: 'POST',
+    url: API_BASE + op.path,
+    schema: {
+      body: op.request,
+      response: { 200: envelope(op.response) },
+      summary: op.summary,
+      tags: [op.tag],
+    },
+    config: { access: op.access, audit: op.audit, summary: op.summary },
+    handler: async (req, reply) => ({ code: 200, msg: 'success', data: await run(req, reply) }),
+  };
+  app.route(options);
+}
+
+/**
+ * Registers a contract operation: POST under /apis, its request and response schemas
+ * (validation and OpenAPI), its access rule and audit kind. The handler returns `data`;
+ * this wraps it in the `{code, msg, data}` envelope. The access hook has already
+ * answered 401/403, so the handler always has a session.
+ */
+export function registerOperation<Req extends z.ZodType, Res extends z.ZodType>(
+  app: FastifyInstance,
+  op: Operation<Req, Res>,
+  handler: Handler<Res, SessionContextOf<z.output<Req>>>,
+): void {
+  if (op.access === PUBLIC) throw new Error(`${op.path} is public: register it with registerPublicOperation`);
+  register(app, op, (req, reply) => {
+    if (!req.session) throw unauthorized();
+    return handler({ body: req.body as z.output<Req>, req, reply, session: req.session });
+  });
+}
+
+export function registerPublicOperation<Req extends z.ZodType, Res extends z.ZodType>(
+  app: FastifyInstance,
+  op: Operation<Req, Res>,
+  handler: Handler<Res, PublicContext<z.output<Req>>>,
+): void {
+  if (op.access !== PUBLIC) throw new Error(`${op.path} is not public: register it with registerOperation`);
+  register(app, op, (req, reply) => handler({ body: req.body as z.output<Req>, req, reply }));
+}

@@ -1,0 +1,35 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import { API_BASE, PUBLIC, RESULT } from '@meterdesk/contracts';
+import type { FastifyInstance } from 'fastify';
+
+const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+
+/**
+ * The built SPA: files when they exist, index.html for any other GET so that client routes
+ * survive a reload. Hashed assets are cached for a year; index.html never.
+ */
+export async function registerSpa(app: FastifyInstance, webDist: string): Promise<void> {
+  const hasBuild = existsSync(path.join(webDist, 'index.html'));
+  if (hasBuild) await app.register(fastifyStatic, { root: webDist, serve: false });
+
+  app.get('/*', { config: { access: PUBLIC } }, (req, reply) => {
+    const url = decodeURIComponent((req.params as { '*': string })['*'] ?? '');
+    if (`/${url}`.startsWith(`${API_BASE}/`)) {
+      return reply.status(RESULT.notFound).send({ code: RESULT.notFound, msg: 'wrongApi', data: null });
+    }
+    if (!hasBuild) {
+      return reply
+        .status(503)
+        .type('text/plain')
+        .send('The web app is not built yet: run `npm run build` (npm start does it for you).');
+    }
+    const file = path.normalize(url);
+    if (url && !file.startsWith('..') && isFile(path.join(webDist, file))) {
+      const immutable = file.startsWith('assets/');
+      return reply.sendFile(file, { immutable, maxAge: immutable ? '365d' : 0 });
+    }
+    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+  });
+}

@@ -1,0 +1,74 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildApp } from './app';
+import { loadConfig } from './config';
+import { openDatabase } from './db/driver';
+import { seed } from './db/seed';
+import { type Broker, connectExternalBroker, startEmbeddedBroker } from './mqtt/broker';
+
+const SESSION_PURGE_MS = 10 * 60_000;
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  mkdirSync(config.dataDir, { recursive: true });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await database.migrate();
+  const seeded = await seed(database.db, {
+    adminPassword: config.adminPassword,
+    operatorPassword: process.env.OPERATOR_PASSWORD,
+  });
+
+  let broker: Broker | undefined;
+  const bootLog = { warn: (obj: object, msg: string) => console.warn(msg, obj) };
+  broker = config.mqttUrl
+    ? await connectExternalBroker(config.mqttUrl)
+    : await startEmbeddedBroker({ tcpPort: config.mqttTcpPort, log: bootLog as never });
+
+  const app = await buildApp({ config, database, broker });
+  const log = app.http.log;
+  if (!config.captchaEnabled) log.warn('CAPTCHA=off: any captcha answer is accepted. Never run production like this.');
+  if (seeded.generatedAdminPassword) {
+    const file = path.join(config.dataDir, 'initial-admin-password');
+    writeFileSync(file, `${seeded.generatedAdminPassword}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    console.warn(
+      `\n  First start: user "admin", password "${seeded.generatedAdminPassword}" (also in ${file}).\n  Change it after logging in.\n`,
+    );
+  }
+
+  const purge = setInterval(
+    () => void app.sessions.purgeExpired().catch((err) => log.error({ err })),
+    SESSION_PURGE_MS,
+  );
+  purge.unref();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    clearInterval(purge);
+    await app.http.close();
+    await broker?.close();
+    broker = undefined;
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  await app.http.listen({ port: config.port, host: config.host });
+  log.info(
+    {
+      database: database.kind,
+      broker: broker.kind,
+      mqttTcpPort: broker.tcpPort,
+    },
+    `Meterdesk is ready on http://localhost:${config.port}`,
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,185 @@
+import {
+  type Resource,
+  type ResourceCreate,
+  type ResourceListQuery,
+  type ResourceNode,
+  ROOT_PARENT_ID,
+} from '@meterdesk/contracts';
+import { and, asc, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Executor } from '../../db/driver';
+import { countAll, iso, likeContains } from '../../db/rows';
+import { sysResource, sysRoleResource, sysUserRole } from '../../db/schema';
+
+type Row = typeof sysResource.$inferSelect;
+
+const parent = alias(sysResource, 'parent');
+
+const SORTABLE = {
+  resourceName: sysResource.resourceName,
+  resourceNameEn: sysResource.resourceNameEn,
+  resourceType: sysResource.resourceType,
+  resourceUri: sysResource.resourceUri,
+  orderNum: sysResource.orderNum,
+  updateTime: sysResource.updateTime,
+} as const;
+
+export const isSortableResourceField = (f: string): f is keyof typeof SORTABLE => f in SORTABLE;
+
+const toNode = (r: Row): ResourceNode => ({
+  id: r.id,
+  resourceName: r.resourceName,
+  resourceNameEn: r.resourceNameEn,
+  resourceType: r.resourceType,
+  resourceUri: r.resourceUri,
+  perms: r.perms,
+  icon: r.icon,
+  parentId: r.parentId,
+  orderNum: r.orderNum,
+  children: [],
+});
+
+/** Nodes whose parent is not among the rows are dropped with their subtree: a child is reachable only through its parent. */
+export function buildTree(rows: Row[]): ResourceNode[] {
+  const nodes = new Map(rows.map((r) => [r.id, toNode(r)]));
+  const roots: ResourceNode[] = [];
+  for (const node of nodes.values()) {
+    if (node.parentId === ROOT_PARENT_ID) roots.push(node);
+    else nodes.get(node.parentId)?.children.push(node);
+  }
+  const sort = (list: ResourceNode[]) => {
+    list.sort((a, b) => a.orderNum - b.orderNum || a.resourceNameEn.localeCompare(b.resourceNameEn));
+    for (const n of list) sort(n.children);
+  };
+  sort(roots);
+  return roots;
+}
+
+export class ResourceRepository {
+  constructor(private readonly db: Executor) {}
+
+  async list(
+    q: ResourceListQuery & { sortField?: keyof typeof SORTABLE },
+  ): Promise<{ list: Resource[]; total: number }> {
+    const conditions: SQL[] = [];
+    if (q.resourceName) conditions.push(ilike(sysResource.resourceName, likeContains(q.resourceName)));
+    if (q.resourceNameEn) conditions.push(ilike(sysResource.resourceNameEn, likeContains(q.resourceNameEn)));
+    if (q.resourceType !== undefined) conditions.push(eq(sysResource.resourceType, q.resourceType));
+    if (q.parentId) conditions.push(eq(sysResource.parentId, q.parentId));
+    const where = conditions.length ? and(...conditions) : undefined;
+    const sortColumn = q.sortField ? SORTABLE[q.sortField] : sysResource.resourceUri;
+    const direction = q.sortOrder === 'descend' ? desc : asc;
+
+    const [rows, [counted]] = await Promise.all([
+      this.db
+        .select({ r: sysResource, parentName: parent.resourceName, parentNameEn: parent.resourceNameEn })
+        .from(sysResource)
+        .leftJoin(parent, eq(parent.id, sysResource.parentId))
+        .where(where)
+        .orderBy(direction(sortColumn), asc(sysResource.id))
+        .limit(q.pageSize)
+        .offset((q.curPage - 1) * q.pageSize),
+      this.db.select({ total: countAll() }).from(sysResource).where(where),
+    ]);
+    return {
+      list: rows
+        .map(({ r, parentName, parentNameEn }) => ({
+          ...toNode(r),
+          parentName: parentName ?? '',
+          parentNameEn: parentNameEn ?? '',
+          createTime: iso(r.createTime),
+          updateTime: iso(r.updateTime),
+        }))
+        .map(({ children: _children, ...rest }) => rest),
+      total: counted?.total ?? 0,
+    };
+  }
+
+  async findById(id: string): Promise<Row | undefined> {
+    const [row] = await this.db.select().from(sysResource).where(eq(sysResource.id, id));
+    return row;
+  }
+
+  async detail(id: string): Promise<Resource | undefined> {
+    const [row] = await this.db
+      .select({ r: sysResource, parentName: parent.resourceName, parentNameEn: parent.resourceNameEn })
+      .from(sysResource)
+      .leftJoin(parent, eq(parent.id, sysResource.parentId))
+      .where(eq(sysResource.id, id));
+    if (!row) return undefined;
+    const { children: _children, ...node } = toNode(row.r);
+    return {
+      ...node,
+      parentName: row.parentName ?? '',
+      parentNameEn: row.parentNameEn ?? '',
+      createTime: iso(row.r.createTime),
+      updateTime: iso(row.r.updateTime),
+    };
+  }
+
+  async tree(): Promise<ResourceNode[]> {
+    return buildTree(await this.db.select().from(sysResource));
+  }
+
+  async permittedTree(userId: string): Promise<ResourceNode[]> {
+    const rows = await this.db
+      .selectDistinct({ r: sysResource })
+      .from(sysUserRole)
+      .innerJoin(sysRoleResource, eq(sysRoleResource.roleId, sysUserRole.roleId))
+      .innerJoin(sysResource, eq(sysResource.id, sysRoleResource.resourceId))
+      .where(eq(sysUserRole.userId, userId));
+    return buildTree(rows.map((x) => x.r));
+  }
+
+  /** Whether a sibling (same parent) other than `exceptId` already has this name in the given column. */
+  async siblingNameTaken(
+    column: 'resourceName' | 'resourceNameEn',
+    name: string,
+    parentId: string,
+    exceptId?: string,
+  ): Promise<boolean> {
+    const conditions = [eq(sysResource.parentId, parentId), eq(sql`lower(${sysResource[column]})`, name.toLowerCase())];
+    if (exceptId) conditions.push(ne(sysResource.id, exceptId));
+    const [row] = await this.db
+      .select({ total: countAll() })
+      .from(sysResource)
+      .where(and(...conditions));
+    return (row?.total ?? 0) > 0;
+  }
+
+  async uriTaken(uri: string, exceptId?: string): Promise<boolean> {
+    const conditions = [eq(sysResource.resourceUri, uri)];
+    if (exceptId) conditions.push(ne(sysResource.id, exceptId));
+    const [row] = await this.db
+      .select({ total: countAll() })
+      .from(sysResource)
+      .where(and(...conditions));
+    return (row?.total ?? 0) > 0;
+  }
+
+  async hasChildren(id: string): Promise<boolean> {
+    const [row] = await this.db.select({ total: countAll() }).from(sysResource).where(eq(sysResource.parentId, id));
+    return (row?.total ?? 0) > 0;
+  }
+
+  async ancestorIds(id: string): Promise<string[]> {
+    const chain: string[] = [];
+    let current = await this.findById(id);
+    while (current && current.parentId !== ROOT_PARENT_ID && !chain.includes(current.parentId)) {
+      chain.push(current.parentId);
+      current = await this.findById(current.parentId);
+    }
+    return chain;
+  }
+
+  async insert(id: string, values: ResourceCreate): Promise<void> {
+    await this.db.insert(sysResource).values({ id, ...values });
+  }
+
+  async update(id: string, values: ResourceCreate): Promise<void> {
+    await this.db
+      .update(sysResource)
+      .set({ ...values, updateTime: new Date() })
+      .where(eq(sysResource.id, id));
+  }
+}

@@ -1,0 +1,113 @@
+import {
+  API_BASE,
+  authApi,
+  type Operation,
+  REQUEST_TIMEOUT_MS,
+  RESULT,
+  type ValidationIssue,
+  ValidationIssueSchema,
+} from '@meterdesk/contracts';
+import { z } from 'zod';
+
+/** A call that did not answer code 200; `msg` is a MESSAGES key (or English text for validation). */
+export class ApiError extends Error {
+  readonly code: number;
+  readonly msg: string;
+  readonly data: unknown;
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(code: number, msg: string, data?: unknown) {
+    super(msg);
+    this.name = 'ApiError';
+    this.code = code;
+    this.msg = msg;
+    this.data = data;
+    this.issues = issuesOf(data);
+  }
+}
+
+/** Not MESSAGES keys: failures that happen before the server could answer. */
+export const CLIENT_ERRORS = { timeout: 'requestTimeout', network: 'networkError' } as const;
+
+const IssuesSchema = z.object({ issues: z.array(ValidationIssueSchema) });
+
+function issuesOf(data: unknown): ValidationIssue[] {
+  const parsed = IssuesSchema.safeParse(data);
+  return parsed.success ? parsed.data.issues : [];
+}
+
+type UnauthorizedHandler = (error: ApiError) => void;
+let unauthorizedHandler: UnauthorizedHandler | undefined;
+
+/** The app decides what a lost session means (clear it, go to /login); the client only reports it. */
+export function onUnauthorized(handler: UnauthorizedHandler | undefined): void {
+  unauthorizedHandler = handler;
+}
+
+// These two answer 401 as their normal "not logged in" / "no permission" result.
+const SESSION_PROBES = new Set<string>([authApi.auth.path, authApi.login.path]);
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+async function post(path: string, body: unknown, options: CallOptions): Promise<unknown> {
+  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let response: Response;
+  try {
+    response = await fetch(`${API_BASE}${path}`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body ?? {}),
+      signal,
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    if (timeout.aborted) throw new ApiError(0, CLIENT_ERRORS.timeout);
+    throw new ApiError(0, CLIENT_ERRORS.network);
+  }
+
+  let envelope: { code?: unknown; msg?: unknown; data?: unknown };
+  try {
+    envelope = (await response.json()) as typeof envelope;
+  } catch {
+    throw new ApiError(response.status || RESULT.serverError, 'interfaceError');
+  }
+  const code = typeof envelope.code === 'number' ? envelope.code : response.status;
+  const msg = typeof envelope.msg === 'string' ? envelope.msg : 'interfaceError';
+  if (code === RESULT.ok && response.ok) return envelope.data;
+
+  const error = new ApiError(code === RESULT.ok ? response.status : code, msg, envelope.data);
+  if (error.code === RESULT.unauthorized && !SESSION_PROBES.has(path)) unauthorizedHandler?.(error);
+  throw error;
+}
+
+/** Drops undefined members so strict request schemas on the server never see them. */
+function stripUndefined(body: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+/** Calls one contracts operation and checks `data` against its response schema. */
+export async function callApi<Req extends z.ZodType, Res extends z.ZodType>(
+  operation: Operation<Req, Res>,
+  body: z.input<Req>,
+  options: CallOptions = {},
+): Promise<z.output<Res>> {
+  const data = await post(operation.path, stripUndefined(body as object), options);
+  const parsed = operation.response.safeParse(data);
+  if (parsed.success) return parsed.data;
+  console.error(`Response of ${operation.path} does not match the contract`, parsed.error.issues);
+  throw new ApiError(RESULT.serverError, 'interfaceError', data);
+}
+
+/** For the few calls the contracts do not declare yet; the caller validates `data`. */
+export function callPath<T extends z.ZodType>(
+  path: string,
+  body: object,
+  response: T,
+  options: CallOptions = {},
+): Promise<z.output<T>> {
+  return callApi({ path, request: z.unknown(), response, access: 'session', summary: path, tag: 'web' }, body, options);
+}

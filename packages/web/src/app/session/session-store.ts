@@ -1,0 +1,58 @@
+import { authApi } from '@meterdesk/contracts';
+import { useSyncExternalStore } from 'react';
+import type { z } from 'zod';
+import { ApiError, callApi } from '@/api/api-client';
+import { applyLanguage, languageFromCode } from '@/i18n/i18n';
+
+export type SessionUser = z.output<typeof authApi.SessionUserSchema>;
+
+export type Session =
+  | { status: 'unknown' }
+  | { status: 'anonymous' }
+  | { status: 'authenticated'; user: SessionUser };
+
+let session: Session = { status: 'unknown' };
+const listeners = new Set<() => void>();
+
+function set(next: Session): void {
+  session = next;
+  for (const listener of listeners) listener();
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function getSession(): Session {
+  return session;
+}
+
+export function useSession(): Session {
+  return useSyncExternalStore(subscribe, getSession);
+}
+
+/** The user's stored language wins over the one picked on the login page (spec §1). */
+export function signIn(user: SessionUser): void {
+  applyLanguage(languageFromCode(user.language));
+  set({ status: 'authenticated', user });
+}
+
+export function signOut(): void {
+  set({ status: 'anonymous' });
+}
+
+export function updateUser(patch: Partial<SessionUser>): void {
+  if (session.status === 'authenticated') set({ status: 'authenticated', user: { ...session.user, ...patch } });
+}
+
+let probe: Promise<void> | undefined;
+
+/** Asks the server once per page load whether the session cookie is still good. */
+export function resolveSession(): Promise<void> {
+  probe ??= callApi(authApi.auth, {}).then(signIn, (error: unknown) => {
+    if (!(error instanceof ApiError)) console.error(error);
+    signOut();
+  });
+  return probe;
+}

@@ -1,0 +1,121 @@
+/** One open page. `key` is the route path; `location` adds the query so a tab reopens where it was. */
+export interface TabEntry {
+  key: string;
+  location: string;
+}
+
+export interface TabState {
+  tabs: readonly TabEntry[];
+  activeKey: string | null;
+}
+
+export interface TabStore {
+  getState(): TabState;
+  subscribe(listener: () => void): () => void;
+  /** Adds the tab, or moves an open one to its new location, and makes it active. */
+  open(key: string, location: string): void;
+  /** Each close returns the location to show next when the active tab closed, otherwise null. */
+  close(key: string): string | null;
+  closeOthers(key: string): string | null;
+  closeAll(): string | null;
+  /** Drops tabs the user may no longer open (restored from an earlier permission set). */
+  retain(keep: (key: string) => boolean): void;
+  isClosable(key: string): boolean;
+}
+
+interface TabStoreOptions {
+  /** Where the state survives a reload: sessionStorage in the app, nothing in some tests. */
+  storage?: Pick<Storage, 'getItem' | 'setItem'>;
+  storageKey: string;
+  /** The tab that cannot be closed (the dashboard). */
+  pinnedKey?: string;
+  /** Where to go when the last tab closed. */
+  fallbackLocation?: string;
+}
+
+const EMPTY: TabState = { tabs: [], activeKey: null };
+
+function isTabEntry(value: unknown): value is TabEntry {
+  const entry = value as TabEntry | null;
+  return typeof entry?.key === 'string' && typeof entry.location === 'string';
+}
+
+function restore(options: TabStoreOptions): TabState {
+  try {
+    const raw = options.storage?.getItem(options.storageKey);
+    if (!raw) return EMPTY;
+    const parsed = JSON.parse(raw) as { tabs?: unknown; activeKey?: unknown };
+    const tabs = Array.isArray(parsed.tabs) ? parsed.tabs.filter(isTabEntry) : [];
+    const activeKey = tabs.find((tab) => tab.key === parsed.activeKey)?.key ?? null;
+    return { tabs, activeKey };
+  } catch {
+    return EMPTY;
+  }
+}
+
+export function createTabStore(options: TabStoreOptions): TabStore {
+  let state = restore(options);
+  const listeners = new Set<() => void>();
+  const isClosable = (key: string) => key !== options.pinnedKey;
+
+  const commit = (next: TabState) => {
+    state = next;
+    try {
+      options.storage?.setItem(options.storageKey, JSON.stringify(state));
+    } catch {
+      // Storage full or blocked: the tabs still work for this page view.
+    }
+    for (const listener of listeners) listener();
+  };
+
+  /**
+   * Keeps `tabs`; if the active tab is gone, activates `preferred`, else the nearest tab to its left,
+   * and returns the location to show.
+   */
+  const keep = (tabs: TabEntry[], preferred?: string): string | null => {
+    if (tabs.some((tab) => tab.key === state.activeKey)) {
+      commit({ ...state, tabs });
+      return null;
+    }
+    const index = state.tabs.findIndex((tab) => tab.key === state.activeKey);
+    const onTheLeft = state.tabs.slice(0, Math.max(index, 0)).filter((tab) => tabs.includes(tab));
+    const next = tabs.find((tab) => tab.key === preferred) ?? onTheLeft.at(-1) ?? tabs[0];
+    commit({ tabs, activeKey: next?.key ?? null });
+    return next?.location ?? options.fallbackLocation ?? '/';
+  };
+
+  return {
+    getState: () => state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    open(key, location) {
+      const existing = state.tabs.find((tab) => tab.key === key);
+      if (existing?.location === location && state.activeKey === key) return;
+      const tabs = existing
+        ? state.tabs.map((tab) => (tab.key === key ? { key, location } : tab))
+        : [...state.tabs, { key, location }];
+      commit({ tabs, activeKey: key });
+    },
+    close(key) {
+      if (!isClosable(key)) return null;
+      return keep(state.tabs.filter((tab) => tab.key !== key));
+    },
+    closeOthers(key) {
+      return keep(
+        state.tabs.filter((tab) => tab.key === key || !isClosable(tab.key)),
+        key,
+      );
+    },
+    closeAll() {
+      return keep(state.tabs.filter((tab) => !isClosable(tab.key)));
+    },
+    retain(predicate) {
+      if (state.tabs.every((tab) => predicate(tab.key))) return;
+      const tabs = state.tabs.filter((tab) => predicate(tab.key));
+      commit({ tabs, activeKey: tabs.some((tab) => tab.key === state.activeKey) ? state.activeKey : null });
+    },
+    isClosable,
+  };
+}

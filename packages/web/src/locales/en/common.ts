@@ -1,0 +1,79 @@
+export const common = {
+  appName: 'Meterdesk',
+  languages: { en: 'English', zh: '中文' },
+  language: 'Language',
+  loading: 'Loading…',
+  actions: {
+    search: 'Search',
+    reset: 'Reset',
+    add: 'Add',
+    edit: 'Edit',
+    view: 'View',
+    save: 'Save',
+    cancel: 'Cancel',
+    back: 'Back',
+    retry: 'Retry',
+    ok: 'OK',
+  },
+};
+
+export const login = {
+  title: 'Sign in',
+  subtitle: 'Metering back-office',
+  username: 'Username',
+  password: 'Password',
+  captcha: 'Verification code',
+  captchaImage: 'Verification code image, click for a new one',
+  submit: 'Log in',
+};
+
+export const shell = {
+  home: 'Home',
+  notices: 'Unread notices',
+  userMenu: 'User menu',
+  changePassword: 'Change password',
+  version: 'Version',
+  logout: 'Log out',
+  closeAll: 'Close all',
+  closeOthers: 'Close others',
+  permissionLoadFailed: 'Could not load your permissions, please log in again',
+};
+
+export const password = {
+  title: 'Change password',
+  rawPassword: 'Old password',
+  newPassword: 'New password',
+  confirmPassword: 'Confirm new password',
+  changed: 'Password changed, please log in again',
+  mustChange: 'Please change your password before you continue',
+};
+
+export const pages = {
+  later: {
+    title: 'Coming in a later release',
+    description: 'This area arrives in a later release of Meterdesk.',
+  },
+  notFound: { title: 'Page not found', description: 'The page you opened does not exist.' },
+  forbidden: { title: 'No access' },
+  noPermission: { title: 'No permission' },
+  backHome: 'Back to home',
+  backToLogin: 'Back to login',
+  version: { title: 'About Meterdesk', version: 'Version', appId: 'Application ID' },
+};
+
+export const crud = {
+  total: '{{total}} items in total',
+  empty: 'No records',
+  columnsActions: 'Actions',
+  detailTitle: 'Details',
+  addTitle: 'Add',
+  editTitle: 'Edit',
+  saved: 'Saved',
+  root: 'Top level',
+  select: 'Please select',
+  loadFailed: 'Could not load the data',
+  unsavedTitle: 'Leave this page?',
+  unsavedContent: 'Your changes have not been saved.',
+  leave: 'Leave',
+  stay: 'Stay',
+};
