@@ -18,7 +18,7 @@ import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerResourceRoutes } from './modules/system/resource.routes';
 import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
-import { registerAccessControl } from './rbac/access';
+import { type RouteRecord, registerAccessControl } from './rbac/access';
 
 export interface AppDeps {
   config: Config;
@@ -29,6 +29,8 @@ export interface AppDeps {
 export interface App {
   http: FastifyInstance;
   sessions: SessionStore;
+  /** Every registered route with its access rule (the route sweep test walks it). */
+  routes: RouteRecord[];
 }
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
@@ -86,7 +88,7 @@ export async function buildApp({ config, database, broker }: AppDeps): Promise<A
   const auth = new AuthService(db, sessions, captchas, config);
 
   registerErrorHandler(http);
-  registerAccessControl(http, { db, sessions });
+  const routes = registerAccessControl(http, { db, sessions });
   registerAuditLog(http, db);
 
   http.get(`${API_BASE}/openapi.json`, { config: { access: PUBLIC }, schema: { hide: true } }, async () =>
@@ -98,5 +100,5 @@ export async function buildApp({ config, database, broker }: AppDeps): Promise<A
   registerBrowserMqtt(http, { broker, config });
   await registerSpa(http, config.webDist);
 
-  return { http, sessions };
+  return { http, sessions, routes };
 }

@@ -1,4 +1,4 @@
-import { PUBLIC, SESSION, SESSION_COOKIE } from '@meterdesk/contracts';
+import { type OperationAccess, PUBLIC, SESSION, SESSION_COOKIE } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { permittedUris, type SessionStore } from '../auth/session';
 import type { Db } from '../db/driver';
@@ -9,7 +9,18 @@ import { ApiError, forbidden, unauthorized } from '../http/api-error';
  * unauthorised caller learns nothing about the route's validation. Fails closed: a route
  * that declares no access is refused.
  */
-export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sessions: SessionStore }): void {
+export interface RouteRecord {
+  method: string;
+  url: string;
+  access: OperationAccess | undefined;
+}
+
+export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sessions: SessionStore }): RouteRecord[] {
+  const routes: RouteRecord[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) routes.push({ method, url: route.url, access: route.config?.access });
+  });
   app.decorateRequest('session', null);
   app.addHook('onRequest', async (req) => {
     const token = req.cookies[SESSION_COOKIE];
@@ -27,4 +38,5 @@ export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sess
     const uris = await permittedUris(deps.db, req.session.userId);
     if (!access.anyOf.some((uri) => uris.has(uri))) throw forbidden();
   });
+  return routes;
 }

@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { API_BASE, type Envelope, SESSION_COOKIE } from '@meterdesk/contracts';
+import { inArray } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type App, buildApp } from '../app';
+import { hashPassword } from '../auth/password';
+import { type Config, loadConfig } from '../config';
+import { type Database, type Db, openDatabase } from '../db/driver';
+import { newId } from '../db/ids';
+import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole, type UserStatus } from '../db/schema';
+import { type Broker, connectExternalBroker, startEmbeddedBroker } from '../mqtt/broker';
+import { TEST_ADMIN_PASSWORD } from './constants';
+
+export interface CallResult<T = unknown> {
+  status: number;
+  body: Envelope<T>;
+  cookie: string | undefined;
+  response: LightMyRequestResponse;
+}
+
+export interface TestApp {
+  app: App;
+  db: Db;
+  database: Database;
+  broker: Broker;
+  config: Config;
+  call<T = unknown>(
+    path: string,
+    body?: unknown,
+    cookie?: string,
+    headers?: Record<string, string>,
+  ): Promise<CallResult<T>>;
+  login(username: string, password: string): Promise<string>;
+  loginAdmin(): Promise<string>;
+  createRole(name: string, uris: readonly string[]): Promise<string>;
+  createUser(user: {
+    username: string;
+    password: string;
+    roleIds?: string[];
+    status?: UserStatus;
+    expiryDate?: Date | null;
+  }): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (adminUrl && template) {
+    const name = `meterdesk_t_${newId().slice(0, 12)}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return {
+      database: await openDatabase({ databaseUrl: url.toString() }),
+      drop: async () => {
+        const c = new pg.Client({ connectionString: adminUrl });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await c.end();
+      },
+    };
+  }
+  const dump = readFileSync(inject('pgliteTemplate'));
+  const pglite = await PGlite.create({ loadDataDir: new Blob([dump]) });
+  return { database: await openDatabase({ pglite }), drop: async () => {} };
+}
+
+export const sessionCookieOf = (response: LightMyRequestResponse): string | undefined => {
+  const cookie = response.cookies.find((c) => c.name === SESSION_COOKIE);
+  return cookie && cookie.value ? `${SESSION_COOKIE}=${cookie.value}` : undefined;
+};
+
+/** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
+export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const config: Config = {
+    ...loadConfig({}),
+    captchaEnabled: false,
+    loginRateLimitPerMinute: 10_000,
+    logLevel: 'silent',
+    mqttTcpPort: null,
+    webDist: '/nonexistent',
+    ...overrides,
+  };
+  const { database, drop } = await openTestDatabase();
+  const mqttUrl = process.env.TEST_MQTT_URL;
+  const broker = mqttUrl
+    ? await connectExternalBroker(mqttUrl)
+    : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
+  const app = await buildApp({ config, database, broker });
+  await app.http.ready();
+  const db = database.db;
+
+  const call = async <T>(path: string, body: unknown = {}, cookie?: string, headers: Record<string, string> = {}) => {
+    const response = await app.http.inject({
+      method: 'POST',
+      url: API_BASE + path,
+      payload: body as object,
+      headers: { ...headers, ...(cookie ? { cookie } : {}) },
+    });
+    return {
+      status: response.statusCode,
+      body: response.json() as Envelope<T>,
+      cookie: sessionCookieOf(response),
+      response,
+    };
+  };
+
+  const login = async (username: string, password: string) => {
+    const result = await call('/sysuser/login', { username, password, code: 'x', codeFill: 'x' });
+    if (result.status !== 200 || !result.cookie)
+      throw new Error(`login ${username} failed: ${JSON.stringify(result.body)}`);
+    return result.cookie;
+  };
+
+  return {
+    app,
+    db,
+    database,
+    broker,
+    config,
+    call,
+    login,
+    loginAdmin: () => login('admin', TEST_ADMIN_PASSWORD),
+    createRole: async (name, uris) => {
+      const id = newId();
+      await db.insert(sysRole).values({ id, roleName: name });
+      if (uris.length) {
+        const resources = await db
+          .select({ id: sysResource.id })
+          .from(sysResource)
+          .where(inArray(sysResource.resourceUri, [...uris]));
+        if (resources.length !== uris.length) throw new Error(`unknown resource among ${uris.join(', ')}`);
+        await db.insert(sysRoleResource).values(resources.map((r) => ({ roleId: id, resourceId: r.id })));
+      }
+      return id;
+    },
+    createUser: async (user) => {
+      const id = newId();
+      await db.insert(sysUser).values({
+        id,
+        username: user.username,
+        passwordHash: await hashPassword(user.password),
+        status: user.status ?? 'enabled',
+        expiryDate: user.expiryDate ?? null,
+      });
+      if (user.roleIds?.length)
+        await db.insert(sysUserRole).values(user.roleIds.map((roleId) => ({ userId: id, roleId })));
+      return id;
+    },
+    close: async () => {
+      await app.http.close();
+      await broker.close();
+      await database.close();
+      await drop();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { Space } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { FieldDescriptor } from '@/crud/crud-config';
+import { formatDateTime } from './date-text';
+import { ResourceIcon } from './icon-registry';
+
+/** A stored value as text for tables and detail views. */
+export function FieldValue({ field, value }: { field: FieldDescriptor; value: unknown }) {
+  const { t } = useTranslation();
+  if (value === undefined || value === null || value === '') return null;
+  switch (field.widget) {
+    case 'select': {
+      const option = field.options?.find((candidate) => candidate.value === value);
+      return <>{option ? t(option.label) : String(value)}</>;
+    }
+    case 'datetime':
+      return <>{formatDateTime(String(value))}</>;
+    case 'password':
+      return <>••••••</>;
+    case 'icon':
+      return (
+        <Space>
+          <ResourceIcon name={String(value)} />
+          {String(value)}
+        </Space>
+      );
+    default:
+      return <>{String(value)}</>;
+  }
+}
