@@ -41,8 +41,9 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
     },
     authorizeSubscribe: (client, subscription, done) => {
       const username = client ? browsers.get(client.conn) : undefined;
-      if (username !== undefined && browserMaySubscribe(username, subscription.topic)) done(null, subscription);
-      else done(new Error('subscription refused'), null as never);
+      // A refused subscription is negated (SUBACK 128); the connection itself stays up.
+      const allowed = username !== undefined && browserMaySubscribe(username, subscription.topic);
+      done(null, allowed ? subscription : (null as never));
     },
     authorizePublish: (client, _packet, done) => {
       if (client && browsers.has(client.conn)) done(new Error('browsers do not publish'));

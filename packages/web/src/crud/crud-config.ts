@@ -11,6 +11,8 @@ type AnyEntity = EntityDefinition<z.ZodObject, string>;
 /** Asks the server whether a name is taken; answers `{existed}`. */
 export interface UniqueCheck {
   operation: Operation;
+  /** Other fields the answer depends on (e.g. the parent), so changing them checks again. */
+  dependsOn: readonly string[];
   /** The check's request for one field value; undefined skips the check (e.g. no parent chosen yet). */
   request(value: string, values: Record<string, unknown>, id: string | undefined): object | undefined;
 }
@@ -40,6 +42,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   };
   uniqueChecks?: {
     operation: Operation<z.ZodType, z.ZodType<{ existed: boolean }>>;
+    dependsOn?: readonly Extract<keyof z.input<C>, string>[];
     fields: Partial<
       Record<
         Extract<keyof z.input<C>, string>,
@@ -59,7 +62,11 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
   const checks: Record<string, UniqueCheck> = {};
   for (const [field, request] of Object.entries(uniqueChecks?.fields ?? {})) {
     if (uniqueChecks && typeof request === 'function') {
-      checks[field] = { operation: uniqueChecks.operation, request: request as UniqueCheck['request'] };
+      checks[field] = {
+        operation: uniqueChecks.operation,
+        dependsOn: uniqueChecks.dependsOn ?? [],
+        request: request as UniqueCheck['request'],
+      };
     }
   }
   return {

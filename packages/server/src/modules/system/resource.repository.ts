@@ -172,8 +172,12 @@ export class ResourceRepository {
     return chain;
   }
 
+  /** The built-in admin role holds every resource, including the ones added later. */
   async insert(id: string, values: ResourceCreate): Promise<void> {
     await this.db.insert(sysResource).values({ id, ...values });
+    await this.db.execute(
+      sql`insert into sys_role_resource (role_id, resource_id) select id, ${id} from sys_role where built_in`,
+    );
   }
 
   async update(id: string, values: ResourceCreate): Promise<void> {

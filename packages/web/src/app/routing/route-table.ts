@@ -1,14 +1,6 @@
 import { flattenResourceTree, RES, RESOURCE_TREE, type ResourceNode } from '@meterdesk/contracts';
 import { type PermissionIndex, RESOURCE_TYPE } from '@/app/permissions/permission-index';
-
-/** Shell pages every logged-in user has; they are not resources. */
-export const SHELL_PATHS = {
-  home: '/',
-  notFound: '/404',
-  forbidden: '/403',
-  noPermission: '/no-permission',
-  version: '/version',
-} as const;
+import { SHELL_PATHS } from './paths';
 
 export type RouteTarget = { kind: 'page'; uri: string } | { kind: 'redirect'; to: string };
 

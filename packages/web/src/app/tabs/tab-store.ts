@@ -18,6 +18,10 @@ export interface TabStore {
   close(key: string): string | null;
   closeOthers(key: string): string | null;
   closeAll(): string | null;
+  /** Puts the pinned tab first if it is missing, without switching to it. */
+  pin(): void;
+  /** Forgets every tab, e.g. at logout. */
+  clear(): void;
   /** Drops tabs the user may no longer open (restored from an earlier permission set). */
   retain(keep: (key: string) => boolean): void;
   isClosable(key: string): boolean;
@@ -110,6 +114,14 @@ export function createTabStore(options: TabStoreOptions): TabStore {
     },
     closeAll() {
       return keep(state.tabs.filter((tab) => !isClosable(tab.key)));
+    },
+    pin() {
+      const key = options.pinnedKey;
+      if (!key || state.tabs.some((tab) => tab.key === key)) return;
+      commit({ ...state, tabs: [{ key, location: key }, ...state.tabs] });
+    },
+    clear() {
+      commit(EMPTY);
     },
     retain(predicate) {
       if (state.tabs.every((tab) => predicate(tab.key))) return;

@@ -57,6 +57,8 @@ export const pages = {
   forbidden: { title: 'No access' },
   noPermission: { title: 'No permission' },
   backHome: 'Back to home',
+  loadFailed: 'This page could not be loaded, please reload',
+  reload: 'Reload',
   backToLogin: 'Back to login',
   version: { title: 'About Meterdesk', version: 'Version', appId: 'Application ID' },
 };

@@ -59,6 +59,8 @@ export const pages: LocaleMessages['pages'] = {
   forbidden: { title: '无权访问' },
   noPermission: { title: '没有权限' },
   backHome: '返回首页',
+  loadFailed: '页面加载失败，请重新加载',
+  reload: '重新加载',
   backToLogin: '返回登录',
   version: { title: '关于 Meterdesk', version: '版本', appId: '应用编号' },
 };

@@ -1,0 +1,30 @@
+import { authApi } from '@meterdesk/contracts';
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { useNavigate } from 'react-router';
+import { callApi } from '@/api/api-client';
+import { LOGIN_PATH } from '@/app/routing/paths';
+import { signOut } from '@/app/session/session-store';
+
+export function tabStorageKey(username: string): string {
+  return `meterdesk.tabs.${username}`;
+}
+
+/**
+ * Leaves the shell for /login. `callServer: false` when the server already ended the session
+ * (a password change does).
+ */
+export function useEndSession(username: string): (options?: { callServer?: boolean }) => Promise<void> {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  return useCallback(
+    async ({ callServer = true } = {}) => {
+      if (callServer) await callApi(authApi.loginout, {}).catch(() => undefined);
+      sessionStorage.removeItem(tabStorageKey(username));
+      signOut();
+      queryClient.clear();
+      await navigate(LOGIN_PATH, { replace: true });
+    },
+    [navigate, queryClient, username],
+  );
+}
