@@ -3,7 +3,7 @@ import fastifyHelmet from '@fastify/helmet';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import { API_BASE, APP_VERSION, PUBLIC } from '@meterdesk/contracts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAuditLog } from './audit/audit.hook';
 import { registerAuthRoutes } from './auth/auth.routes';
@@ -14,6 +14,7 @@ import type { Config } from './config';
 import type { Database } from './db/driver';
 import { registerErrorHandler } from './http/error-handler';
 import { registerSpa } from './http/static.routes';
+import { createLogger } from './logger';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerResourceRoutes } from './modules/system/resource.routes';
 import type { Broker } from './mqtt/broker';
@@ -24,6 +25,8 @@ export interface AppDeps {
   config: Config;
   database: Database;
   broker: Broker;
+  /** The process logger; without one the app makes its own at config.logLevel. */
+  logger?: FastifyBaseLogger;
 }
 
 export interface App {
@@ -34,9 +37,9 @@ export interface App {
 }
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
-export async function buildApp({ config, database, broker }: AppDeps): Promise<App> {
+export async function buildApp({ config, database, broker, logger }: AppDeps): Promise<App> {
   const http = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers.cookie', 'res.headers["set-cookie"]'] },
+    loggerInstance: logger ?? createLogger(config.logLevel),
     trustProxy: config.trustProxy,
     bodyLimit: 10 * 1024 * 1024,
   });

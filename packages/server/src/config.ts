@@ -18,6 +18,7 @@ const EnvSchema = z.object({
   MQTT_WS_URL: z.string().optional(),
   MQTT_TCP_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(1884),
   ADMIN_PASSWORD: z.string().min(6).max(18).optional(),
+  OPERATOR_PASSWORD: z.string().min(6).max(18).optional(),
   CAPTCHA: z.enum(['on', 'off']).default('on'),
   SESSION_IDLE_MINUTES: int(30, 1),
   SESSION_ABSOLUTE_HOURS: int(12, 1),
@@ -40,6 +41,8 @@ export interface Config {
   /** null: the embedded broker opens no TCP listener (browsers still reach it over /mqtt). */
   mqttTcpPort: number | null;
   adminPassword: string | undefined;
+  /** When set on the first start, a demo user `operator` with the read-only role is created. */
+  operatorPassword: string | undefined;
   captchaEnabled: boolean;
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
@@ -70,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mqttWsUrl: e.MQTT_WS_URL || undefined,
     mqttTcpPort: e.MQTT_TCP_PORT === 'off' ? null : e.MQTT_TCP_PORT,
     adminPassword: e.ADMIN_PASSWORD,
+    operatorPassword: e.OPERATOR_PASSWORD,
     captchaEnabled: e.CAPTCHA === 'on',
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,

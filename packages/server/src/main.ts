@@ -4,6 +4,7 @@ import { buildApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/driver';
 import { seed } from './db/seed';
+import { createLogger } from './logger';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from './mqtt/broker';
 
 const SESSION_PURGE_MS = 10 * 60_000;
@@ -15,17 +16,15 @@ async function main(): Promise<void> {
   await database.migrate();
   const seeded = await seed(database.db, {
     adminPassword: config.adminPassword,
-    operatorPassword: process.env.OPERATOR_PASSWORD,
+    operatorPassword: config.operatorPassword,
   });
 
-  let broker: Broker | undefined;
-  const bootLog = { warn: (obj: object, msg: string) => console.warn(msg, obj) };
-  broker = config.mqttUrl
+  const log = createLogger(config.logLevel);
+  const broker: Broker = config.mqttUrl
     ? await connectExternalBroker(config.mqttUrl)
-    : await startEmbeddedBroker({ tcpPort: config.mqttTcpPort, log: bootLog as never });
+    : await startEmbeddedBroker({ tcpPort: config.mqttTcpPort, log });
 
-  const app = await buildApp({ config, database, broker });
-  const log = app.http.log;
+  const app = await buildApp({ config, database, broker, logger: log });
   if (!config.captchaEnabled) log.warn('CAPTCHA=off: any captcha answer is accepted. Never run production like this.');
   if (seeded.generatedAdminPassword) {
     const file = path.join(config.dataDir, 'initial-admin-password');
@@ -49,8 +48,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     clearInterval(purge);
     await app.http.close();
-    await broker?.close();
-    broker = undefined;
+    await broker.close();
     await database.close();
     process.exit(0);
   };

@@ -5,8 +5,8 @@ import { flattenResourceTree, RES } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './driver';
-import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, resourceIdOf, seed } from './seed';
 import { sysResource, sysRole, sysRoleResource, sysUser } from './schema';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, resourceIdOf, seed } from './seed';
 
 describe('start-up on a data directory', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'meterdesk-seed-'));
@@ -31,20 +31,21 @@ describe('start-up on a data directory', () => {
 
     const adminGrants = await first.db.select().from(sysRoleResource).where(eq(sysRoleResource.roleId, ADMIN_ROLE_ID));
     expect(adminGrants).toHaveLength(flat.length);
-    const operatorUris = (
-      await first.db
-        .select({ uri: sysResource.resourceUri, type: sysResource.resourceType })
-        .from(sysRoleResource)
-        .innerJoin(sysResource, eq(sysResource.id, sysRoleResource.resourceId))
-        .where(eq(sysRoleResource.roleId, OPERATOR_ROLE_ID))
-    );
+    const operatorUris = await first.db
+      .select({ uri: sysResource.resourceUri, type: sysResource.resourceType })
+      .from(sysRoleResource)
+      .innerJoin(sysResource, eq(sysResource.id, sysRoleResource.resourceId))
+      .where(eq(sysRoleResource.roleId, OPERATOR_ROLE_ID));
     expect(operatorUris.length).toBeGreaterThan(20);
     expect(operatorUris.some((r) => r.uri.startsWith('/sysMGT'))).toBe(false);
     expect(operatorUris.some((r) => r.type === 3 || r.uri.endsWith('/add') || r.uri.endsWith('/edit'))).toBe(false);
     expect(operatorUris.map((r) => r.uri)).toContain('/archiveSetting/meter/detail');
 
     await first.db.update(sysUser).set({ fullName: 'Renamed admin' }).where(eq(sysUser.username, 'admin'));
-    await first.db.update(sysResource).set({ resourceNameEn: 'Home' }).where(eq(sysResource.resourceUri, RES.dashboard));
+    await first.db
+      .update(sysResource)
+      .set({ resourceNameEn: 'Home' })
+      .where(eq(sysResource.resourceUri, RES.dashboard));
     await first.close();
 
     const second = await openDatabase({ dataDir });

@@ -34,7 +34,7 @@ describe('message broker', () => {
 
   it('tells the browser where the broker is and which topic carries its unread count', async () => {
     const res = await fetch(`http://${base}/static-config/mqtt.json`);
-    const body = await res.json();
+    const body = (await res.json()) as { url: string | null; topics: { unread: string } };
     expect(body.topics.unread).toBe('notice/{username}/unread');
     expect(body.url).toBe(externalUrl ? null : '/mqtt');
   });
@@ -55,7 +55,7 @@ describe('message broker', () => {
           reject(reason instanceof Error ? reason : new Error('connection closed'));
         };
         client.once('error', fail);
-        client.once('close', fail);
+        client.once('close', () => fail(new Error('connection closed')));
       });
 
     it('refuses a browser without a session', async () => {

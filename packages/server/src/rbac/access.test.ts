@@ -29,7 +29,9 @@ describe('route permission sweep', () => {
 
   it('registers the routes of the foundation', () => {
     const urls = routes().map((r) => `${r.method} ${r.url}`);
-    expect(urls).toEqual(expect.arrayContaining(['POST /apis/sysuser/login', 'POST /apis/sysresource/getsysresourcelist']));
+    expect(urls).toEqual(
+      expect.arrayContaining(['POST /apis/sysuser/login', 'POST /apis/sysresource/getsysresourcelist']),
+    );
     expect(urls.length).toBeGreaterThan(15);
   });
 
@@ -46,7 +48,11 @@ describe('route permission sweep', () => {
     const guarded = routes().filter((r) => r.access !== PUBLIC);
     expect(guarded.length).toBeGreaterThan(8);
     for (const route of guarded) {
-      const res = await t.app.http.inject({ method: route.method as 'POST', url: route.url, payload: route.method === 'GET' ? undefined : {} });
+      const res = await t.app.http.inject({
+        method: route.method as 'POST',
+        url: route.url,
+        payload: route.method === 'GET' ? undefined : {},
+      });
       expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
       if (route.url.startsWith(API_BASE)) expect(res.json().code).toBe(401);
     }

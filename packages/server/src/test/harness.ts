@@ -74,7 +74,7 @@ async function openTestDatabase(): Promise<{ database: Database; drop: () => Pro
 
 export const sessionCookieOf = (response: LightMyRequestResponse): string | undefined => {
   const cookie = response.cookies.find((c) => c.name === SESSION_COOKIE);
-  return cookie && cookie.value ? `${SESSION_COOKIE}=${cookie.value}` : undefined;
+  return cookie?.value ? `${SESSION_COOKIE}=${cookie.value}` : undefined;
 };
 
 /** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */

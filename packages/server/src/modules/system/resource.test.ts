@@ -31,7 +31,8 @@ describe('resource management', () => {
   });
   afterAll(() => t.close());
 
-  const list = (body: Record<string, unknown>) => t.call<Page<Resource>>('/sysresource/getsysresourcelist', body, admin);
+  const list = (body: Record<string, unknown>) =>
+    t.call<Page<Resource>>('/sysresource/getsysresourcelist', body, admin);
   const count = async () => (await t.db.select().from(sysResource)).length;
 
   describe('list', () => {
@@ -48,7 +49,11 @@ describe('resource management', () => {
     it('filters by name, English name and type, and shows the parent name', async () => {
       const byName = await list({ resourceName: '资源管理' });
       expect(byName.body.data.list.map((r) => r.resourceUri)).toEqual([RES.resourceMGT]);
-      expect(byName.body.data.list[0]).toMatchObject({ parentName: '系统管理', parentNameEn: 'System', resourceType: 1 });
+      expect(byName.body.data.list[0]).toMatchObject({
+        parentName: '系统管理',
+        parentNameEn: 'System',
+        resourceType: 1,
+      });
       const byEn = await list({ resourceNameEn: 'power grid', pageSize: 50 });
       expect(byEn.body.data.list.map((r) => r.resourceUri)).toEqual(['/archiveSetting/powerGrid']);
       const areas = await list({ resourceType: 0, pageSize: 50 });
@@ -70,9 +75,13 @@ describe('resource management', () => {
     });
 
     it('refuses bad paging and unknown fields', async () => {
-      expect((await list({ pageSize: 0 })).body.data).toMatchObject({ issues: [{ field: 'pageSize', key: 'outOfRange' }] });
+      expect((await list({ pageSize: 0 })).body.data).toMatchObject({
+        issues: [{ field: 'pageSize', key: 'outOfRange' }],
+      });
       expect((await list({ pageSize: 501 })).status).toBe(400);
-      expect((await list({ colour: 'red' })).body.data).toMatchObject({ issues: [{ field: 'colour', key: 'unknownField' }] });
+      expect((await list({ colour: 'red' })).body.data).toMatchObject({
+        issues: [{ field: 'colour', key: 'unknownField' }],
+      });
     });
   });
 
@@ -84,13 +93,22 @@ describe('resource management', () => {
       const detail = await t.call<Resource>('/sysresource/getsysresourcedetail', { id: res.body.data.id }, admin);
       expect(detail.body.data).toMatchObject({ ...valid(), parentName: '资源管理' });
       const [log] = await t.db.select().from(sysLog).where(eq(sysLog.operatingType, 'add'));
-      expect(log).toMatchObject({ username: 'admin', logType: 'operation', result: 200, requestUrl: '/apis/sysresource/savesysresource' });
+      expect(log).toMatchObject({
+        username: 'admin',
+        logType: 'operation',
+        result: 200,
+        requestUrl: '/apis/sysresource/savesysresource',
+      });
       expect(log!.content).toContain('Export resources');
     });
 
     it('names every invalid field, and writes nothing', async () => {
       const before = await count();
-      const res = await t.call('/sysresource/savesysresource', valid({ resourceName: '  ', resourceUri: 'no-slash', orderNum: -1, resourceType: 7 }), admin);
+      const res = await t.call(
+        '/sysresource/savesysresource',
+        valid({ resourceName: '  ', resourceUri: 'no-slash', orderNum: -1, resourceType: 7 }),
+        admin,
+      );
       expect(res.status).toBe(400);
       const issues = (res.body.data as { issues: { field: string; key: string }[] }).issues;
       expect(issues).toEqual(
@@ -111,40 +129,96 @@ describe('resource management', () => {
     });
 
     it('refuses a name used by a sibling with existed, but allows it under another parent', async () => {
-      const dup = await t.call('/sysresource/savesysresource', valid({ resourceName: '新增', resourceUri: '/x/a' }), admin);
+      const dup = await t.call(
+        '/sysresource/savesysresource',
+        valid({ resourceName: '新增', resourceUri: '/x/a' }),
+        admin,
+      );
       expect(dup.status).toBe(409);
       expect(dup.body).toMatchObject({ msg: 'existed', data: { issues: [{ field: 'resourceName', key: 'existed' }] } });
-      const dupEn = await t.call('/sysresource/savesysresource', valid({ resourceName: '唯一', resourceNameEn: 'ADD', resourceUri: '/x/b' }), admin);
+      const dupEn = await t.call(
+        '/sysresource/savesysresource',
+        valid({ resourceName: '唯一', resourceNameEn: 'ADD', resourceUri: '/x/b' }),
+        admin,
+      );
       expect(dupEn.body.data).toMatchObject({ issues: [{ field: 'resourceNameEn', key: 'existed' }] });
       const elsewhere = await t.call(
         '/sysresource/savesysresource',
-        valid({ parentId: resourceIdOf('/sysMGT/sysJournal'), resourceName: '新增', resourceNameEn: 'Add', resourceUri: '/sysMGT/sysJournal/add', resourceType: 2 }),
+        valid({
+          parentId: resourceIdOf('/sysMGT/sysJournal'),
+          resourceName: '新增',
+          resourceNameEn: 'Add',
+          resourceUri: '/sysMGT/sysJournal/add',
+          resourceType: 2,
+        }),
         admin,
       );
       expect(elsewhere.status).toBe(200);
     });
 
     it('refuses a used uri, a missing parent, and a type that cannot sit under its parent', async () => {
-      expect((await t.call('/sysresource/savesysresource', valid({ resourceName: 'a1', resourceNameEn: 'a1', resourceUri: RES.resourceAdd }), admin)).body).toMatchObject({
+      expect(
+        (
+          await t.call(
+            '/sysresource/savesysresource',
+            valid({ resourceName: 'a1', resourceNameEn: 'a1', resourceUri: RES.resourceAdd }),
+            admin,
+          )
+        ).body,
+      ).toMatchObject({
         code: 409,
         msg: 'resourceUriExisted',
       });
-      expect((await t.call('/sysresource/savesysresource', valid({ resourceName: 'a2', resourceNameEn: 'a2', parentId: 'f'.repeat(32) }), admin)).body.msg).toBe('parentNotFound');
-      expect((await t.call('/sysresource/savesysresource', valid({ resourceName: 'a3', resourceNameEn: 'a3', resourceType: 0 }), admin)).body.msg).toBe('parentTypeMismatch');
-      expect((await t.call('/sysresource/savesysresource', valid({ resourceName: 'a4', resourceNameEn: 'a4', parentId: '0' }), admin)).body.msg).toBe('parentTypeMismatch');
-      const underButton = valid({ resourceName: 'a5', resourceNameEn: 'a5', resourceUri: '/a/b', parentId: resourceIdOf('/sysMGT/userMGT/delete') });
+      expect(
+        (
+          await t.call(
+            '/sysresource/savesysresource',
+            valid({ resourceName: 'a2', resourceNameEn: 'a2', parentId: 'f'.repeat(32) }),
+            admin,
+          )
+        ).body.msg,
+      ).toBe('parentNotFound');
+      expect(
+        (
+          await t.call(
+            '/sysresource/savesysresource',
+            valid({ resourceName: 'a3', resourceNameEn: 'a3', resourceType: 0 }),
+            admin,
+          )
+        ).body.msg,
+      ).toBe('parentTypeMismatch');
+      expect(
+        (
+          await t.call(
+            '/sysresource/savesysresource',
+            valid({ resourceName: 'a4', resourceNameEn: 'a4', parentId: '0' }),
+            admin,
+          )
+        ).body.msg,
+      ).toBe('parentTypeMismatch');
+      const underButton = valid({
+        resourceName: 'a5',
+        resourceNameEn: 'a5',
+        resourceUri: '/a/b',
+        parentId: resourceIdOf('/sysMGT/userMGT/delete'),
+      });
       expect((await t.call('/sysresource/savesysresource', underButton, admin)).body.msg).toBe('parentTypeMismatch');
-      expect((await t.call('/sysresource/savesysresource', valid({ parentId: 'xyz' }), admin)).body.data).toMatchObject({ issues: [{ field: 'parentId', key: 'invalidId' }] });
+      expect((await t.call('/sysresource/savesysresource', valid({ parentId: 'xyz' }), admin)).body.data).toMatchObject(
+        { issues: [{ field: 'parentId', key: 'invalidId' }] },
+      );
     });
   });
 
   describe('check name', () => {
     it('tells whether a name is taken among the siblings, ignoring the record being edited', async () => {
-      const check = (body: Record<string, unknown>) => t.call<{ existed: boolean }>('/sysresource/checkresourcename', body, admin);
+      const check = (body: Record<string, unknown>) =>
+        t.call<{ existed: boolean }>('/sysresource/checkresourcename', body, admin);
       expect((await check({ type: 2, resourceName: '资源管理', parentId: SYS })).body.data.existed).toBe(true);
       expect((await check({ type: 1, resourceName: 'resource', parentId: SYS })).body.data.existed).toBe(true);
       expect((await check({ type: 1, resourceName: 'Resource', parentId: '0' })).body.data.existed).toBe(false);
-      expect((await check({ id: RESOURCE_PAGE, type: 1, resourceName: 'Resource', parentId: SYS })).body.data.existed).toBe(false);
+      expect(
+        (await check({ id: RESOURCE_PAGE, type: 1, resourceName: 'Resource', parentId: SYS })).body.data.existed,
+      ).toBe(false);
       expect((await check({ type: 3, resourceName: 'x', parentId: SYS })).status).toBe(400);
     });
   });
@@ -155,7 +229,17 @@ describe('resource management', () => {
       const { id, resourceName, resourceNameEn, resourceType, resourceUri, perms, icon, parentId } = detail.body.data;
       const res = await t.call(
         '/sysresource/updatesysresource',
-        { id, resourceName, resourceNameEn: `${resourceNameEn} tree`, resourceType, resourceUri, perms, icon, parentId, orderNum: 42 },
+        {
+          id,
+          resourceName,
+          resourceNameEn: `${resourceNameEn} tree`,
+          resourceType,
+          resourceUri,
+          perms,
+          icon,
+          parentId,
+          orderNum: 42,
+        },
         admin,
       );
       expect(res.status).toBe(200);
@@ -167,15 +251,41 @@ describe('resource management', () => {
     });
 
     it('refuses a cycle, an unknown id, and a button type for a node with children', async () => {
-      const base = valid({ resourceType: 1, resourceName: '系统管理', resourceNameEn: 'System', resourceUri: '/sysMGT', icon: 'TeamOutlined', orderNum: 1 });
-      const cycle = await t.call('/sysresource/updatesysresource', { ...base, id: SYS, parentId: RESOURCE_PAGE }, admin);
+      const base = valid({
+        resourceType: 1,
+        resourceName: '系统管理',
+        resourceNameEn: 'System',
+        resourceUri: '/sysMGT',
+        icon: 'TeamOutlined',
+        orderNum: 1,
+      });
+      const cycle = await t.call(
+        '/sysresource/updatesysresource',
+        { ...base, id: SYS, parentId: RESOURCE_PAGE },
+        admin,
+      );
       expect(cycle.body.msg).toBe('parentCycle');
-      const unknown = await t.call('/sysresource/updatesysresource', { ...base, id: 'a'.repeat(32), parentId: SYS }, admin);
+      const unknown = await t.call(
+        '/sysresource/updatesysresource',
+        { ...base, id: 'a'.repeat(32), parentId: SYS },
+        admin,
+      );
       expect(unknown.status).toBe(404);
-      const detail = (await t.call<Resource>('/sysresource/getsysresourcedetail', { id: RESOURCE_PAGE }, admin)).body.data;
+      const detail = (await t.call<Resource>('/sysresource/getsysresourcedetail', { id: RESOURCE_PAGE }, admin)).body
+        .data;
       const toButton = await t.call(
         '/sysresource/updatesysresource',
-        { id: detail.id, resourceName: detail.resourceName, resourceNameEn: detail.resourceNameEn, resourceType: 3, resourceUri: detail.resourceUri, perms: '', icon: '', parentId: SYS, orderNum: 1 },
+        {
+          id: detail.id,
+          resourceName: detail.resourceName,
+          resourceNameEn: detail.resourceNameEn,
+          resourceType: 3,
+          resourceUri: detail.resourceUri,
+          perms: '',
+          icon: '',
+          parentId: SYS,
+          orderNum: 1,
+        },
         admin,
       );
       expect(toButton.body).toMatchObject({ code: 400, data: { issues: [{ field: 'resourceType' }] } });
@@ -188,7 +298,12 @@ describe('resource management', () => {
       const walk = (nodes: ResourceNode[]): number => nodes.reduce((n, x) => n + 1 + walk(x.children), 0);
       expect(walk(full.body.data)).toBe(await count());
 
-      const role = await t.createRole('resources-only', ['/sysMGT', RES.resourceMGT, RES.resourceAdd, '/archiveSetting/meter']);
+      const role = await t.createRole('resources-only', [
+        '/sysMGT',
+        RES.resourceMGT,
+        RES.resourceAdd,
+        '/archiveSetting/meter',
+      ]);
       await t.createUser({ username: 'limited', password: 'Secret1', roleIds: [role] });
       const cookie = await t.login('limited', 'Secret1');
       const mine = (await t.call<ResourceNode[]>('/sysresource/getuserresourcelist', {}, cookie)).body.data;

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { fieldMeta } from './common/entity';
+import { flattenResourceTree, RES, RESOURCE_TREE } from './permissions';
+import { ResourceCreateSchema, resourceEntity } from './system/resource.schema';
+
+describe('resource tree', () => {
+  const flat = flattenResourceTree();
+
+  it('has unique uris and every guarded uri the code names', () => {
+    const uris = flat.map((n) => n.seed.uri);
+    expect(new Set(uris).size).toBe(uris.length);
+    for (const uri of Object.values(RES)) expect(uris).toContain(uri);
+  });
+
+  it('covers every area and page of spec §2', () => {
+    const uris = new Set(flat.map((n) => n.seed.uri));
+    const expected = [
+      '/dashboard',
+      '/sysMGT/organizationMGT/detail',
+      '/sysMGT/roleMGT/assignUser',
+      '/sysMGT/notifyMGT/announcement',
+      '/sysMGT/notifyMGT/subscribe',
+      '/archiveSetting/meter/maintain',
+      '/archiveSetting/poc/replace',
+      '/archiveSetting/gis',
+      '/serviceRequest/scheduledTask/taskMGT/view/detail',
+      '/parameterSetting/meterUpgrade/associated',
+      '/parameterSetting/tariffManagement/Associated',
+      '/parameterSetting/obisManagement/viewObis',
+      '/dataAnalytic/deviceOnlineReport/deviceOnlineDetail',
+      '/report/dataCollectionReport',
+      '/paymentMGT/shoppingEquipmentReport',
+    ];
+    for (const uri of expected) expect(uris, uri).toContain(uri);
+    expect(RESOURCE_TREE.map((n) => n.uri)).toEqual([
+      '/dashboard',
+      '/archiveSetting',
+      '/serviceRequest',
+      '/parameterSetting',
+      '/dataAnalytic',
+      '/report',
+      '/paymentMGT',
+      '/sysMGT',
+    ]);
+  });
+
+  it('puts areas at the root and never hangs anything under a button', () => {
+    for (const { seed, parentUri } of flat) {
+      expect(seed.type === 0, seed.uri).toBe(parentUri === null);
+      if (seed.type === 3) expect(seed.children).toEqual([]);
+      expect(seed.zh.length * seed.en.length, seed.uri).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('resource entity declaration', () => {
+  it('declares a label for every column, filter and form field', () => {
+    const shape = resourceEntity.record.shape;
+    for (const f of [...resourceEntity.form, ...resourceEntity.filters]) {
+      expect(fieldMeta(shape[f])?.label, f).toMatch(/^resource\.fields\./);
+    }
+  });
+
+  it('refuses unknown fields and names the bad ones', () => {
+    const result = ResourceCreateSchema.safeParse({ resourceName: '', extra: 1 });
+    expect(result.success).toBe(false);
+    const issues = result.error!.issues.map((i) => [i.path.join('.'), i.message]);
+    expect(issues).toEqual(expect.arrayContaining([['resourceName', 'mandatory']]));
+    expect(result.error!.issues.some((i) => i.code === 'unrecognized_keys')).toBe(true);
+  });
+});

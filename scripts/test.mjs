@@ -1,0 +1,119 @@
+// `npm test`: the whole suite, as CI runs it. Lint, type check, contracts and server tests on
+// PGlite + the embedded broker, again on PostgreSQL / Mosquitto when they answer locally, web
+// tests, the production build, then the Playwright journeys in Debian's Chromium.
+// Ends with a plain `N passed, N failed` line.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const reports = path.join(root, '.tmp/reports');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+const summary = [];
+
+function run(title, command, args, env = {}) {
+  console.log(`\n=== ${title}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const ok = result.status === 0;
+  summary.push(`${ok ? 'ok  ' : 'FAIL'} ${title} (${Math.round((Date.now() - started) / 1000)} s)`);
+  return ok;
+}
+
+/** A step without test cases of its own (lint, type check, build) counts as one. */
+function step(title, command, args, env) {
+  if (run(title, command, args, env)) passed++;
+  else failed++;
+}
+
+function vitest(title, projects, reportName, env) {
+  const outputFile = path.join(reports, `${reportName}.json`);
+  const projectArgs = projects.flatMap((p) => ['--project', p]);
+  const ok = run(
+    title,
+    'npx',
+    ['vitest', 'run', ...projectArgs, '--reporter=default', '--reporter=json', `--outputFile.json=${outputFile}`],
+    env,
+  );
+  if (!existsSync(outputFile)) {
+    failed++;
+    return;
+  }
+  const report = JSON.parse(readFileSync(outputFile, 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests + (ok || report.numFailedTests > 0 ? 0 : 1);
+}
+
+function answers(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Debian's chromium, never a downloaded browser. Needs root (or password-less sudo) when missing. */
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return true;
+  console.log('\n=== Installing Debian chromium for the browser tests');
+  const asRoot = process.getuid?.() === 0;
+  const apt = (args) =>
+    spawnSync(asRoot ? 'apt-get' : 'sudo', asRoot ? args : ['-n', 'apt-get', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status === 0;
+  return apt(['update', '-qq']) && apt(['install', '-y', '-qq', 'chromium']) && existsSync(CHROMIUM);
+}
+
+step('lint (biome)', 'npx', ['biome', 'check', '.']);
+step('type check', 'npm', ['run', 'typecheck']);
+vitest('contracts and server tests on PGlite + embedded broker', ['contracts', 'server'], 'server-pglite');
+
+const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const mosquittoUrl = process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
+const [hasPostgres, hasMosquitto] = await Promise.all([answers(5432), answers(1883)]);
+if (hasPostgres || hasMosquitto) {
+  const env = {};
+  if (hasPostgres) env.TEST_DATABASE_URL = postgresUrl;
+  if (hasMosquitto) env.TEST_MQTT_URL = mosquittoUrl;
+  const against = [hasPostgres && 'PostgreSQL', hasMosquitto && 'Mosquitto'].filter(Boolean).join(' + ');
+  vitest(`server tests on ${against}`, ['server'], 'server-external', env);
+} else {
+  summary.push('skip server tests on PostgreSQL/Mosquitto: neither answers on 127.0.0.1');
+}
+
+vitest('web tests', ['web'], 'web');
+step('production build', 'npm', ['run', 'build', '--workspace', '@meterdesk/web']);
+
+if (ensureChromium()) {
+  const outputFile = path.join(reports, 'e2e.json');
+  const ok = run('end-to-end journeys (Playwright, Chromium)', 'npx', ['playwright', 'test'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: outputFile,
+  });
+  if (existsSync(outputFile)) {
+    const stats = JSON.parse(readFileSync(outputFile, 'utf8')).stats;
+    passed += stats.expected + stats.flaky;
+    failed += stats.unexpected + (ok || stats.unexpected > 0 ? 0 : 1);
+  } else failed++;
+} else {
+  summary.push('FAIL end-to-end journeys: Debian chromium is missing and could not be installed');
+  failed++;
+}
+
+console.log(`\n${summary.join('\n')}`);
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
