@@ -30,6 +30,6 @@ export async function registerSpa(app: FastifyInstance, webDist: string): Promis
       const immutable = file.startsWith('assets/');
       return reply.sendFile(file, { immutable, maxAge: immutable ? '365d' : 0 });
     }
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
   });
 }
