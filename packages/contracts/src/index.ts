@@ -17,6 +17,6 @@ export * from './common/paging';
 export * from './common/validation';
 export * from './permissions';
 export * as noticeApi from './system/notice.api';
-export { noticeUnreadTopic } from './system/notice.api';
+export { type MqttConfig, MqttConfigSchema, noticeUnreadTopic } from './system/notice.api';
 export * as resourceApi from './system/resource.api';
 export * from './system/resource.schema';

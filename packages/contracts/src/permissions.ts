@@ -245,5 +245,6 @@ export const RES = {
   resourceMGT: '/sysMGT/resourceMGT',
   resourceAdd: '/sysMGT/resourceMGT/add',
   resourceEdit: '/sysMGT/resourceMGT/edit',
+  notifyMGT: '/sysMGT/notifyMGT',
   noticeSubscribe: '/sysMGT/notifyMGT/subscribe',
 } as const;

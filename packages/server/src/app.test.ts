@@ -38,8 +38,8 @@ describe('http surface', () => {
     expect(page.body).toContain('id="root"');
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
-    const escape = await t.app.http.inject({ method: 'GET', url: '/..%2F..%2Fetc%2Fpasswd' });
-    expect(escape.body).not.toContain('root:');
+    const traversal = await t.app.http.inject({ method: 'GET', url: '/..%2F..%2Fetc%2Fpasswd' });
+    expect(traversal.body).not.toContain('root:');
   });
 
   it('reads an empty body as {} and refuses a body that is not JSON', async () => {

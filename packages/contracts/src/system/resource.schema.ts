@@ -47,10 +47,10 @@ const fields = {
 export const ResourceSchema = z.object({
   id: IdSchema,
   ...fields,
-  parentName: z.string().describe('Name of the parent (Chinese), empty for a root'),
-  parentNameEn: z.string(),
-  createTime: z.string().describe('ISO 8601'),
-  updateTime: z.string().describe('ISO 8601'),
+  parentName: field(z.string(), { label: 'resource.fields.parentName', widget: 'text' }),
+  parentNameEn: field(z.string(), { label: 'resource.fields.parentNameEn', widget: 'text' }),
+  createTime: field(z.string(), { label: 'resource.fields.createTime', widget: 'datetime' }),
+  updateTime: field(z.string(), { label: 'resource.fields.updateTime', widget: 'datetime' }),
 });
 export type Resource = z.infer<typeof ResourceSchema>;
 
@@ -73,10 +73,13 @@ export const ResourceListQuerySchema = PageQuerySchema.extend({
 });
 export type ResourceListQuery = z.infer<typeof ResourceListQuerySchema>;
 
+/** checkresourcename `type`: which of the two names is checked among the siblings. */
+export const RESOURCE_NAME_CHECK = { english: 1, chinese: 2 } as const;
+
 export const ResourceNameCheckSchema = z.strictObject({
   id: IdSchema.optional().describe('The record being edited, which may keep its own name'),
   type: z
-    .union([z.literal(1), z.literal(2)])
+    .union([z.literal(RESOURCE_NAME_CHECK.english), z.literal(RESOURCE_NAME_CHECK.chinese)])
     .describe('Which name to check: 1 the English name (resourceNameEn), 2 the Chinese name (resourceName)'),
   resourceName: nameText(50),
   parentId: ParentIdSchema.describe('Names are unique among the children of one parent'),

@@ -1,4 +1,4 @@
-import { noticeUnreadTopic, PUBLIC, SESSION } from '@meterdesk/contracts';
+import { type MqttConfig, noticeUnreadTopic, PUBLIC, SESSION } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { createWebSocketStream } from 'ws';
 import type { Config } from '../config';
@@ -8,11 +8,15 @@ export const MQTT_PATH = '/mqtt';
 
 /** What the browser needs to reach the broker: spec §7 `GET /static-config/mqtt.json`. */
 export function registerBrowserMqtt(app: FastifyInstance, deps: { broker: Broker; config: Config }): void {
-  app.get('/static-config/mqtt.json', { config: { access: PUBLIC } }, async () => ({
-    url: deps.broker.kind === 'embedded' ? MQTT_PATH : (deps.config.mqttWsUrl ?? null),
-    protocolVersion: 4,
-    topics: { unread: noticeUnreadTopic('{username}') },
-  }));
+  app.get(
+    '/static-config/mqtt.json',
+    { config: { access: PUBLIC } },
+    async (): Promise<MqttConfig> => ({
+      url: deps.broker.kind === 'embedded' ? MQTT_PATH : (deps.config.mqttWsUrl ?? null),
+      protocolVersion: 4,
+      topics: { unread: noticeUnreadTopic('{username}') },
+    }),
+  );
 
   const { acceptBrowser } = deps.broker;
   if (!acceptBrowser) return;

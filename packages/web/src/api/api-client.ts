@@ -1,6 +1,7 @@
 import {
   API_BASE,
   authApi,
+  type MessageKey,
   type Operation,
   REQUEST_TIMEOUT_MS,
   RESULT,
@@ -26,8 +27,11 @@ export class ApiError extends Error {
   }
 }
 
-/** Not MESSAGES keys: failures that happen before the server could answer. */
-export const CLIENT_ERRORS = { timeout: 'requestTimeout', network: 'networkError' } as const;
+/** Failures that happen before the server could answer. */
+export const CLIENT_ERRORS = { timeout: 'requestTimeout', network: 'networkError' } as const satisfies Record<
+  string,
+  MessageKey
+>;
 
 const IssuesSchema = z.object({ issues: z.array(ValidationIssueSchema) });
 
@@ -100,14 +104,4 @@ export async function callApi<Req extends z.ZodType, Res extends z.ZodType>(
   if (parsed.success) return parsed.data;
   console.error(`Response of ${operation.path} does not match the contract`, parsed.error.issues);
   throw new ApiError(RESULT.serverError, 'interfaceError', data);
-}
-
-/** For the few calls the contracts do not declare yet; the caller validates `data`. */
-export function callPath<T extends z.ZodType>(
-  path: string,
-  body: object,
-  response: T,
-  options: CallOptions = {},
-): Promise<z.output<T>> {
-  return callApi({ path, request: z.unknown(), response, access: 'session', summary: path, tag: 'web' }, body, options);
 }

@@ -2,17 +2,11 @@ import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App as AntApp, ConfigProvider } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
-import { RouterProvider } from 'react-router/dom';
+import { RouterProvider } from 'react-router';
 import { useLanguage } from '@/i18n/use-language';
-import type { createAppRouter } from './router';
+import type { AppRouter } from './router';
 
-export function AppRoot({
-  router,
-  queryClient,
-}: {
-  router: ReturnType<typeof createAppRouter>;
-  queryClient: QueryClient;
-}) {
+export function AppRoot({ router, queryClient }: { router: AppRouter; queryClient: QueryClient }) {
   const language = useLanguage();
   return (
     <QueryClientProvider client={queryClient}>

@@ -6,7 +6,7 @@ import { Outlet, useLocation, useNavigate } from 'react-router';
 import { onUnauthorized } from '@/api/api-client';
 import { messageText } from '@/i18n/message-text';
 import { PageLoading } from './routing/page-boundary';
-import { resolveSession, signOut, useSession } from './session/session-store';
+import { getSession, resolveSession, signOut, useSession } from './session/session-store';
 
 /** Above /login and the shell: learns who is logged in, and ends the session on any 401 (spec §7). */
 export function RootLayout() {
@@ -20,7 +20,7 @@ export function RootLayout() {
   here.current = location;
 
   useEffect(() => {
-    void resolveSession();
+    if (getSession().status === 'unknown') void resolveSession();
   }, []);
 
   useEffect(() => {

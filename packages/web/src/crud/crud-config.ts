@@ -27,7 +27,7 @@ export interface CrudConfig {
   uniqueChecks: Readonly<Record<string, UniqueCheck>>;
   initialValues: Readonly<Record<string, unknown>>;
   /** Presentation the contracts do not declare yet; each entry belongs in the entity's schema. */
-  overrides: Readonly<Record<string, Partial<FieldMeta>>>;
+  overrides: Readonly<Partial<Record<string, Partial<FieldMeta>>>>;
 }
 
 type Shape<S extends z.ZodObject> = z.output<S>;

@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Flex, Form, Modal, Spin } from 'antd';
-import type { Rule } from 'antd/es/form';
+import { Alert, App, Button, Card, Flex, Form, Modal, type FormRule as Rule, Spin } from 'antd';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBlocker, useLocation, useNavigate, useSearchParams } from 'react-router';
@@ -87,9 +86,7 @@ function CrudForm({ crud, id, record }: { crud: CrudConfig; id: string | undefin
   const fields = useMemo(() => entity.form.map((key) => describeField(crud, key)), [crud, entity]);
   const initialValues = useMemo(
     () =>
-      record
-        ? Object.fromEntries(entity.form.map((key) => [key, record[key]]))
-        : createDefaults(crud, entity.form),
+      record ? Object.fromEntries(entity.form.map((key) => [key, record[key]])) : createDefaults(crud, entity.form),
     [crud, entity, record],
   );
 

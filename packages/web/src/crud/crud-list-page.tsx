@@ -1,4 +1,4 @@
-import { EyeOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
+import { EditOutlined, EyeOutlined, PlusOutlined } from '@ant-design/icons';
 import type { Page } from '@meterdesk/contracts';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Alert, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
@@ -24,8 +24,7 @@ export function CrudListPage({ crud }: { crud: CrudConfig }) {
 
   const filterFields = useMemo(() => entity.filters.map((key) => describeField(crud, key)), [crud, entity]);
   const query = useMemo(
-    () =>
-      readListQuery(params, filterFields, new Set(entity.columns.filter((c) => c.sortable).map((c) => c.field))),
+    () => readListQuery(params, filterFields, new Set(entity.columns.filter((c) => c.sortable).map((c) => c.field))),
     [params, filterFields, entity],
   );
   const body = listRequest(query);
@@ -105,7 +104,11 @@ export function CrudListPage({ crud }: { crud: CrudConfig }) {
 
   return (
     <Flex vertical gap="middle" data-testid={`${entity.name}-list`}>
-      <FilterBar fields={filterFields} values={query.filters} onSearch={(filters) => show({ ...query, filters, curPage: 1 })} />
+      <FilterBar
+        fields={filterFields}
+        values={query.filters}
+        onSearch={(filters) => show({ ...query, filters, curPage: 1 })}
+      />
       {canAdd && (
         <Flex justify="end">
           <Button type="primary" icon={<PlusOutlined />} data-testid="crud-add" onClick={() => navigate(addPath)}>

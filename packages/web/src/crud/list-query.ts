@@ -1,6 +1,6 @@
 import type { FieldDescriptor } from './crud-config';
 
-export type SortOrder = 'ascend' | 'descend';
+type SortOrder = 'ascend' | 'descend';
 
 export interface ListQuery {
   curPage: number;
@@ -10,7 +10,7 @@ export interface ListQuery {
   filters: Record<string, string | number>;
 }
 
-export const DEFAULT_PAGE_SIZE = 10;
+const DEFAULT_PAGE_SIZE = 10;
 
 function positiveInt(raw: string | null, fallback: number): number {
   const value = Number(raw);

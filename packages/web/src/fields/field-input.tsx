@@ -110,8 +110,6 @@ export function FieldInput(props: FieldInputProps) {
         />
       );
     default:
-      return (
-        <Input {...common} value={value as string | undefined} onChange={text} allowClear={mode === 'filter'} />
-      );
+      return <Input {...common} value={value as string | undefined} onChange={text} allowClear={mode === 'filter'} />;
   }
 }

@@ -35,10 +35,6 @@ void i18n.use(initReactI18next).init({
   initAsync: false,
 });
 
-export function currentLanguage(): Language {
-  return i18n.language === 'zh' ? 'zh' : 'en';
-}
-
 /** Switches the interface at once and remembers the choice for the next visit to /login. */
 export function applyLanguage(language: Language): void {
   try {

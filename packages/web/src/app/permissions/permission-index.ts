@@ -30,11 +30,6 @@ export function indexPermissions(tree: readonly ResourceNode[]): PermissionIndex
   return { tree, pages, parents, buttons };
 }
 
-/** Whether the user may open a page (types 0-2) or use a button (type 3). */
-export function isPermitted(index: PermissionIndex, uri: string): boolean {
-  return index.pages.has(uri) || index.buttons.has(uri);
-}
-
 export function nodeName(node: ResourceNode, language: Language): string {
   return (language === 'zh' ? node.resourceName : node.resourceNameEn) || node.resourceName || node.resourceNameEn;
 }

@@ -3,7 +3,7 @@ import { type ComponentType, type LazyExoticComponent, lazy } from 'react';
 
 export type LazyPage = LazyExoticComponent<ComponentType>;
 
-export class ChunkTimeoutError extends Error {
+class ChunkTimeoutError extends Error {
   constructor() {
     super(`A page did not load within ${CHUNK_TIMEOUT_MS / 1000} s`);
     this.name = 'ChunkTimeoutError';

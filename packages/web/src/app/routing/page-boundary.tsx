@@ -1,14 +1,16 @@
-import { Button, Result, Spin } from 'antd';
+import { Alert, Button, Spin } from 'antd';
 import { Component, type ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 
 function LoadFailed() {
   const { t } = useTranslation();
   return (
-    <Result
-      status="error"
+    <Alert
+      type="error"
+      showIcon
       title={t('pages.loadFailed')}
-      extra={
+      style={{ margin: 24 }}
+      action={
         <Button type="primary" onClick={() => window.location.reload()}>
           {t('pages.reload')}
         </Button>

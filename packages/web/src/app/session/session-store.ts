@@ -6,10 +6,7 @@ import { applyLanguage, languageFromCode } from '@/i18n/i18n';
 
 export type SessionUser = z.output<typeof authApi.SessionUserSchema>;
 
-export type Session =
-  | { status: 'unknown' }
-  | { status: 'anonymous' }
-  | { status: 'authenticated'; user: SessionUser };
+export type Session = { status: 'unknown' } | { status: 'anonymous' } | { status: 'authenticated'; user: SessionUser };
 
 let session: Session = { status: 'unknown' };
 const listeners = new Set<() => void>();
@@ -48,11 +45,15 @@ export function updateUser(patch: Partial<SessionUser>): void {
 
 let probe: Promise<void> | undefined;
 
-/** Asks the server once per page load whether the session cookie is still good. */
+/** Asks the server whether the session cookie is still good; concurrent callers share one call. */
 export function resolveSession(): Promise<void> {
-  probe ??= callApi(authApi.auth, {}).then(signIn, (error: unknown) => {
-    if (!(error instanceof ApiError)) console.error(error);
-    signOut();
-  });
+  probe ??= callApi(authApi.auth, {})
+    .then(signIn, (error: unknown) => {
+      if (!(error instanceof ApiError)) console.error(error);
+      signOut();
+    })
+    .finally(() => {
+      probe = undefined;
+    });
   return probe;
 }

@@ -22,7 +22,7 @@ export function ChangePasswordModal({
 }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
-  const [form] = Form.useForm<PasswordChangeValues>();
+  const [form] = Form.useForm();
 
   const change = useMutation({
     mutationFn: (body: { rawPassword: string; newPassword: string }) => callApi(authApi.updatepassword, body),
@@ -32,14 +32,16 @@ export function ChangePasswordModal({
     },
     onError: (error) => {
       const { fieldErrors } =
-        error instanceof ApiError ? apiIssuesToFieldErrors(error.issues, new Set(PASSWORD_FIELDS), t) : { fieldErrors: [] };
+        error instanceof ApiError
+          ? apiIssuesToFieldErrors(error.issues, new Set(PASSWORD_FIELDS), t)
+          : { fieldErrors: [] };
       if (fieldErrors.length) form.setFields(fieldErrors);
       else message.warning(errorText(t, error));
     },
   });
 
   const submit = () => {
-    const values = form.getFieldsValue();
+    const values: PasswordChangeValues = form.getFieldsValue();
     const errors = validatePasswordChange(values, t);
     form.setFields(
       PASSWORD_FIELDS.map((name) => ({ name, errors: errors.find((error) => error.name[0] === name)?.errors ?? [] })),

@@ -1,14 +1,12 @@
 import { BellOutlined } from '@ant-design/icons';
-import { RES } from '@meterdesk/contracts';
+import { noticeApi, RES } from '@meterdesk/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Badge, Button } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { fetchUnreadNoticeCount } from '@/api/pending-operations';
+import { callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
 
-/** The subscribe button lives on the notices page; the badge opens that page. */
-const NOTICES_PAGE = RES.noticeSubscribe.slice(0, RES.noticeSubscribe.lastIndexOf('/'));
 /** Until the MQTT push arrives (a later issue) the count is polled. */
 const POLL_MS = 60_000;
 
@@ -17,7 +15,7 @@ function UnreadNotices() {
   const navigate = useNavigate();
   const unread = useQuery({
     queryKey: ['unreadNotices'],
-    queryFn: ({ signal }) => fetchUnreadNoticeCount(signal),
+    queryFn: ({ signal }) => callApi(noticeApi.countunreadnoticenum, {}, { signal }),
     refetchInterval: POLL_MS,
   });
   return (
@@ -28,7 +26,7 @@ function UnreadNotices() {
         icon={<BellOutlined />}
         aria-label={t('shell.notices')}
         data-testid="notice-badge"
-        onClick={() => navigate(NOTICES_PAGE)}
+        onClick={() => navigate(RES.notifyMGT)}
       />
     </Badge>
   );

@@ -38,7 +38,11 @@ export function UserMenu({
             label: <span data-testid="menu-version">{t('shell.version')}</span>,
           },
           { type: 'divider' },
-          { key: 'logout', icon: <LogoutOutlined />, label: <span data-testid="menu-logout">{t('shell.logout')}</span> },
+          {
+            key: 'logout',
+            icon: <LogoutOutlined />,
+            label: <span data-testid="menu-logout">{t('shell.logout')}</span>,
+          },
         ],
         onClick: ({ key }) => actions[key]?.(),
       }}

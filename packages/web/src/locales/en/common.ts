@@ -2,7 +2,6 @@ export const common = {
   appName: 'Meterdesk',
   languages: { en: 'English', zh: '中文' },
   language: 'Language',
-  loading: 'Loading…',
   actions: {
     search: 'Search',
     reset: 'Reset',
@@ -13,12 +12,10 @@ export const common = {
     cancel: 'Cancel',
     back: 'Back',
     retry: 'Retry',
-    ok: 'OK',
   },
 };
 
 export const login = {
-  title: 'Sign in',
   subtitle: 'Metering back-office',
   username: 'Username',
   password: 'Password',
@@ -59,7 +56,6 @@ export const pages = {
   backHome: 'Back to home',
   loadFailed: 'This page could not be loaded, please reload',
   reload: 'Reload',
-  backToLogin: 'Back to login',
   version: { title: 'About Meterdesk', version: 'Version', appId: 'Application ID' },
 };
 
@@ -73,7 +69,6 @@ export const crud = {
   saved: 'Saved',
   root: 'Top level',
   select: 'Please select',
-  loadFailed: 'Could not load the data',
   unsavedTitle: 'Leave this page?',
   unsavedContent: 'Your changes have not been saved.',
   leave: 'Leave',

@@ -8,6 +8,7 @@ export const resource = {
     icon: 'Icon',
     parentId: 'Parent',
     parentName: 'Parent',
+    parentNameEn: 'Parent (English)',
     orderNum: 'Order',
     createTime: 'Created',
     updateTime: 'Updated',

@@ -4,7 +4,6 @@ export const common: LocaleMessages['common'] = {
   appName: 'Meterdesk',
   languages: { en: 'English', zh: '中文' },
   language: '语言',
-  loading: '加载中…',
   actions: {
     search: '查询',
     reset: '重置',
@@ -15,12 +14,10 @@ export const common: LocaleMessages['common'] = {
     cancel: '取消',
     back: '返回',
     retry: '重试',
-    ok: '确定',
   },
 };
 
 export const login: LocaleMessages['login'] = {
-  title: '登录',
   subtitle: '计量业务后台',
   username: '用户名',
   password: '密码',
@@ -61,7 +58,6 @@ export const pages: LocaleMessages['pages'] = {
   backHome: '返回首页',
   loadFailed: '页面加载失败，请重新加载',
   reload: '重新加载',
-  backToLogin: '返回登录',
   version: { title: '关于 Meterdesk', version: '版本', appId: '应用编号' },
 };
 
@@ -75,7 +71,6 @@ export const crud: LocaleMessages['crud'] = {
   saved: '保存成功',
   root: '顶级',
   select: '请选择',
-  loadFailed: '数据加载失败',
   unsavedTitle: '离开此页面？',
   unsavedContent: '您的修改尚未保存。',
   leave: '离开',

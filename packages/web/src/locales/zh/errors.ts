@@ -9,7 +9,7 @@ export const errors: LocaleMessages['errors'] = {
   numberFormat: '请输入数字，可带小数部分',
   tooLong: '内容过长',
   outOfRange: '超出范围',
-  passwordLength: '密码长度为 6-20 个字符',
+  passwordLength: '密码长度为 6-18 个字符',
   passwordInconsistent: '两次输入的新密码不一致',
   existed: '已存在',
   invalidId: '无效的记录编号',

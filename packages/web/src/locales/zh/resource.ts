@@ -10,6 +10,7 @@ export const resource: LocaleMessages['resource'] = {
     icon: '图标',
     parentId: '上级',
     parentName: '上级',
+    parentNameEn: '上级（英文）',
     orderNum: '排序',
     createTime: '创建时间',
     updateTime: '更新时间',

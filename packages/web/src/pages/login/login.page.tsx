@@ -1,8 +1,8 @@
 import { LockOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { authApi } from '@meterdesk/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, Flex, Form, Input, Typography } from 'antd';
-import { useState } from 'react';
+import { Alert, Button, Flex, Input, theme } from 'antd';
+import { type ChangeEvent, type FormEvent, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Location, Navigate, useLocation, useNavigate } from 'react-router';
 import type { z } from 'zod';
@@ -22,14 +22,48 @@ function returnPath(location: Location): string {
   return from && from.pathname !== '/login' ? `${from.pathname}${from.search}` : '/';
 }
 
+type Field = keyof LoginValues;
+type FieldErrors = Partial<Record<Field, string>>;
+const EMPTY: LoginValues = { username: '', password: '', codeFill: '' };
+
 /** The captcha id is not a field the user sees; its issues belong on the characters typed. */
-const onScreen = (name: (string | number)[]) => (name[0] === 'code' ? ['codeFill'] : name);
+const onScreen = (field: string | number | undefined): Field =>
+  field === 'username' || field === 'password' ? field : 'codeFill';
+
+/** Label, control and message of one login field, without antd's Form (which brings its validator and Tooltip). */
+function LoginField({
+  id,
+  label,
+  error,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string;
+  children: ReactNode;
+}) {
+  const { token } = theme.useToken();
+  return (
+    <div style={{ marginBottom: token.marginMD }}>
+      <label htmlFor={id} style={{ display: 'block', marginBottom: token.marginXXS }}>
+        {label}
+      </label>
+      {children}
+      {error && (
+        <div id={`${id}-error`} role="alert" style={{ color: token.colorError, marginTop: token.marginXXS }}>
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}
 
 function LoginForm() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
-  const [form] = Form.useForm();
+  const [values, setValues] = useState<LoginValues>(EMPTY);
+  const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const captcha = useQuery({
     queryKey: ['captcha'],
@@ -46,46 +80,77 @@ function LoginForm() {
     },
     onError: (error) => {
       // A captcha answers one attempt only.
-      form.setFieldValue('codeFill', '');
+      setValues((current) => ({ ...current, codeFill: '' }));
       void captcha.refetch();
-      if (error instanceof ApiError && error.issues.length) {
-        form.setFields(
-          error.issues.map((issue) => ({
-            name: onScreen(issue.field.split('.')),
-            errors: [messageText(t, issue.key)],
-          })),
+      if (error instanceof ApiError) {
+        setErrors(
+          Object.fromEntries(
+            error.issues.map((issue) => [onScreen(issue.field.split('.')[0]), messageText(t, issue.key)]),
+          ),
         );
       }
       setFailure(errorText(t, error));
     },
   });
 
-  const submit = (values: LoginValues) => {
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
     setFailure(null);
     const parsed = authApi.LoginRequestSchema.safeParse({ ...values, code: captcha.data?.code ?? '' });
     if (!parsed.success) {
-      form.setFields(
-        zodIssuesToFieldErrors(parsed.error.issues, t).map((error) => ({ ...error, name: onScreen(error.name) })),
-      );
+      const fieldErrors = zodIssuesToFieldErrors(parsed.error.issues, t).reverse();
+      setErrors(Object.fromEntries(fieldErrors.map((error) => [onScreen(error.name[0]), error.errors[0]])));
       return;
     }
+    setErrors({});
     login.mutate(parsed.data);
   };
 
+  const bind = (field: Field) => ({
+    id: `login-${field}`,
+    value: values[field],
+    status: errors[field] ? ('error' as const) : undefined,
+    'aria-invalid': errors[field] ? true : undefined,
+    'aria-describedby': errors[field] ? `login-${field}-error` : undefined,
+    onChange: (event: ChangeEvent<HTMLInputElement>) => {
+      const { value } = event.target;
+      setValues((current) => ({ ...current, [field]: value }));
+      setErrors((current) => ({ ...current, [field]: undefined }));
+    },
+  });
+
   return (
-    <Form form={form} layout="vertical" size="large" onFinish={submit} requiredMark={false} data-testid="login-form">
-      {failure && <Alert type="error" showIcon title={failure} style={{ marginBottom: 16 }} data-testid="login-error" />}
-      <Form.Item name="username" label={t('login.username')}>
-        <Input prefix={<UserOutlined />} autoComplete="username" data-testid="login-username" />
-      </Form.Item>
-      <Form.Item name="password" label={t('login.password')}>
-        <Input.Password prefix={<LockOutlined />} autoComplete="current-password" data-testid="login-password" />
-      </Form.Item>
-      <Form.Item label={t('login.captcha')} required={false}>
+    <form onSubmit={submit} noValidate data-testid="login-form">
+      {failure && (
+        <Alert type="error" showIcon title={failure} style={{ marginBottom: 16 }} data-testid="login-error" />
+      )}
+      <LoginField id="login-username" label={t('login.username')} error={errors.username}>
+        <Input
+          {...bind('username')}
+          size="large"
+          prefix={<UserOutlined />}
+          autoComplete="username"
+          data-testid="login-username"
+        />
+      </LoginField>
+      <LoginField id="login-password" label={t('login.password')} error={errors.password}>
+        <Input.Password
+          {...bind('password')}
+          size="large"
+          prefix={<LockOutlined />}
+          autoComplete="current-password"
+          data-testid="login-password"
+        />
+      </LoginField>
+      <LoginField id="login-codeFill" label={t('login.captcha')} error={errors.codeFill}>
         <Flex gap="small">
-          <Form.Item name="codeFill" noStyle>
-            <Input prefix={<SafetyOutlined />} autoComplete="off" data-testid="login-captcha" />
-          </Form.Item>
+          <Input
+            {...bind('codeFill')}
+            size="large"
+            prefix={<SafetyOutlined />}
+            autoComplete="off"
+            data-testid="login-captcha"
+          />
           <button
             type="button"
             onClick={() => void captcha.refetch()}
@@ -98,35 +163,51 @@ function LoginForm() {
             )}
           </button>
         </Flex>
-      </Form.Item>
-      <Button type="primary" htmlType="submit" block loading={login.isPending} data-testid="login-submit">
+      </LoginField>
+      <Button type="primary" htmlType="submit" size="large" block loading={login.isPending} data-testid="login-submit">
         {t('login.submit')}
       </Button>
-    </Form>
+    </form>
   );
 }
 
+/** Plain markup around the form: antd's Card and Typography would pull Tabs and Tooltip into this chunk. */
 export function LoginPage() {
   const { t } = useTranslation();
+  const { token } = theme.useToken();
   const session = useSession();
   const location = useLocation();
   if (session.status === 'authenticated') return <Navigate to={returnPath(location)} replace />;
 
   return (
-    <Flex vertical align="center" justify="center" style={{ minHeight: '100vh', background: '#f0f2f5', padding: 16 }}>
-      <Flex justify="flex-end" style={{ position: 'absolute', top: 16, right: 24 }}>
+    <Flex
+      vertical
+      align="center"
+      justify="center"
+      style={{ minHeight: '100vh', background: token.colorBgLayout, padding: 16 }}
+    >
+      <div style={{ position: 'absolute', top: 16, right: 24 }}>
         <LanguageSwitch onChange={applyLanguage} />
-      </Flex>
-      <Card style={{ width: 400, maxWidth: '100%' }}>
+      </div>
+      <main
+        style={{
+          width: 400,
+          maxWidth: '100%',
+          padding: 32,
+          background: token.colorBgContainer,
+          borderRadius: token.borderRadiusLG,
+          boxShadow: token.boxShadowTertiary,
+        }}
+      >
         <Flex vertical align="center" gap={4} style={{ marginBottom: 24 }}>
           <img src="/logo.svg" alt="" width={48} height={48} />
-          <Typography.Title level={3} style={{ margin: 0 }}>
+          <h1 style={{ margin: 0, fontSize: token.fontSizeHeading3, color: token.colorTextHeading }}>
             {t('common.appName')}
-          </Typography.Title>
-          <Typography.Text type="secondary">{t('login.subtitle')}</Typography.Text>
+          </h1>
+          <span style={{ color: token.colorTextSecondary }}>{t('login.subtitle')}</span>
         </Flex>
         <LoginForm />
-      </Card>
+      </main>
     </Flex>
   );
 }

@@ -1,9 +1,6 @@
-import { ROOT_PARENT_ID, resourceApi, resourceEntity } from '@meterdesk/contracts';
+import { RESOURCE_NAME_CHECK, ROOT_PARENT_ID, resourceApi, resourceEntity } from '@meterdesk/contracts';
 import { defineCrud } from '@/crud/crud-config';
 import { createCrudPages } from '@/crud/crud-pages';
-
-/** checkresourcename `type`: which of the two names is checked among the siblings. */
-const NAME_CHECK = { english: 1, chinese: 2 } as const;
 
 export const resourceCrud = defineCrud({
   entity: resourceEntity,
@@ -18,16 +15,16 @@ export const resourceCrud = defineCrud({
     dependsOn: ['parentId'],
     fields: {
       resourceNameEn: (value, values, id) =>
-        values.parentId ? { id, type: NAME_CHECK.english, resourceName: value, parentId: values.parentId } : undefined,
+        values.parentId
+          ? { id, type: RESOURCE_NAME_CHECK.english, resourceName: value, parentId: values.parentId }
+          : undefined,
       resourceName: (value, values, id) =>
-        values.parentId ? { id, type: NAME_CHECK.chinese, resourceName: value, parentId: values.parentId } : undefined,
+        values.parentId
+          ? { id, type: RESOURCE_NAME_CHECK.chinese, resourceName: value, parentId: values.parentId }
+          : undefined,
     },
   },
   initialValues: { parentId: ROOT_PARENT_ID },
-  overrides: {
-    createTime: { widget: 'datetime' },
-    updateTime: { widget: 'datetime' },
-  },
 });
 
 export const resourcePages = createCrudPages(resourceCrud);

@@ -1,0 +1,73 @@
+import { flattenResourceTree, RESOURCE_TREE, resourceApi } from '@meterdesk/contracts';
+import { screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { PAGE_REGISTRY, pageFor } from '@/resources/registry';
+import { ok, stubApi } from '@/test/api-stub';
+import { renderInShell } from '@/test/render-in-shell';
+import { permittedTree } from '@/test/resource-tree';
+
+const emptyPage = { list: [], total: 0, curPage: 1, pageSize: 10 };
+
+describe('shell routes', () => {
+  it('opens a permitted page that a later issue builds as an empty state', async () => {
+    renderInShell(permittedTree(['/dashboard', '/archiveSetting/meter']), '/archiveSetting/meter');
+
+    expect(await screen.findByTestId('later-release')).toHaveProperty('textContent');
+    expect(screen.getByText('This area arrives in a later release of Meterdesk.')).toBeTruthy();
+  });
+
+  it('redirects / to the dashboard and an area to its first permitted page', async () => {
+    stubApi({ [resourceApi.getsysresourcelist.path]: () => ok(emptyPage) });
+    const { router } = renderInShell(permittedTree(['/dashboard', '/sysMGT/resourceMGT']), '/');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+
+    await router.navigate('/sysMGT');
+
+    await waitFor(() => expect(router.state.location.pathname).toBe('/sysMGT/resourceMGT'));
+    expect(await screen.findByTestId('resource-list')).toBeTruthy();
+  });
+
+  it('shows the forbidden page, in place, for a product screen the user lacks', async () => {
+    const { router } = renderInShell(permittedTree(['/dashboard']), '/sysMGT/userMGT');
+
+    expect(await screen.findByTestId('page-forbidden')).toBeTruthy();
+    expect(screen.getByText('You do not have permission to do this')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/sysMGT/userMGT');
+  });
+
+  it('sends an unknown path to /404', async () => {
+    const { router } = renderInShell(permittedTree(['/dashboard']), '/no/such/page');
+
+    expect(await screen.findByTestId('page-not-found')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/404');
+  });
+
+  it('shows the version page to every user', async () => {
+    renderInShell(permittedTree(['/dashboard']), '/version');
+
+    expect((await screen.findByTestId('app-version')).textContent).toBe('V2.3.28');
+    expect(screen.getByTestId('app-id').textContent).toBe('P003');
+  });
+});
+
+describe('page registry', () => {
+  it('gives every area without pages, page and hidden page of spec §2 a lazy screen', () => {
+    for (const { seed } of flattenResourceTree(RESOURCE_TREE)) {
+      if (seed.type === 3) continue;
+      expect(pageFor(seed.uri), seed.uri).toHaveProperty('$$typeof');
+    }
+  });
+
+  it('registers screens only for paths of the resource tree', () => {
+    const known = new Set(flattenResourceTree(RESOURCE_TREE).map(({ seed }) => seed.uri));
+    for (const uri of PAGE_REGISTRY.keys()) expect(known.has(uri), uri).toBe(true);
+    expect([...PAGE_REGISTRY.keys()]).toEqual(
+      expect.arrayContaining([
+        '/dashboard',
+        '/sysMGT/resourceMGT',
+        '/sysMGT/resourceMGT/add',
+        '/sysMGT/resourceMGT/edit',
+      ]),
+    );
+  });
+});

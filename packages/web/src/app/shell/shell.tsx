@@ -1,0 +1,127 @@
+import { authApi, RES, RESULT } from '@meterdesk/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { App, Layout } from 'antd';
+import { type CSSProperties, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Navigate, useLocation } from 'react-router';
+import { ApiError, callApi } from '@/api/api-client';
+import { PermissionProvider, usePermissions } from '@/app/permissions/permission-context';
+import { indexPermissions } from '@/app/permissions/permission-index';
+import { PageLoading } from '@/app/routing/page-boundary';
+import { LOGIN_PATH, SHELL_PATHS } from '@/app/routing/paths';
+import { buildRouteTable, normalizePath } from '@/app/routing/route-table';
+import { type SessionUser, useSession } from '@/app/session/session-store';
+import { createTabStore } from '@/app/tabs/tab-store';
+import { TabsProvider } from '@/app/tabs/tabs-context';
+import { messageText } from '@/i18n/message-text';
+import { AppHeader, HEADER_HEIGHT } from './app-header';
+import { ChangePasswordModal } from './change-password-modal';
+import { PageBreadcrumb } from './page-breadcrumb';
+import { PageTabs } from './page-tabs';
+import { ShellRoutes } from './shell-routes';
+import { tabStorageKey, useEndSession } from './use-end-session';
+import { useWindowHeight } from './use-window-height';
+
+/** Below this window height the page area scrolls inside the window instead of the whole page. */
+const COMPACT_HEIGHT = 920;
+/** Header, tab bar, breadcrumb and padding above and below the page area. */
+const CHROME_HEIGHT = HEADER_HEIGHT + 40 + 38 + 16;
+
+function pageAreaStyle(windowHeight: number): CSSProperties {
+  const available = Math.max(windowHeight - CHROME_HEIGHT, 240);
+  return windowHeight < COMPACT_HEIGHT ? { height: available, overflow: 'auto' } : { minHeight: available };
+}
+
+function ShellLayout({ user }: { user: SessionUser }) {
+  const permissions = usePermissions();
+  const location = useLocation();
+  const windowHeight = useWindowHeight();
+  const endSession = useEndSession(user.username);
+  const [changingPassword, setChangingPassword] = useState(user.mustChangePassword);
+  const table = useMemo(() => buildRouteTable(permissions), [permissions]);
+  const tabs = useMemo(
+    () =>
+      createTabStore({
+        storage: sessionStorage,
+        storageKey: tabStorageKey(user.username),
+        pinnedKey: RES.dashboard,
+        fallbackLocation: SHELL_PATHS.home,
+      }),
+    [user.username],
+  );
+  const path = normalizePath(location.pathname);
+  const { search } = location;
+
+  useEffect(() => {
+    const isTab = (key: string) => table.routes.get(key)?.kind === 'page' || key === SHELL_PATHS.version;
+    tabs.retain(isTab);
+    if (isTab(RES.dashboard)) tabs.pin();
+    if (isTab(path)) tabs.open(path, `${path}${search}`);
+  }, [tabs, table, path, search]);
+
+  return (
+    <TabsProvider store={tabs}>
+      <Layout style={{ minHeight: '100vh' }}>
+        <AppHeader user={user} onChangePassword={() => setChangingPassword(true)} onLogout={() => void endSession()} />
+        <Layout.Content style={{ padding: '8px 16px 16px' }}>
+          <PageTabs />
+          <PageBreadcrumb />
+          <div style={pageAreaStyle(windowHeight)} data-testid="page-area">
+            <ShellRoutes table={table} />
+          </div>
+        </Layout.Content>
+      </Layout>
+      <ChangePasswordModal
+        open={changingPassword}
+        prompted={user.mustChangePassword}
+        onClose={() => setChangingPassword(false)}
+        onChanged={() => {
+          setChangingPassword(false);
+          void endSession({ callServer: false });
+        }}
+      />
+    </TabsProvider>
+  );
+}
+
+/** Loads the permitted tree before any route exists; without one the user goes back to /login. */
+function PermissionGate({ user }: { user: SessionUser }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const endSession = useEndSession(user.username);
+  const resources = useQuery({
+    queryKey: ['permissions', user.username],
+    queryFn: ({ signal }) => callApi(authApi.getuserresourcelist, {}, { signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+    retry: false,
+  });
+  const index = useMemo(() => (resources.data ? indexPermissions(resources.data) : undefined), [resources.data]);
+  const failure = resources.error;
+  const empty = resources.data?.length === 0;
+
+  useEffect(() => {
+    // A 401 already took the user to /login through the client's handler.
+    if (failure instanceof ApiError && failure.code === RESULT.unauthorized) return;
+    if (failure) {
+      message.warning(t('shell.permissionLoadFailed'));
+      void endSession();
+    } else if (empty) {
+      message.error(messageText(t, 'noPermission'));
+      void endSession();
+    }
+  }, [failure, empty, message, t, endSession]);
+
+  if (!index || index.tree.length === 0) return <PageLoading />;
+  return (
+    <PermissionProvider index={index}>
+      <ShellLayout user={user} />
+    </PermissionProvider>
+  );
+}
+
+export function Shell() {
+  const session = useSession();
+  const location = useLocation();
+  if (session.status !== 'authenticated') return <Navigate to={LOGIN_PATH} replace state={{ from: location }} />;
+  return <PermissionGate key={session.user.username} user={session.user} />;
+}
