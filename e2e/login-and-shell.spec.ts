@@ -1,0 +1,76 @@
+import { expect, test } from '@playwright/test';
+import { ADMIN, logIn, logOut, openFromMenu } from './helpers';
+
+test.use({ viewport: { width: 1600, height: 900 } });
+
+test('an unknown visitor is sent to the login page, which refuses a wrong password', async ({ page }) => {
+  await page.goto('/sysMGT/resourceMGT');
+  await expect(page).toHaveURL(/\/login$/);
+  await page.getByTestId('login-username').fill(ADMIN.username);
+  await page.getByTestId('login-password').fill('not-the-password');
+  await page.getByTestId('login-captcha').fill('abcd');
+  await page.getByTestId('login-submit').click();
+  await expect(page.getByTestId('login-error')).toContainText('Wrong username or password');
+});
+
+test('the admin logs in, sees the dashboard, the menu in Chinese, and the version page', async ({ page }) => {
+  await logIn(page, ADMIN);
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByTestId('tab-/dashboard')).toBeVisible();
+  await expect(page.getByTestId('menu-/sysMGT')).toHaveText('System');
+
+  await page.getByTestId('language-switch').click();
+  await page.getByTestId('language-zh').click();
+  await expect(page.getByTestId('menu-/sysMGT')).toHaveText('系统管理');
+  await expect(page.getByTestId('menu-/archiveSetting')).toHaveText('档案管理');
+  await expect(page.getByTestId('tab-/dashboard')).toHaveText('首页');
+
+  // The language is stored for the user: it comes back at the next login.
+  await logOut(page);
+  await logIn(page, ADMIN);
+  await expect(page.getByTestId('menu-/sysMGT')).toHaveText('系统管理');
+  await page.getByTestId('language-switch').click();
+  await page.getByTestId('language-en').click();
+  await expect(page.getByTestId('menu-/sysMGT')).toHaveText('System');
+
+  await page.getByTestId('user-menu').click();
+  await page.getByTestId('menu-version').click();
+  await expect(page).toHaveURL(/\/version$/);
+  await expect(page.getByTestId('app-version')).toHaveText('V2.3.28');
+  await expect(page.getByTestId('app-id')).toHaveText('P003');
+
+  await page.goto('/login');
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.goto('/no/such/page');
+  await expect(page.getByTestId('page-not-found')).toBeVisible();
+});
+
+test('pages open in tabs that close, close others, close all, and survive a reload', async ({ page }) => {
+  await logIn(page, ADMIN);
+  await openFromMenu(page, '/sysMGT', '/sysMGT/resourceMGT');
+  await openFromMenu(page, '/archiveSetting', '/archiveSetting/meter');
+  await expect(page.getByTestId('later-release')).toBeVisible();
+  await openFromMenu(page, '/report', '/report/dataCollectionReport');
+  for (const key of ['/dashboard', '/sysMGT/resourceMGT', '/archiveSetting/meter', '/report/dataCollectionReport']) {
+    await expect(page.getByTestId(`tab-${key}`)).toBeVisible();
+  }
+  await expect(page.getByTestId('tab-close-/dashboard')).toHaveCount(0);
+
+  await page.reload();
+  await expect(page.getByTestId('tab-/archiveSetting/meter')).toBeVisible();
+  await expect(page.getByTestId('tab-/report/dataCollectionReport')).toBeVisible();
+
+  await page.getByTestId('tab-close-/report/dataCollectionReport').click();
+  await expect(page.getByTestId('tab-/report/dataCollectionReport')).toHaveCount(0);
+
+  await page.getByTestId('tab-/sysMGT/resourceMGT').click();
+  await expect(page).toHaveURL(/\/sysMGT\/resourceMGT/);
+  await page.getByTestId('tabs-close-others').click();
+  await expect(page.getByTestId('tab-/archiveSetting/meter')).toHaveCount(0);
+  await expect(page.getByTestId('tab-/sysMGT/resourceMGT')).toBeVisible();
+  await expect(page.getByTestId('tab-/dashboard')).toBeVisible();
+
+  await page.getByTestId('tabs-close-all').click();
+  await expect(page.getByTestId('tab-/sysMGT/resourceMGT')).toHaveCount(0);
+  await expect(page).toHaveURL(/\/dashboard$/);
+});
