@@ -1,4 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Executor } from './driver';
 
 /** `count(*)` as a JavaScript number on both drivers (pg returns bigint as a string). */
 export const countAll = () => sql<number>`count(*)`.mapWith(Number);
@@ -7,3 +9,9 @@ export const iso = (d: Date | null | undefined): string => (d ? d.toISOString() 
 
 /** Escapes LIKE wildcards so a filter matches what the user typed. */
 export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Whether any row of `table` matches; stops at the first. */
+export async function anyRow(db: Executor, table: PgTable, where: SQL | undefined): Promise<boolean> {
+  const rows = await db.select({ one: sql`1` }).from(table).where(where).limit(1);
+  return rows.length > 0;
+}

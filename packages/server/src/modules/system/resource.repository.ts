@@ -8,7 +8,7 @@ import {
 import { and, asc, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
-import { countAll, iso, likeContains } from '../../db/rows';
+import { anyRow, countAll, iso, likeContains } from '../../db/rows';
 import { sysResource, sysRoleResource, sysUserRole } from '../../db/schema';
 
 type Row = typeof sysResource.$inferSelect;
@@ -132,34 +132,28 @@ export class ResourceRepository {
   }
 
   /** Whether a sibling (same parent) other than `exceptId` already has this name in the given column. */
-  async siblingNameTaken(
-    column: 'resourceName' | 'resourceNameEn',
-    name: string,
-    parentId: string,
-    exceptId?: string,
-  ): Promise<boolean> {
-    const conditions = [eq(sysResource.parentId, parentId), eq(sql`lower(${sysResource[column]})`, name.toLowerCase())];
-    if (exceptId) conditions.push(ne(sysResource.id, exceptId));
-    const [row] = await this.db
-      .select({ total: countAll() })
-      .from(sysResource)
-      .where(and(...conditions));
-    return (row?.total ?? 0) > 0;
+  siblingNameTaken(column: 'resourceName' | 'resourceNameEn', name: string, parentId: string, exceptId?: string) {
+    return anyRow(
+      this.db,
+      sysResource,
+      and(
+        eq(sysResource.parentId, parentId),
+        eq(sql`lower(${sysResource[column]})`, name.toLowerCase()),
+        exceptId ? ne(sysResource.id, exceptId) : undefined,
+      ),
+    );
   }
 
-  async uriTaken(uri: string, exceptId?: string): Promise<boolean> {
-    const conditions = [eq(sysResource.resourceUri, uri)];
-    if (exceptId) conditions.push(ne(sysResource.id, exceptId));
-    const [row] = await this.db
-      .select({ total: countAll() })
-      .from(sysResource)
-      .where(and(...conditions));
-    return (row?.total ?? 0) > 0;
+  uriTaken(uri: string, exceptId?: string) {
+    return anyRow(
+      this.db,
+      sysResource,
+      and(eq(sysResource.resourceUri, uri), exceptId ? ne(sysResource.id, exceptId) : undefined),
+    );
   }
 
-  async hasChildren(id: string): Promise<boolean> {
-    const [row] = await this.db.select({ total: countAll() }).from(sysResource).where(eq(sysResource.parentId, id));
-    return (row?.total ?? 0) > 0;
+  hasChildren(id: string) {
+    return anyRow(this.db, sysResource, eq(sysResource.parentId, id));
   }
 
   async ancestorIds(id: string): Promise<string[]> {
