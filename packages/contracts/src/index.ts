@@ -16,7 +16,26 @@ export * from './common/operation';
 export * from './common/paging';
 export * from './common/validation';
 export * from './permissions';
+export * as groupApi from './system/group.api';
+export * from './system/group.schema';
 export * as noticeApi from './system/notice.api';
-export { type MqttConfig, MqttConfigSchema, noticeUnreadTopic } from './system/notice.api';
+export {
+  type MqttConfig,
+  MqttConfigSchema,
+  type Notice,
+  NoticeSchema,
+  NoticeSendSchema,
+  noticeEntity,
+  noticeUnreadTopic,
+} from './system/notice.api';
+export * as orgApi from './system/org.api';
+export * from './system/org.schema';
 export * as resourceApi from './system/resource.api';
 export * from './system/resource.schema';
+export * as roleApi from './system/role.api';
+export * from './system/role.schema';
+export * as settingsApi from './system/settings.api';
+export * as syslogApi from './system/syslog.api';
+export { type SystemLog, systemLogEntity } from './system/syslog.api';
+export * as userApi from './system/user.api';
+export * from './system/user.schema';

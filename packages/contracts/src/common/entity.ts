@@ -14,7 +14,12 @@ export type FieldWidget =
   | 'password'
   | 'date'
   | 'datetime'
-  | 'icon';
+  | 'icon'
+  | 'switch'
+  /** A nested object whose own fields carry their meta. */
+  | 'group'
+  /** A checkable tree of ids (e.g. a role's resources). */
+  | 'checkTree';
 
 export interface FieldOption {
   value: string | number;
@@ -29,6 +34,8 @@ export interface FieldMeta {
   options?: readonly FieldOption[];
   /** A named lookup the web resolves for select/tree widgets (e.g. `resourceTree`). */
   lookup?: string;
+  /** Select and tree widgets: the value is a list. */
+  multiple?: boolean;
   /** i18n key of a help text shown under the form input. */
   help?: string;
 }

@@ -49,6 +49,24 @@ export const MESSAGES = {
   parentTypeMismatch: 'This resource type cannot sit under that parent',
   parentCycle: 'A resource cannot sit under itself or its descendants',
   resourceUriExisted: 'This resource path is already used',
+  // system management
+  orgHasChildren: 'This organisation still has child organisations',
+  orgHasUsers: 'This organisation still has users',
+  roleHasUsers: 'This role is still assigned to users',
+  builtInRole: 'The built-in admin role keeps every resource and cannot be deleted',
+  cannotChangeSelf: 'You cannot disable, lock or delete your own account',
+  groupHasUsers: 'This user group still has users',
+  gridNotFound: 'The power grid does not exist',
+  orgNotFound: 'The organisation does not exist',
+  roleNotFound: 'A role does not exist',
+  groupNotFound: 'A user group does not exist',
+  userNotFound: 'A user does not exist',
+  reconfigureSmtp: 'Please Reconfigure SMTP',
+  sendFailure: 'Send Failure',
+  noRecipientEmail: 'The recipient has no e-mail address',
+  timeRangeTooLong: 'The time range is too long',
+  timeRangeInvalid: 'The start time must be before the end time',
+  partialSuccess: 'partial success',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

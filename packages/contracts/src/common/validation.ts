@@ -32,3 +32,12 @@ export const PASSWORD_MIN = 6;
 export const PASSWORD_MAX = 18;
 export const passwordText = () =>
   z.string('mandatory').min(1, 'mandatory').min(PASSWORD_MIN, 'passwordLength').max(PASSWORD_MAX, 'passwordLength');
+
+/** Answer of every `check…name` call. */
+export const ExistedSchema = z.object({ existed: z.boolean() });
+
+/** A date as `YYYY-MM-DD`, or empty for none. */
+export const dateText = () => z.union([z.literal(''), z.iso.date('invalidValue')]);
+
+/** A moment as ISO 8601 with an offset, or empty for none. */
+export const dateTimeText = () => z.union([z.literal(''), z.iso.datetime({ offset: true, message: 'invalidValue' })]);

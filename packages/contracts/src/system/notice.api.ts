@@ -1,10 +1,15 @@
 import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
+import { PageQuerySchema, pageOf } from '../common/paging';
+import { nameText } from '../common/validation';
 import { RES } from '../permissions';
+import { usernameText } from './user.schema';
 
 export const countunreadnoticenum = defineOperation({
   path: '/systemparameter/countunreadnoticenum',
-  access: needs(RES.noticeSubscribe),
+  access: needs(RES.noticeSubscribe, RES.notifyMGT),
   tag: 'notice',
   summary: "How many of the caller's notices are unread",
   request: z.strictObject({}),
@@ -24,3 +29,147 @@ export const MqttConfigSchema = z.object({
   topics: z.object({ unread: z.string().describe('Per-user unread-count topic; {username} is replaced') }),
 });
 export type MqttConfig = z.infer<typeof MqttConfigSchema>;
+
+export const NOTICE_TYPES = [0, 1, 2] as const;
+const noticeType = () =>
+  field(
+    z
+      .union(
+        NOTICE_TYPES.map((t) => z.literal(t)),
+        'invalidValue',
+      )
+      .default(0),
+    {
+      label: 'notice.fields.noticeType',
+      widget: 'select',
+      options: NOTICE_TYPES.map((value) => ({ value, label: `notice.types.${value}` })),
+    },
+  );
+
+export const NoticeSchema = z.object({
+  id: IdSchema,
+  noticeBatchId: IdSchema,
+  noticeType: noticeType(),
+  noticeTitle: field(z.string(), { label: 'notice.fields.noticeTitle', widget: 'text' }),
+  noticeContent: field(z.string(), { label: 'notice.fields.noticeContent', widget: 'textarea' }),
+  sendUsername: field(z.string(), { label: 'notice.fields.sendUsername', widget: 'text' }),
+  recUsername: field(z.string(), { label: 'notice.fields.recUsername', widget: 'text' }),
+  noticeFlag: field(z.union([z.literal(0), z.literal(1)]), {
+    label: 'notice.fields.noticeFlag',
+    widget: 'select',
+    options: [
+      { value: 0, label: 'notice.flags.0' },
+      { value: 1, label: 'notice.flags.1' },
+    ],
+  }),
+  sendTime: field(z.string(), { label: 'notice.fields.sendTime', widget: 'datetime' }),
+  readTime: field(z.string(), { label: 'notice.fields.readTime', widget: 'datetime' }),
+});
+export type Notice = z.infer<typeof NoticeSchema>;
+
+export const noticeEntity = defineEntity({
+  name: 'notice',
+  record: NoticeSchema,
+  pagePath: '/sysMGT/notifyMGT',
+  columns: [
+    { field: 'noticeTitle' },
+    { field: 'noticeType', width: 120 },
+    { field: 'sendUsername', width: 140 },
+    { field: 'noticeFlag', width: 100 },
+    { field: 'sendTime', width: 180 },
+  ],
+  filters: ['noticeFlag'],
+  form: [],
+  detail: ['noticeTitle', 'noticeType', 'noticeContent', 'sendUsername', 'sendTime', 'noticeFlag', 'readTime'],
+});
+
+export const NoticeTemplateSchema = z.object({
+  id: IdSchema,
+  templateName: z.string(),
+  noticeType: z.number().int(),
+  noticeTitle: z.string(),
+  noticeContent: z.string(),
+});
+
+export const NoticeSendSchema = z.strictObject({
+  noticeType: noticeType(),
+  noticeTitle: field(nameText(200), { label: 'notice.fields.noticeTitle', widget: 'text' }),
+  noticeContent: field(z.string().trim().max(5000, 'tooLong').default(''), {
+    label: 'notice.fields.noticeContent',
+    widget: 'textarea',
+  }),
+  recUsernameList: field(z.array(usernameText()).min(1, 'mandatory').max(1000, 'tooLong'), {
+    label: 'notice.fields.recUsernameList',
+    widget: 'select',
+    lookup: 'users',
+    multiple: true,
+  }),
+  sendEmail: field(z.boolean().default(false), { label: 'notice.fields.sendEmail', widget: 'switch' }),
+});
+export type NoticeSend = z.infer<typeof NoticeSendSchema>;
+
+export const NoticeBatchSchema = z.object({
+  noticeBatchId: IdSchema,
+  noticeType: z.number().int(),
+  noticeTitle: z.string(),
+  sendUsername: z.string(),
+  sendTime: z.string(),
+  total: z.number().int(),
+  readCount: z.number().int(),
+});
+
+export const getnoticetemplatepage = defineOperation({
+  path: '/systemparameter/getnoticetemplatepage',
+  access: needs(RES.noticeSend, RES.noticeAnnouncement),
+  tag: 'notice',
+  summary: 'Notice templates, paged',
+  request: PageQuerySchema,
+  response: pageOf(NoticeTemplateSchema),
+});
+
+export const sendnoticebath = defineOperation({
+  path: '/systemparameter/sendnoticebath',
+  access: needs(RES.noticeSend),
+  tag: 'notice',
+  summary: "Send a notice to users (one batch); each recipient's badge updates at once; optionally by e-mail too",
+  request: NoticeSendSchema,
+  response: z.object({ noticeBatchId: IdSchema, emailFailures: z.array(z.string()) }),
+  audit: 'add',
+});
+
+export const getnoticebatchpage = defineOperation({
+  path: '/systemparameter/getnoticebatchpage',
+  access: needs(RES.notifyMGT),
+  tag: 'notice',
+  summary: 'Sent notice batches with how many recipients read them, newest first',
+  request: PageQuerySchema.extend({ noticeTitle: z.string().trim().max(200, 'tooLong').optional() }),
+  response: pageOf(NoticeBatchSchema),
+});
+
+export const getnoticereaddetaillist = defineOperation({
+  path: '/systemparameter/getnoticereaddetaillist',
+  access: needs(RES.notifyMGT),
+  tag: 'notice',
+  summary: 'Who received a batch and who read it',
+  request: z.strictObject({ noticeBatchId: IdSchema }),
+  response: z.array(NoticeSchema),
+});
+
+export const getnoticelogpageforcurrentuser = defineOperation({
+  path: '/systemparameter/getnoticelogpageforcurrentuser',
+  access: needs(RES.noticeSubscribe, RES.notifyMGT),
+  tag: 'notice',
+  summary: "The caller's notices, newest first",
+  request: PageQuerySchema.extend({ noticeFlag: z.union([z.literal(0), z.literal(1)]).optional() }),
+  response: pageOf(NoticeSchema),
+});
+
+export const readnotice = defineOperation({
+  path: '/systemparameter/readnotice',
+  access: needs(RES.noticeSubscribe, RES.notifyMGT),
+  tag: 'notice',
+  summary: "Mark one of the caller's notices read; the badge updates at once",
+  request: z.strictObject({ id: IdSchema }),
+  response: z.null(),
+  audit: 'update',
+});

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema } from '../common/ids';
+import { PageQuerySchema } from '../common/paging';
+import { codeText, nameText } from '../common/validation';
+
+const fields = {
+  groupName: field(nameText(50), { label: 'group.fields.groupName', widget: 'text' }),
+  groupCode: field(codeText(50), { label: 'group.fields.groupCode', widget: 'text' }),
+  gridId: field(IdSchema, { label: 'group.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
+  remark: field(z.string().trim().max(500, 'tooLong').default(''), {
+    label: 'group.fields.remark',
+    widget: 'textarea',
+  }),
+};
+
+export const GroupSchema = z.object({
+  id: IdSchema,
+  ...fields,
+  gridName: field(z.string(), { label: 'group.fields.gridName', widget: 'text' }),
+  userCount: field(z.number().int(), { label: 'group.fields.userCount', widget: 'number' }),
+  createTime: field(z.string(), { label: 'group.fields.createTime', widget: 'datetime' }),
+  updateTime: field(z.string(), { label: 'group.fields.updateTime', widget: 'datetime' }),
+});
+export type Group = z.infer<typeof GroupSchema>;
+
+export const GroupCreateSchema = z.strictObject(fields);
+export type GroupCreate = z.infer<typeof GroupCreateSchema>;
+export const GroupUpdateSchema = GroupCreateSchema.extend({ id: IdSchema });
+
+export const GroupListQuerySchema = PageQuerySchema.extend({
+  groupName: z.string().trim().max(50, 'tooLong').optional(),
+  groupCode: z.string().trim().max(50, 'tooLong').optional(),
+  gridName: z.string().trim().max(50, 'tooLong').optional(),
+});
+export type GroupListQuery = z.infer<typeof GroupListQuerySchema>;
+
+export const groupEntity = defineEntity({
+  name: 'group',
+  record: GroupSchema,
+  pagePath: '/sysMGT/userGroupMGT',
+  columns: [
+    { field: 'groupName', sortable: true },
+    { field: 'groupCode', sortable: true },
+    { field: 'gridName', sortable: true },
+    { field: 'userCount', width: 110 },
+    { field: 'remark' },
+    { field: 'updateTime', sortable: true, width: 180 },
+  ],
+  filters: ['groupName', 'groupCode', 'gridName'],
+  form: ['groupName', 'groupCode', 'gridId', 'remark'],
+  detail: ['groupName', 'groupCode', 'gridName', 'userCount', 'remark', 'createTime', 'updateTime'],
+});
+
+/** Power grid levels (DOMAIN: region → substation → feeder → transformer area). */
+export const GRID_TYPES = [0, 1, 2, 3] as const;
+
+export interface GridNode {
+  id: string;
+  gridName: string;
+  gridType: number;
+  parentId: string;
+  children: GridNode[];
+}
+export const GridNodeSchema: z.ZodType<GridNode> = z.object({
+  id: IdSchema,
+  gridName: z.string(),
+  gridType: z.number().int(),
+  parentId: z.string(),
+  get children() {
+    return z.array(GridNodeSchema);
+  },
+});

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema } from '../common/ids';
+import { PageQuerySchema } from '../common/paging';
+import { nameText } from '../common/validation';
+
+const fields = {
+  roleName: field(nameText(50), { label: 'role.fields.roleName', widget: 'text' }),
+  remark: field(z.string().trim().max(500, 'tooLong').default(''), { label: 'role.fields.remark', widget: 'textarea' }),
+  resourceIdList: field(z.array(IdSchema).max(2000, 'tooLong').default([]), {
+    label: 'role.fields.resourceIdList',
+    widget: 'checkTree',
+    lookup: 'resourceTree',
+    multiple: true,
+  }),
+};
+
+export const RoleSchema = z.object({
+  id: IdSchema,
+  ...fields,
+  userIdList: z.array(IdSchema),
+  userCount: field(z.number().int(), { label: 'role.fields.userCount', widget: 'number' }),
+  builtIn: field(z.boolean(), { label: 'role.fields.builtIn', widget: 'switch' }),
+  createTime: field(z.string(), { label: 'role.fields.createTime', widget: 'datetime' }),
+  updateTime: field(z.string(), { label: 'role.fields.updateTime', widget: 'datetime' }),
+});
+export type Role = z.infer<typeof RoleSchema>;
+
+export const RoleCreateSchema = z.strictObject(fields);
+export type RoleCreate = z.infer<typeof RoleCreateSchema>;
+export const RoleUpdateSchema = RoleCreateSchema.extend({ id: IdSchema });
+
+export const RoleListQuerySchema = PageQuerySchema.extend({
+  roleName: z.string().trim().max(50, 'tooLong').optional(),
+});
+
+export const roleEntity = defineEntity({
+  name: 'role',
+  record: RoleSchema,
+  pagePath: '/sysMGT/roleMGT',
+  columns: [
+    { field: 'roleName', sortable: true },
+    { field: 'userCount', width: 110 },
+    { field: 'remark' },
+    { field: 'updateTime', sortable: true, width: 180 },
+  ],
+  filters: ['roleName'],
+  form: ['roleName', 'remark', 'resourceIdList'],
+  detail: ['roleName', 'remark', 'userCount', 'createTime', 'updateTime'],
+});

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema } from '../common/ids';
+import { defineOperation, needs, SESSION } from '../common/operation';
+import { PageQuerySchema, pageOf } from '../common/paging';
+import { RES } from '../permissions';
+
+export const LOG_TYPES = ['visit', 'login', 'operation'] as const;
+export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
+export const OPERATING_TYPES = ['login', 'logout', 'add', 'update', 'delete', 'visit', 'other'] as const;
+/** spec §5: a date range is limited to a number of days. */
+export const MAX_LOG_RANGE_DAYS = 31;
+
+const select = (name: string, values: readonly string[]) =>
+  field(z.enum(values as [string, ...string[]], 'invalidValue'), {
+    label: `syslog.fields.${name}`,
+    widget: 'select',
+    options: values.map((value) => ({ value, label: `syslog.${name}s.${value}` })),
+  });
+
+export const SystemLogSchema = z.object({
+  id: IdSchema,
+  logType: select('logType', LOG_TYPES),
+  username: field(z.string(), { label: 'syslog.fields.username', widget: 'text' }),
+  operatingType: select('operatingType', OPERATING_TYPES),
+  logLevel: select('logLevel', LOG_LEVELS),
+  content: field(z.string(), { label: 'syslog.fields.content', widget: 'text' }),
+  result: field(z.number().int(), { label: 'syslog.fields.result', widget: 'number' }),
+  ip: field(z.string(), { label: 'syslog.fields.ip', widget: 'text' }),
+  ua: field(z.string(), { label: 'syslog.fields.ua', widget: 'text' }),
+  os: field(z.string(), { label: 'syslog.fields.os', widget: 'text' }),
+  browser: field(z.string(), { label: 'syslog.fields.browser', widget: 'text' }),
+  requestUrl: field(z.string(), { label: 'syslog.fields.requestUrl', widget: 'text' }),
+  time: field(z.string(), { label: 'syslog.fields.time', widget: 'datetime' }),
+});
+export type SystemLog = z.infer<typeof SystemLogSchema>;
+
+export const SystemLogQuerySchema = PageQuerySchema.extend({
+  logType: z.enum(LOG_TYPES, 'invalidValue').optional(),
+  username: z.string().trim().max(50, 'tooLong').optional(),
+  operatingType: z.enum(OPERATING_TYPES, 'invalidValue').optional(),
+  logLevel: z.enum(LOG_LEVELS, 'invalidValue').optional(),
+  content: z.string().trim().max(200, 'tooLong').optional(),
+  ip: z.string().trim().max(64, 'tooLong').optional(),
+  startTime: z.iso.datetime({ offset: true, message: 'invalidValue' }),
+  endTime: z.iso.datetime({ offset: true, message: 'invalidValue' }),
+});
+export type SystemLogQuery = z.infer<typeof SystemLogQuerySchema>;
+
+export const systemLogEntity = defineEntity({
+  name: 'syslog',
+  record: SystemLogSchema,
+  pagePath: '/sysMGT/sysJournal',
+  columns: [
+    { field: 'time', sortable: true, width: 180 },
+    { field: 'logType', sortable: true, width: 110 },
+    { field: 'username', sortable: true, width: 130 },
+    { field: 'operatingType', sortable: true, width: 120 },
+    { field: 'logLevel', width: 90 },
+    { field: 'content' },
+    { field: 'result', width: 90 },
+    { field: 'ip', width: 130 },
+    { field: 'os', width: 130 },
+    { field: 'browser', width: 140 },
+  ],
+  filters: ['logType', 'username', 'operatingType', 'logLevel', 'content', 'ip'],
+  form: [],
+  detail: [
+    'time',
+    'logType',
+    'username',
+    'operatingType',
+    'logLevel',
+    'content',
+    'result',
+    'ip',
+    'ua',
+    'os',
+    'browser',
+    'requestUrl',
+  ],
+});
+
+export const listsystemlog = defineOperation({
+  path: '/systemlog/listsystemlog',
+  access: needs(RES.sysJournal),
+  tag: 'systemlog',
+  summary: `Visit, login and operation logs within a time range of at most ${MAX_LOG_RANGE_DAYS} days, paged`,
+  request: SystemLogQuerySchema,
+  response: pageOf(SystemLogSchema),
+});
+
+export const exportsystemlog = defineOperation({
+  path: '/systemlog/exportsystemlog',
+  access: needs(RES.sysJournalExport),
+  tag: 'systemlog',
+  summary: 'The filtered logs as an Excel workbook (at most 100 000 rows); the answer is the file, not an envelope',
+  request: SystemLogQuerySchema.omit({ pageSize: true, curPage: true }),
+  response: z.unknown(),
+  audit: 'other',
+});
+
+export const savevisitlog = defineOperation({
+  path: '/systemlog/savevisitlog',
+  access: SESSION,
+  tag: 'systemlog',
+  summary: 'Record that the caller opened a page',
+  request: z.strictObject({
+    pageUri: z.string().trim().min(1, 'mandatory').max(200, 'tooLong'),
+    pageName: z.string().trim().max(100, 'tooLong').default(''),
+  }),
+  response: z.null(),
+});

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema } from '../common/ids';
+import { PageQuerySchema } from '../common/paging';
+import { dateText, dateTimeText, emailText, passwordText, phoneText } from '../common/validation';
+
+export const USER_STATUSES = ['enabled', 'notEnabled', 'disabled', 'locking'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+export const GENDERS = [0, 1, 2] as const;
+
+/** Letters, digits and `_ . -`: a username also names the user's broker topics, so `/ + #` are out. */
+export const usernameText = () =>
+  z
+    .string('mandatory')
+    .trim()
+    .min(1, 'mandatory')
+    .max(50, 'tooLong')
+    .regex(/^[A-Za-z0-9_.-]+$/, 'formalError');
+
+const fields = {
+  username: field(usernameText(), { label: 'user.fields.username', widget: 'text' }),
+  fullName: field(z.string().trim().max(100, 'tooLong').default(''), { label: 'user.fields.fullName', widget: 'text' }),
+  orgId: field(IdSchema, { label: 'user.fields.orgId', widget: 'treeSelect', lookup: 'orgTree' }),
+  roleIdList: field(z.array(IdSchema).max(50, 'tooLong').default([]), {
+    label: 'user.fields.roleIdList',
+    widget: 'select',
+    lookup: 'roles',
+    multiple: true,
+  }),
+  groupCodeList: field(z.array(z.string().max(50)).max(50, 'tooLong').default([]), {
+    label: 'user.fields.groupCodeList',
+    widget: 'select',
+    lookup: 'groups',
+    multiple: true,
+  }),
+  status: field(z.enum(USER_STATUSES, 'invalidValue').default('enabled'), {
+    label: 'user.fields.status',
+    widget: 'select',
+    options: USER_STATUSES.map((value) => ({ value, label: `user.statuses.${value}` })),
+  }),
+  expiryDate: field(dateTimeText().default(''), { label: 'user.fields.expiryDate', widget: 'datetime' }),
+  gender: field(
+    z
+      .union(
+        GENDERS.map((g) => z.literal(g)),
+        'invalidValue',
+      )
+      .default(0),
+    {
+      label: 'user.fields.gender',
+      widget: 'select',
+      options: GENDERS.map((value) => ({ value, label: `user.genders.${value}` })),
+    },
+  ),
+  birthday: field(dateText().default(''), { label: 'user.fields.birthday', widget: 'date' }),
+  phone: field(phoneText().default(''), { label: 'user.fields.phone', widget: 'text' }),
+  email: field(emailText().default(''), { label: 'user.fields.email', widget: 'text' }),
+  address: field(z.string().trim().max(200, 'tooLong').default(''), { label: 'user.fields.address', widget: 'text' }),
+  remark: field(z.string().trim().max(500, 'tooLong').default(''), { label: 'user.fields.remark', widget: 'textarea' }),
+};
+
+export const UserSchema = z.object({
+  id: IdSchema,
+  ...fields,
+  orgName: field(z.string(), { label: 'user.fields.orgName', widget: 'text' }),
+  roleNames: field(z.string(), { label: 'user.fields.roleNames', widget: 'text' }),
+  groupNames: field(z.string(), { label: 'user.fields.groupNames', widget: 'text' }),
+  lockedUntil: field(z.string(), { label: 'user.fields.lockedUntil', widget: 'datetime' }),
+  mustChangePassword: z.boolean(),
+  createTime: field(z.string(), { label: 'user.fields.createTime', widget: 'datetime' }),
+  updateTime: field(z.string(), { label: 'user.fields.updateTime', widget: 'datetime' }),
+});
+export type User = z.infer<typeof UserSchema>;
+
+export const UserCreateSchema = z.strictObject({
+  ...fields,
+  password: field(passwordText(), { label: 'user.fields.password', widget: 'password' }),
+});
+export type UserCreate = z.infer<typeof UserCreateSchema>;
+
+/** The password is not edited here: an administrator resets it with its own call. */
+export const UserUpdateSchema = z.strictObject({ ...fields, id: IdSchema });
+export type UserUpdate = z.infer<typeof UserUpdateSchema>;
+
+export const UserListQuerySchema = PageQuerySchema.extend({
+  username: z.string().trim().max(50, 'tooLong').optional(),
+  fullName: z.string().trim().max(100, 'tooLong').optional(),
+  status: z.enum(USER_STATUSES, 'invalidValue').optional(),
+  orgId: IdSchema.optional().describe('Users of this organisation and of its descendants'),
+  phone: z.string().trim().max(30, 'tooLong').optional(),
+});
+export type UserListQuery = z.infer<typeof UserListQuerySchema>;
+
+export const SimpleUserSchema = z.object({
+  id: IdSchema,
+  username: z.string(),
+  fullName: z.string(),
+  email: z.string(),
+});
+
+export const userEntity = defineEntity({
+  name: 'user',
+  record: UserSchema,
+  pagePath: '/sysMGT/userMGT',
+  columns: [
+    { field: 'username', sortable: true },
+    { field: 'fullName', sortable: true },
+    { field: 'orgName' },
+    { field: 'roleNames' },
+    { field: 'status', sortable: true, width: 120 },
+    { field: 'phone' },
+    { field: 'email' },
+    { field: 'expiryDate', sortable: true, width: 180 },
+    { field: 'updateTime', sortable: true, width: 180 },
+  ],
+  filters: ['username', 'fullName', 'status', 'orgId', 'phone'],
+  form: [
+    'username',
+    'fullName',
+    'orgId',
+    'roleIdList',
+    'groupCodeList',
+    'status',
+    'expiryDate',
+    'gender',
+    'birthday',
+    'phone',
+    'email',
+    'address',
+    'remark',
+  ],
+  detail: [
+    'username',
+    'fullName',
+    'orgName',
+    'roleNames',
+    'groupNames',
+    'status',
+    'lockedUntil',
+    'expiryDate',
+    'gender',
+    'birthday',
+    'phone',
+    'email',
+    'address',
+    'remark',
+    'createTime',
+    'updateTime',
+  ],
+});
