@@ -24,6 +24,7 @@ export {
   MqttConfigSchema,
   type Notice,
   NoticeSchema,
+  type NoticeSend,
   NoticeSendSchema,
   noticeEntity,
   noticeUnreadTopic,
@@ -34,8 +35,9 @@ export * as resourceApi from './system/resource.api';
 export * from './system/resource.schema';
 export * as roleApi from './system/role.api';
 export * from './system/role.schema';
+export type { SmtpConfSave, SubscribeFlags, TariffConfig } from './system/settings.api';
 export * as settingsApi from './system/settings.api';
 export * as syslogApi from './system/syslog.api';
-export { type SystemLog, systemLogEntity } from './system/syslog.api';
+export { type SystemLog, type SystemLogQuery, systemLogEntity } from './system/syslog.api';
 export * as userApi from './system/user.api';
 export * from './system/user.schema';

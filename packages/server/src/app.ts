@@ -11,12 +11,21 @@ import { AuthService } from './auth/auth.service';
 import { CaptchaStore } from './auth/captcha';
 import { SessionStore } from './auth/session';
 import type { Config } from './config';
+import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
 import { registerErrorHandler } from './http/error-handler';
 import { registerSpa } from './http/static.routes';
 import { createLogger } from './logger';
+import { Mailer } from './mail/mailer';
+import { registerGroupRoutes } from './modules/system/group.routes';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
+import { NoticeService } from './modules/system/notice.service';
+import { registerOrgRoutes } from './modules/system/org.routes';
 import { registerResourceRoutes } from './modules/system/resource.routes';
+import { registerRoleRoutes } from './modules/system/role.routes';
+import { registerSettingsRoutes } from './modules/system/settings.routes';
+import { registerSystemLogRoutes } from './modules/system/syslog.routes';
+import { registerUserRoutes } from './modules/system/user.routes';
 import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
 import { type RouteRecord, registerAccessControl } from './rbac/access';
@@ -25,6 +34,8 @@ export interface AppDeps {
   config: Config;
   database: Database;
   broker: Broker;
+  /** Key that seals stored secrets (see crypto/secret-key.ts). */
+  secretKey: Buffer;
   /** The process logger; without one the app makes its own at config.logLevel. */
   logger?: FastifyBaseLogger;
 }
@@ -37,7 +48,7 @@ export interface App {
 }
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
-export async function buildApp({ config, database, broker, logger }: AppDeps): Promise<App> {
+export async function buildApp({ config, database, broker, secretKey, logger }: AppDeps): Promise<App> {
   const http = Fastify({
     loggerInstance: logger ?? createLogger(config.logLevel),
     trustProxy: config.trustProxy,
@@ -98,8 +109,16 @@ export async function buildApp({ config, database, broker, logger }: AppDeps): P
     http.swagger(),
   );
   await registerAuthRoutes(http, { db, auth, sessions, captchas, config });
+  const mailer = new Mailer(db, new SecretBox(secretKey));
+  const notices = new NoticeService(db, broker, mailer, http.log);
   registerResourceRoutes(http, { db });
-  registerNoticeRoutes(http, { db });
+  registerOrgRoutes(http, { db });
+  registerUserRoutes(http, { db, sessions });
+  registerGroupRoutes(http, { db });
+  registerRoleRoutes(http, { db });
+  registerNoticeRoutes(http, { notices });
+  registerSettingsRoutes(http, { db, mailer });
+  registerSystemLogRoutes(http, { db });
   registerBrowserMqtt(http, { broker, config });
   await registerSpa(http, config.webDist);
 

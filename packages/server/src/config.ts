@@ -20,6 +20,10 @@ const EnvSchema = z.object({
   ADMIN_PASSWORD: z.string().min(6).max(18).optional(),
   OPERATOR_PASSWORD: z.string().min(6).max(18).optional(),
   CAPTCHA: z.enum(['on', 'off']).default('on'),
+  SECRET_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, 'SECRET_KEY must be 32 bytes in base64')
+    .optional(),
   SESSION_IDLE_MINUTES: int(30, 1),
   SESSION_ABSOLUTE_HOURS: int(12, 1),
   LOGIN_LOCK_THRESHOLD: int(5, 1),
@@ -44,6 +48,8 @@ export interface Config {
   /** When set on the first start, a demo user `operator` with the read-only role is created. */
   operatorPassword: string | undefined;
   captchaEnabled: boolean;
+  /** Key of stored secrets; without it the server keeps one in DATA_DIR/secret.key. */
+  secretKey: Buffer | undefined;
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
   lockThreshold: number;
@@ -75,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.ADMIN_PASSWORD,
     operatorPassword: e.OPERATOR_PASSWORD,
     captchaEnabled: e.CAPTCHA === 'on',
+    secretKey: e.SECRET_KEY ? Buffer.from(e.SECRET_KEY, 'base64') : undefined,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     lockThreshold: e.LOGIN_LOCK_THRESHOLD,

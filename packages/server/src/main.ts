@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app';
 import { loadConfig } from './config';
+import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './db/driver';
 import { seed } from './db/seed';
 import { createLogger } from './logger';
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
     ? await connectExternalBroker(config.mqttUrl)
     : await startEmbeddedBroker({ tcpPort: config.mqttTcpPort, log });
 
-  const app = await buildApp({ config, database, broker, logger: log });
+  const app = await buildApp({ config, database, broker, secretKey: resolveSecretKey(config), logger: log });
   if (!config.captchaEnabled) log.warn('CAPTCHA=off: any captcha answer is accepted. Never run production like this.');
   if (seeded.generatedAdminPassword) {
     const file = path.join(config.dataDir, 'initial-admin-password');

@@ -63,7 +63,8 @@ export class AuthService {
 
     const now = Date.now();
     if (user.status === 'locking') {
-      if (user.lockedUntil && user.lockedUntil.getTime() > now) return refuse(RESULT.badRequest, 'userLocked');
+      // Without an end time the lock was set by an administrator and lasts until one lifts it.
+      if (!user.lockedUntil || user.lockedUntil.getTime() > now) return refuse(RESULT.badRequest, 'userLocked');
       await this.db
         .update(sysUser)
         .set({ status: 'enabled', failedLogins: 0, lockedUntil: null })

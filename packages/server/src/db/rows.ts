@@ -15,3 +15,9 @@ export async function anyRow(db: Executor, table: PgTable, where: SQL | undefine
   const rows = await db.select({ one: sql`1` }).from(table).where(where).limit(1);
   return rows.length > 0;
 }
+
+/** Rows of a raw statement; both drivers answer `{ rows }`. */
+export async function rowsOf<T>(db: Executor, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

@@ -1,3 +1,4 @@
+import type { syslogApi, UserStatus } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -79,9 +80,6 @@ export const sysRoleResource = pgTable(
   (t) => [primaryKey({ columns: [t.roleId, t.resourceId] }), index('sys_role_resource_res_idx').on(t.resourceId)],
 );
 
-export const USER_STATUSES = ['enabled', 'notEnabled', 'disabled', 'locking'] as const;
-export type UserStatus = (typeof USER_STATUSES)[number];
-
 export const sysUser = pgTable(
   'sys_user',
   {
@@ -102,6 +100,11 @@ export const sysUser = pgTable(
     failedLogins: integer().notNull().default(0),
     lockedUntil: timestamp({ withTimezone: true, mode: 'date' }),
     mustChangePassword: boolean().notNull().default(false),
+    subMeterEventFlag: boolean().notNull().default(false),
+    subEmailFlag: boolean().notNull().default(false),
+    subMsgFlag: boolean().notNull().default(true),
+    subSpecialUserEventFlag: boolean().notNull().default(false),
+    subExceptionFlag: boolean().notNull().default(false),
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
@@ -144,8 +147,7 @@ export const sysCaptcha = pgTable('sys_captcha', {
   expiresAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
 });
 
-export const LOG_TYPES = ['login', 'operation', 'visit'] as const;
-export type LogType = (typeof LOG_TYPES)[number];
+export type LogType = (typeof syslogApi.LOG_TYPES)[number];
 
 export const sysLog = pgTable(
   'sys_log',
@@ -192,3 +194,88 @@ export const sysNotice = pgTable(
     index('sys_notice_batch_idx').on(t.noticeBatchId),
   ],
 );
+
+/** The power grid hierarchy; the archive issue adds its management page and more columns. */
+export const powerGrid = pgTable(
+  'power_grid',
+  {
+    id: id(),
+    gridName: varchar({ length: 50 }).notNull(),
+    gridType: smallint().notNull().default(0),
+    parentId: varchar({ length: 32 }).notNull(),
+    remark: varchar({ length: 500 }).notNull().default(''),
+    createTime: createdAt(),
+    updateTime: updatedAt(),
+  },
+  (t) => [uniqueIndex('power_grid_name_uq').on(t.gridName), index('power_grid_parent_idx').on(t.parentId)],
+);
+
+export const sysGroup = pgTable(
+  'sys_group',
+  {
+    id: id(),
+    groupName: varchar({ length: 50 }).notNull(),
+    groupCode: varchar({ length: 50 }).notNull(),
+    gridId: ref()
+      .notNull()
+      .references(() => powerGrid.id),
+    remark: varchar({ length: 500 }).notNull().default(''),
+    createTime: createdAt(),
+    updateTime: updatedAt(),
+  },
+  (t) => [uniqueIndex('sys_group_name_uq').on(t.groupName), uniqueIndex('sys_group_code_uq').on(t.groupCode)],
+);
+
+export const sysUserGroup = pgTable(
+  'sys_user_group',
+  {
+    userId: ref()
+      .notNull()
+      .references(() => sysUser.id, { onDelete: 'cascade' }),
+    groupId: ref()
+      .notNull()
+      .references(() => sysGroup.id),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.groupId] }), index('sys_user_group_group_idx').on(t.groupId)],
+);
+
+export const sysNoticeTemplate = pgTable('sys_notice_template', {
+  id: id(),
+  templateName: varchar({ length: 100 }).notNull(),
+  noticeType: smallint().notNull().default(0),
+  noticeTitle: varchar({ length: 200 }).notNull(),
+  noticeContent: text().notNull().default(''),
+  orderNum: integer().notNull().default(0),
+});
+
+/** Settings that exist once (SMTP, command time-out): a key and a JSON value. */
+export const sysParameter = pgTable('sys_parameter', {
+  key: varchar({ length: 64 }).primaryKey(),
+  value: jsonb().notNull(),
+  updateTime: updatedAt(),
+});
+
+export const sysDataItem = pgTable(
+  'sys_data_item',
+  {
+    id: id(),
+    itemName: varchar({ length: 100 }).notNull(),
+    itemNameEn: varchar({ length: 100 }).notNull(),
+    obis: varchar({ length: 32 }).notNull(),
+    classId: smallint().notNull(),
+    unit: varchar({ length: 16 }).notNull().default(''),
+    enabled: boolean().notNull().default(true),
+    orderNum: integer().notNull().default(0),
+  },
+  (t) => [uniqueIndex('sys_data_item_obis_uq').on(t.obis)],
+);
+
+export const sysTariffConfig = pgTable('sys_tariff_config', {
+  id: id(),
+  tariffValidCount: integer().notNull(),
+  tariffDays: integer().notNull(),
+  tariffWeeks: integer().notNull(),
+  tariffSeasons: integer().notNull(),
+  tariffSpecialDays: integer().notNull(),
+  updateTime: updatedAt(),
+});

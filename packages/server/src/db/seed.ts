@@ -4,6 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import { hashPassword } from '../auth/password';
 import type { Db } from './driver';
 import { stableId } from './ids';
+import { seedReferenceData } from './reference-data';
 import { sysOrg, sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from './schema';
 
 export const ADMIN_ROLE_ID = stableId('role:admin');
@@ -108,6 +109,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
       }
     }
 
+    await seedReferenceData(tx);
     await tx.execute(sql`
       insert into sys_role_resource (role_id, resource_id)
       select r.id, res.id from sys_role r cross join sys_resource res where r.built_in

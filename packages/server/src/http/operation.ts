@@ -82,3 +82,31 @@ export function registerPublicOperation<Req extends z.ZodType, Res extends z.Zod
   if (op.access !== PUBLIC) throw new Error(`${op.path} is not public: register it with registerOperation`);
   register(app, op, (req, reply) => handler({ body: req.body as z.output<Req>, req, reply }));
 }
+
+export interface Download {
+  filename: string;
+  contentType: string;
+  body: Buffer;
+}
+
+/** An operation whose answer is a file (exports); refusals are still `{code, msg, data}` envelopes. */
+export function registerDownload<Req extends z.ZodType>(
+  app: FastifyInstance,
+  op: Operation<Req, z.ZodType>,
+  handler: (ctx: SessionContextOf<z.output<Req>>) => Promise<Download>,
+): void {
+  app.route({
+    method: 'POST',
+    url: API_BASE + op.path,
+    schema: { body: op.request, summary: op.summary, tags: [op.tag] },
+    config: { access: op.access, audit: op.audit, summary: op.summary },
+    handler: async (req, reply) => {
+      if (!req.session) throw unauthorized();
+      const file = await handler({ body: req.body as z.output<Req>, req, reply, session: req.session });
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .send(file.body);
+    },
+  });
+}

@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { API_BASE, type Envelope, SESSION_COOKIE } from '@meterdesk/contracts';
+import { API_BASE, type Envelope, SESSION_COOKIE, type UserStatus } from '@meterdesk/contracts';
 import { inArray } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
@@ -10,7 +11,7 @@ import { hashPassword } from '../auth/password';
 import { type Config, loadConfig } from '../config';
 import { type Database, type Db, openDatabase } from '../db/driver';
 import { newId } from '../db/ids';
-import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole, type UserStatus } from '../db/schema';
+import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../db/schema';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from '../mqtt/broker';
 import { TEST_ADMIN_PASSWORD } from './constants';
 
@@ -93,7 +94,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
-  const app = await buildApp({ config, database, broker });
+  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32) });
   await app.http.ready();
   const db = database.db;
 

@@ -1,17 +1,27 @@
 import { noticeApi } from '@meterdesk/contracts';
-import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/driver';
-import { countAll } from '../../db/rows';
-import { sysNotice } from '../../db/schema';
+import { pageResult } from '../../db/paging';
 import { registerOperation } from '../../http/operation';
+import type { NoticeService } from './notice.service';
 
-export function registerNoticeRoutes(app: FastifyInstance, deps: { db: Db }): void {
-  registerOperation(app, noticeApi.countunreadnoticenum, async ({ session }) => {
-    const [row] = await deps.db
-      .select({ count: countAll() })
-      .from(sysNotice)
-      .where(and(eq(sysNotice.recUsername, session.username), eq(sysNotice.noticeFlag, 0)));
-    return { count: row?.count ?? 0 };
+export function registerNoticeRoutes(app: FastifyInstance, deps: { notices: NoticeService }): void {
+  const { notices } = deps;
+  registerOperation(app, noticeApi.countunreadnoticenum, async ({ session }) => ({
+    count: await notices.unreadCount(session.username),
+  }));
+  registerOperation(app, noticeApi.sendnoticebath, ({ session, body }) => notices.send(session, body));
+  registerOperation(app, noticeApi.readnotice, async ({ session, body }) => {
+    await notices.read(session, body.id);
+    return null;
   });
+  registerOperation(app, noticeApi.getnoticelogpageforcurrentuser, async ({ session, body }) =>
+    pageResult(body, await notices.forUser(session.username, body)),
+  );
+  registerOperation(app, noticeApi.getnoticebatchpage, async ({ body }) =>
+    pageResult(body, await notices.batches(body)),
+  );
+  registerOperation(app, noticeApi.getnoticereaddetaillist, ({ body }) => notices.batch(body.noticeBatchId));
+  registerOperation(app, noticeApi.getnoticetemplatepage, async ({ body }) =>
+    pageResult(body, await notices.templates(body)),
+  );
 }

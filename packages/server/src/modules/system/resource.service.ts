@@ -8,6 +8,7 @@ import {
 } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
+import { pageResult } from '../../db/paging';
 import { fieldError, notFound } from '../../http/api-error';
 import { isSortableResourceField, ResourceRepository } from './resource.repository';
 
@@ -26,8 +27,7 @@ export class ResourceService {
     if (sortField !== undefined && !isSortableResourceField(sortField)) {
       throw fieldError(RESULT.badRequest, 'sortField', 'invalidValue');
     }
-    const page = await this.repo.list({ ...rest, sortField });
-    return { ...page, curPage: query.curPage, pageSize: query.pageSize };
+    return pageResult(query, await this.repo.list({ ...rest, sortField }));
   }
 
   tree() {

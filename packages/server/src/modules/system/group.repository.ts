@@ -1,0 +1,132 @@
+import { type GridNode, type Group, type GroupCreate, type GroupListQuery, ROOT_PARENT_ID } from '@meterdesk/contracts';
+import { and, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/driver';
+import { pageWindow, sortBy } from '../../db/paging';
+import { anyRow, countAll, iso, likeContains } from '../../db/rows';
+import { powerGrid, sysGroup, sysUserGroup } from '../../db/schema';
+
+const userCount = sql<number>`(select count(*) from sys_user_group ug where ug.group_id = ${sysGroup.id})`.mapWith(
+  Number,
+);
+const SORTABLE = {
+  groupName: sysGroup.groupName,
+  groupCode: sysGroup.groupCode,
+  gridName: powerGrid.gridName,
+  updateTime: sysGroup.updateTime,
+};
+
+export class GroupRepository {
+  constructor(private readonly db: Executor) {}
+
+  private select() {
+    return this.db
+      .select({ g: sysGroup, gridName: powerGrid.gridName, userCount })
+      .from(sysGroup)
+      .innerJoin(powerGrid, eq(powerGrid.id, sysGroup.gridId));
+  }
+
+  private toGroup = ({
+    g,
+    gridName,
+    userCount: count,
+  }: {
+    g: typeof sysGroup.$inferSelect;
+    gridName: string;
+    userCount: number;
+  }): Group => ({
+    id: g.id,
+    groupName: g.groupName,
+    groupCode: g.groupCode,
+    gridId: g.gridId,
+    gridName,
+    remark: g.remark,
+    userCount: count,
+    createTime: iso(g.createTime),
+    updateTime: iso(g.updateTime),
+  });
+
+  async list(q: GroupListQuery): Promise<{ list: Group[]; total: number }> {
+    const where = and(
+      ...([
+        q.groupName ? ilike(sysGroup.groupName, likeContains(q.groupName)) : undefined,
+        q.groupCode ? ilike(sysGroup.groupCode, likeContains(q.groupCode)) : undefined,
+        q.gridName ? ilike(powerGrid.gridName, likeContains(q.gridName)) : undefined,
+      ] as (SQL | undefined)[]),
+    );
+    const { limit, offset } = pageWindow(q);
+    const [rows, [counted]] = await Promise.all([
+      this.select()
+        .where(where)
+        .orderBy(...sortBy(q, SORTABLE, sql`${sysGroup.groupName} asc`, sysGroup.id))
+        .limit(limit)
+        .offset(offset),
+      this.db
+        .select({ total: countAll() })
+        .from(sysGroup)
+        .innerJoin(powerGrid, eq(powerGrid.id, sysGroup.gridId))
+        .where(where),
+    ]);
+    return { list: rows.map(this.toGroup), total: counted?.total ?? 0 };
+  }
+
+  async detail(id: string): Promise<Group | undefined> {
+    const [row] = await this.select().where(eq(sysGroup.id, id));
+    return row && this.toGroup(row);
+  }
+
+  async findByCode(code: string) {
+    const [row] = await this.db.select().from(sysGroup).where(eq(sysGroup.groupCode, code));
+    return row;
+  }
+
+  exists(id: string) {
+    return anyRow(this.db, sysGroup, eq(sysGroup.id, id));
+  }
+
+  gridExists(id: string) {
+    return anyRow(this.db, powerGrid, eq(powerGrid.id, id));
+  }
+
+  taken(column: 'groupName' | 'groupCode', value: string, exceptId?: string) {
+    return anyRow(
+      this.db,
+      sysGroup,
+      and(eq(sql`lower(${sysGroup[column]})`, value.toLowerCase()), exceptId ? ne(sysGroup.id, exceptId) : undefined),
+    );
+  }
+
+  hasUsers(id: string) {
+    return anyRow(this.db, sysUserGroup, eq(sysUserGroup.groupId, id));
+  }
+
+  async insert(id: string, v: GroupCreate) {
+    await this.db.insert(sysGroup).values({ id, ...v });
+  }
+
+  async update(id: string, v: GroupCreate) {
+    await this.db
+      .update(sysGroup)
+      .set({ ...v, updateTime: new Date() })
+      .where(eq(sysGroup.id, id));
+  }
+
+  async delete(id: string) {
+    await this.db.delete(sysGroup).where(eq(sysGroup.id, id));
+  }
+
+  async gridTree(): Promise<GridNode[]> {
+    const rows = await this.db.select().from(powerGrid).orderBy(powerGrid.gridName);
+    const nodes = new Map(
+      rows.map((r) => [
+        r.id,
+        { id: r.id, gridName: r.gridName, gridType: r.gridType, parentId: r.parentId, children: [] as GridNode[] },
+      ]),
+    );
+    const roots: GridNode[] = [];
+    for (const node of nodes.values()) {
+      if (node.parentId === ROOT_PARENT_ID) roots.push(node);
+      else nodes.get(node.parentId)?.children.push(node);
+    }
+    return roots;
+  }
+}

@@ -1,0 +1,147 @@
+import type { Notice, NoticeSend } from '@meterdesk/contracts';
+import { and, desc, eq, ilike, inArray, max, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/driver';
+import { newId } from '../../db/ids';
+import { pageWindow } from '../../db/paging';
+import { countAll, iso, likeContains } from '../../db/rows';
+import { sysNotice, sysNoticeTemplate, sysUser } from '../../db/schema';
+
+const toNotice = (n: typeof sysNotice.$inferSelect): Notice => ({
+  id: n.id,
+  noticeBatchId: n.noticeBatchId,
+  noticeType: n.noticeType === 1 || n.noticeType === 2 ? n.noticeType : 0,
+  noticeTitle: n.noticeTitle,
+  noticeContent: n.noticeContent,
+  sendUsername: n.sendUsername,
+  recUsername: n.recUsername,
+  noticeFlag: n.noticeFlag === 1 ? 1 : 0,
+  sendTime: iso(n.sendTime),
+  readTime: iso(n.readTime),
+});
+
+type Paging = { pageSize: number; curPage: number };
+
+export class NoticeRepository {
+  constructor(private readonly db: Executor) {}
+
+  async recipients(usernames: string[]) {
+    return this.db
+      .select({ username: sysUser.username, email: sysUser.email })
+      .from(sysUser)
+      .where(inArray(sysUser.username, usernames));
+  }
+
+  async insertBatch(batchId: string, sender: string, input: NoticeSend, recipients: string[]) {
+    await this.db.insert(sysNotice).values(
+      recipients.map((recUsername) => ({
+        id: newId(),
+        noticeBatchId: batchId,
+        noticeType: input.noticeType,
+        noticeTitle: input.noticeTitle,
+        noticeContent: input.noticeContent,
+        sendUsername: sender,
+        recUsername,
+      })),
+    );
+  }
+
+  async unreadCount(username: string): Promise<number> {
+    const [row] = await this.db
+      .select({ n: countAll() })
+      .from(sysNotice)
+      .where(and(eq(sysNotice.recUsername, username), eq(sysNotice.noticeFlag, 0)));
+    return row?.n ?? 0;
+  }
+
+  /** Marks the caller's own notice read; false when it is not theirs. */
+  async markRead(id: string, username: string): Promise<boolean> {
+    const rows = await this.db
+      .update(sysNotice)
+      .set({ noticeFlag: 1, readTime: sql`coalesce(${sysNotice.readTime}, now())` })
+      .where(and(eq(sysNotice.id, id), eq(sysNotice.recUsername, username)))
+      .returning({ id: sysNotice.id });
+    return rows.length > 0;
+  }
+
+  async forUser(username: string, q: Paging & { noticeFlag?: 0 | 1 | undefined }) {
+    const where = and(
+      eq(sysNotice.recUsername, username),
+      q.noticeFlag === undefined ? undefined : eq(sysNotice.noticeFlag, q.noticeFlag),
+    );
+    const { limit, offset } = pageWindow(q);
+    const [rows, [counted]] = await Promise.all([
+      this.db
+        .select()
+        .from(sysNotice)
+        .where(where)
+        .orderBy(desc(sysNotice.sendTime), desc(sysNotice.id))
+        .limit(limit)
+        .offset(offset),
+      this.db.select({ total: countAll() }).from(sysNotice).where(where),
+    ]);
+    return { list: rows.map(toNotice), total: counted?.total ?? 0 };
+  }
+
+  async batch(batchId: string) {
+    const rows = await this.db
+      .select()
+      .from(sysNotice)
+      .where(eq(sysNotice.noticeBatchId, batchId))
+      .orderBy(sysNotice.recUsername);
+    return rows.map(toNotice);
+  }
+
+  async batches(q: Paging & { noticeTitle?: string | undefined }) {
+    const where: SQL | undefined = q.noticeTitle
+      ? ilike(sysNotice.noticeTitle, likeContains(q.noticeTitle))
+      : undefined;
+    const { limit, offset } = pageWindow(q);
+    const sendTime = max(sysNotice.sendTime);
+    const [rows, [counted]] = await Promise.all([
+      this.db
+        .select({
+          noticeBatchId: sysNotice.noticeBatchId,
+          noticeType: max(sysNotice.noticeType),
+          noticeTitle: max(sysNotice.noticeTitle),
+          sendUsername: max(sysNotice.sendUsername),
+          sendTime,
+          total: countAll(),
+          readCount: sql<number>`count(*) filter (where ${sysNotice.noticeFlag} = 1)`.mapWith(Number),
+        })
+        .from(sysNotice)
+        .where(where)
+        .groupBy(sysNotice.noticeBatchId)
+        .orderBy(desc(sendTime), desc(sysNotice.noticeBatchId))
+        .limit(limit)
+        .offset(offset),
+      this.db
+        .select({ total: sql<number>`count(distinct ${sysNotice.noticeBatchId})`.mapWith(Number) })
+        .from(sysNotice)
+        .where(where),
+    ]);
+    return {
+      list: rows.map((r) => ({
+        noticeBatchId: r.noticeBatchId,
+        noticeType: r.noticeType ?? 0,
+        noticeTitle: r.noticeTitle ?? '',
+        sendUsername: r.sendUsername ?? '',
+        sendTime: iso(r.sendTime),
+        total: r.total,
+        readCount: r.readCount,
+      })),
+      total: counted?.total ?? 0,
+    };
+  }
+
+  async templates(q: Paging) {
+    const { limit, offset } = pageWindow(q);
+    const [rows, [counted]] = await Promise.all([
+      this.db.select().from(sysNoticeTemplate).orderBy(sysNoticeTemplate.orderNum).limit(limit).offset(offset),
+      this.db.select({ total: countAll() }).from(sysNoticeTemplate),
+    ]);
+    return {
+      list: rows.map(({ orderNum: _order, ...t }) => t),
+      total: counted?.total ?? 0,
+    };
+  }
+}

@@ -1,0 +1,127 @@
+import type { Role, RoleCreate } from '@meterdesk/contracts';
+import { and, eq, ilike, inArray, ne, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/driver';
+import { pageWindow, sortBy } from '../../db/paging';
+import { anyRow, countAll, iso, likeContains } from '../../db/rows';
+import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../../db/schema';
+
+const resourceIds = sql<
+  string[]
+>`coalesce((select array_agg(rr.resource_id order by rr.resource_id) from sys_role_resource rr where rr.role_id = ${sysRole.id}), '{}')`;
+const userIds = sql<
+  string[]
+>`coalesce((select array_agg(ur.user_id order by ur.user_id) from sys_user_role ur where ur.role_id = ${sysRole.id}), '{}')`;
+const SORTABLE = { roleName: sysRole.roleName, updateTime: sysRole.updateTime };
+
+export class RoleRepository {
+  constructor(private readonly db: Executor) {}
+
+  private select() {
+    return this.db.select({ r: sysRole, resourceIdList: resourceIds, userIdList: userIds }).from(sysRole);
+  }
+
+  private toRole = ({
+    r,
+    resourceIdList,
+    userIdList,
+  }: {
+    r: typeof sysRole.$inferSelect;
+    resourceIdList: string[];
+    userIdList: string[];
+  }): Role => ({
+    id: r.id,
+    roleName: r.roleName,
+    remark: r.remark,
+    builtIn: r.builtIn,
+    resourceIdList,
+    userIdList,
+    userCount: userIdList.length,
+    createTime: iso(r.createTime),
+    updateTime: iso(r.updateTime),
+  });
+
+  async list(q: {
+    roleName?: string | undefined;
+    pageSize: number;
+    curPage: number;
+    sortField?: string | undefined;
+    sortOrder?: 'ascend' | 'descend' | undefined;
+  }) {
+    const where = q.roleName ? ilike(sysRole.roleName, likeContains(q.roleName)) : undefined;
+    const { limit, offset } = pageWindow(q);
+    const [rows, [counted]] = await Promise.all([
+      this.select()
+        .where(where)
+        .orderBy(...sortBy(q, SORTABLE, sql`${sysRole.roleName} asc`, sysRole.id))
+        .limit(limit)
+        .offset(offset),
+      this.db.select({ total: countAll() }).from(sysRole).where(where),
+    ]);
+    return { list: rows.map(this.toRole), total: counted?.total ?? 0 };
+  }
+
+  async detail(id: string): Promise<Role | undefined> {
+    const [row] = await this.select().where(eq(sysRole.id, id));
+    return row && this.toRole(row);
+  }
+
+  async find(id: string) {
+    const [row] = await this.db.select().from(sysRole).where(eq(sysRole.id, id));
+    return row;
+  }
+
+  nameTaken(name: string, exceptId?: string) {
+    return anyRow(
+      this.db,
+      sysRole,
+      and(eq(sql`lower(${sysRole.roleName})`, name.toLowerCase()), exceptId ? ne(sysRole.id, exceptId) : undefined),
+    );
+  }
+
+  async allResourceIds(): Promise<string[]> {
+    return (await this.db.select({ id: sysResource.id }).from(sysResource)).map((r) => r.id);
+  }
+
+  async countExisting(table: 'resource' | 'user', ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const [row] =
+      table === 'resource'
+        ? await this.db.select({ n: countAll() }).from(sysResource).where(inArray(sysResource.id, ids))
+        : await this.db.select({ n: countAll() }).from(sysUser).where(inArray(sysUser.id, ids));
+    return row?.n ?? 0;
+  }
+
+  hasUsers(id: string) {
+    return anyRow(this.db, sysUserRole, eq(sysUserRole.roleId, id));
+  }
+
+  async insert(id: string, v: RoleCreate) {
+    await this.db.insert(sysRole).values({ id, roleName: v.roleName, remark: v.remark });
+    await this.setResources(id, v.resourceIdList);
+  }
+
+  async update(id: string, v: RoleCreate) {
+    await this.db
+      .update(sysRole)
+      .set({ roleName: v.roleName, remark: v.remark, updateTime: new Date() })
+      .where(eq(sysRole.id, id));
+    await this.setResources(id, v.resourceIdList);
+  }
+
+  private async setResources(roleId: string, ids: string[]) {
+    await this.db.delete(sysRoleResource).where(eq(sysRoleResource.roleId, roleId));
+    const unique = [...new Set(ids)];
+    if (unique.length)
+      await this.db.insert(sysRoleResource).values(unique.map((resourceId) => ({ roleId, resourceId })));
+  }
+
+  async setUsers(roleId: string, userIdList: string[]) {
+    await this.db.delete(sysUserRole).where(eq(sysUserRole.roleId, roleId));
+    const unique = [...new Set(userIdList)];
+    if (unique.length) await this.db.insert(sysUserRole).values(unique.map((userId) => ({ roleId, userId })));
+  }
+
+  async delete(id: string) {
+    await this.db.delete(sysRole).where(eq(sysRole.id, id));
+  }
+}

@@ -1,0 +1,27 @@
+import { roleApi } from '@meterdesk/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/driver';
+import { registerOperation } from '../../http/operation';
+import { RoleService } from './role.service';
+
+export function registerRoleRoutes(app: FastifyInstance, deps: { db: Db }): void {
+  const service = new RoleService(deps.db);
+  registerOperation(app, roleApi.getsysrolelist, ({ body }) => service.list(body));
+  registerOperation(app, roleApi.getsysroledetail, ({ body }) => service.detail(body.id));
+  registerOperation(app, roleApi.checkrolename, async ({ body }) => ({
+    existed: await service.nameExists(body.roleName, body.id),
+  }));
+  registerOperation(app, roleApi.savesysrole, ({ body }) => service.save(body));
+  registerOperation(app, roleApi.updatesysrole, async ({ body: { id, ...values } }) => {
+    await service.update(id, values);
+    return null;
+  });
+  registerOperation(app, roleApi.deletesysrole, async ({ body }) => {
+    await service.delete(body.id);
+    return null;
+  });
+  registerOperation(app, roleApi.saveuserrole, async ({ body }) => {
+    await service.assignUsers(body.roleId, body.userIdList);
+    return null;
+  });
+}
