@@ -44,6 +44,7 @@ export const MESSAGES = {
   userExpired: 'This account has expired, please contact administrator',
   rawPasswordWrong: 'The old password is wrong',
   samePassword: 'The new password must differ from the old one',
+  mustChangePassword: 'Please change your password before you continue',
   // resources
   parentNotFound: 'The parent resource does not exist',
   parentTypeMismatch: 'This resource type cannot sit under that parent',

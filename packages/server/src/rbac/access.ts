@@ -35,6 +35,8 @@ export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sess
     }
     if (!req.session) throw unauthorized(token ? 'sessionExpired' : 'notLoggedIn');
     if (access === SESSION) return;
+    // A password an administrator set is known to two people: nothing but self-service until it is changed.
+    if (req.session.mustChangePassword) throw new ApiError(403, 'mustChangePassword');
     const uris = await permittedUris(deps.db, req.session.userId);
     if (!access.anyOf.some((uri) => uris.has(uri))) throw forbidden();
   });

@@ -52,6 +52,22 @@ describe('users', () => {
     });
     const [row] = await t.db.select().from(sysUser).where(eq(sysUser.id, readerId));
     expect(row!.passwordHash).toMatch(/^\$argon2id\$/);
+
+    // Until the password is changed only self-service calls answer.
+    const cookie = first.cookie!;
+    expect((await t.call('/sysresource/getuserresourcelist', {}, cookie)).status).toBe(200);
+    expect((await t.call('/sysresource/getsysresourcetree', {}, cookie)).body).toMatchObject({
+      code: 403,
+      msg: 'mustChangePassword',
+    });
+    expect(
+      (await t.call('/sysuser/updatepassword', { rawPassword: 'Reader@1', newPassword: 'Mine@123' }, cookie)).status,
+    ).toBe(200);
+    const again = await login('meter.reader', 'Mine@123');
+    expect(again.body.data.mustChangePassword).toBe(false);
+    expect((await t.call('/sysresource/getsysresourcetree', {}, again.cookie)).status).toBe(403);
+    await t.call('/sysuser/resetsysuserpassword', { id: readerId, newPassword: 'Reader@1' }, admin);
+    await t.db.update(sysUser).set({ mustChangePassword: false }).where(eq(sysUser.id, readerId));
   });
 
   it('validates fields with the spec messages and keeps usernames unique', async () => {
