@@ -8,6 +8,7 @@ import {
 import { and, asc, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
+import { sortBy } from '../../db/paging';
 import { anyRow, countAll, iso, likeContains } from '../../db/rows';
 import { sysResource, sysRoleResource, sysUserRole } from '../../db/schema';
 
@@ -23,8 +24,6 @@ const SORTABLE = {
   orderNum: sysResource.orderNum,
   updateTime: sysResource.updateTime,
 } as const;
-
-export const isSortableResourceField = (f: string): f is keyof typeof SORTABLE => f in SORTABLE;
 
 const toNode = (r: Row): ResourceNode => ({
   id: r.id,
@@ -58,17 +57,13 @@ export function buildTree(rows: Row[]): ResourceNode[] {
 export class ResourceRepository {
   constructor(private readonly db: Executor) {}
 
-  async list(
-    q: ResourceListQuery & { sortField?: keyof typeof SORTABLE },
-  ): Promise<{ list: Resource[]; total: number }> {
+  async list(q: ResourceListQuery): Promise<{ list: Resource[]; total: number }> {
     const conditions: SQL[] = [];
     if (q.resourceName) conditions.push(ilike(sysResource.resourceName, likeContains(q.resourceName)));
     if (q.resourceNameEn) conditions.push(ilike(sysResource.resourceNameEn, likeContains(q.resourceNameEn)));
     if (q.resourceType !== undefined) conditions.push(eq(sysResource.resourceType, q.resourceType));
     if (q.parentId) conditions.push(eq(sysResource.parentId, q.parentId));
     const where = conditions.length ? and(...conditions) : undefined;
-    const sortColumn = q.sortField ? SORTABLE[q.sortField] : sysResource.resourceUri;
-    const direction = q.sortOrder === 'descend' ? desc : asc;
 
     const [rows, [counted]] = await Promise.all([
       this.db
@@ -76,7 +71,7 @@ export class ResourceRepository {
         .from(sysResource)
         .leftJoin(parent, eq(parent.id, sysResource.parentId))
         .where(where)
-        .orderBy(direction(sortColumn), asc(sysResource.id))
+        .orderBy(...sortBy(q, SORTABLE, asc(sysResource.resourceUri), sysResource.id))
         .limit(q.pageSize)
         .offset((q.curPage - 1) * q.pageSize),
       this.db.select({ total: countAll() }).from(sysResource).where(where),

@@ -10,7 +10,7 @@ import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { pageResult } from '../../db/paging';
 import { fieldError, notFound } from '../../http/api-error';
-import { isSortableResourceField, ResourceRepository } from './resource.repository';
+import { ResourceRepository } from './resource.repository';
 
 /** Which resource types may sit under which: areas at the root, buttons never have children. */
 const ALLOWED_PARENT_TYPES: Record<number, readonly number[]> = { 1: [0, 1], 2: [0, 1, 2], 3: [0, 1, 2] };
@@ -23,11 +23,7 @@ export class ResourceService {
   }
 
   async list(query: ResourceListQuery) {
-    const { sortField, ...rest } = query;
-    if (sortField !== undefined && !isSortableResourceField(sortField)) {
-      throw fieldError(RESULT.badRequest, 'sortField', 'invalidValue');
-    }
-    return pageResult(query, await this.repo.list({ ...rest, sortField }));
+    return pageResult(query, await this.repo.list(query));
   }
 
   tree() {
