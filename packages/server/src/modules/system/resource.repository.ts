@@ -5,7 +5,7 @@ import {
   type ResourceNode,
   ROOT_PARENT_ID,
 } from '@meterdesk/contracts';
-import { and, asc, desc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
 import { sortBy } from '../../db/paging';
