@@ -3,7 +3,7 @@ import { and, eq, ilike, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
 import { pageWindow, sortBy } from '../../db/paging';
 import { anyRow, countAll, iso, likeContains } from '../../db/rows';
-import { sysGroup, sysOrg, sysRole, sysUser, sysUserGroup, sysUserRole } from '../../db/schema';
+import { sysGroup, sysNotice, sysOrg, sysRole, sysUser, sysUserGroup, sysUserRole } from '../../db/schema';
 
 const roleIds = sql<
   string[]
@@ -160,6 +160,12 @@ export class UserRepository {
       .update(sysUser)
       .set({ ...columns(v), ...lockChange, updateTime: new Date() })
       .where(eq(sysUser.id, id));
+  }
+
+  /** Notices name their users; a renamed user keeps them. */
+  async renameInNotices(from: string, to: string): Promise<void> {
+    await this.db.update(sysNotice).set({ recUsername: to }).where(eq(sysNotice.recUsername, from));
+    await this.db.update(sysNotice).set({ sendUsername: to }).where(eq(sysNotice.sendUsername, from));
   }
 
   async setMemberships(userId: string, roleIdList: string[], groupIds: string[]): Promise<void> {

@@ -62,6 +62,7 @@ export class UserService {
         ...(locking ? { lockedUntil: null } : {}),
       });
       await repo.setMemberships(input.id, input.roleIdList, groupIds);
+      if (current.username !== input.username) await repo.renameInNotices(current.username, input.username);
       if (input.status !== 'enabled') await this.sessions.destroyAllForUser(input.id, tx);
     });
   }

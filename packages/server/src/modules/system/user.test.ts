@@ -1,7 +1,7 @@
 import { type Page, RES, type User } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sysUser } from '../../db/schema';
+import { sysNotice, sysUser } from '../../db/schema';
 import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID } from '../../db/seed';
 import { createTestApp, type TestApp } from '../../test/harness';
 
@@ -143,6 +143,16 @@ describe('users', () => {
     expect((await t.call('/sysuser/auth', {}, session)).status).toBe(401);
     expect((await login('meter.reader', 'Reader@1')).body.msg).toBe('wrongCredentials');
     expect((await login('meter.reader', 'Fresh@12')).body.data.mustChangePassword).toBe(true);
+  });
+
+  it('keeps notices with a renamed user', async () => {
+    await t.call('/systemparameter/sendnoticebath', { noticeTitle: 'Hello', recUsernameList: ['meter.reader'] }, admin);
+    const { password: _p, ...editable } = user();
+    const renamed = await t.call('/sysuser/updatesysuser', { ...editable, id: readerId, username: 'meter.reader2' }, admin);
+    expect(renamed.status).toBe(200);
+    const [row] = await t.db.select().from(sysNotice).where(eq(sysNotice.noticeTitle, 'Hello'));
+    expect(row!.recUsername).toBe('meter.reader2');
+    await t.call('/sysuser/updatesysuser', { ...editable, id: readerId }, admin);
   });
 
   it('refuses to disable or delete oneself, and deletes another user with their sessions', async () => {
