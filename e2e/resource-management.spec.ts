@@ -43,7 +43,7 @@ test('the admin filters, adds and edits a resource through the generic list and 
   const row = list.getByRole('row').filter({ hasText: '/sysMGT/resourceMGT/exportResources' });
   await expect(row).toHaveCount(1);
   await expect(row).toContainText('Button');
-  await row.getByTestId('crud-edit').click();
+  await row.getByTestId(/^row-edit-/).click();
   await expect(page).toHaveURL(/\/sysMGT\/resourceMGT\/edit\?id=[0-9a-f]{32}$/);
   await expect(page.getByTestId('field-resourceNameEn')).toHaveValue('Export resources');
   await page.getByTestId('field-orderNum').fill('7');

@@ -13,6 +13,14 @@ export default defineConfig({
     emptyOutDir: true,
     // bench/bundle-size.mjs walks the manifest to weigh what each route loads.
     manifest: true,
+    rolldownOptions: {
+      treeshake: {
+        // The contracts' only top-level effect is registering field metadata of the schemas they
+        // export, so a module nothing imports from can go: the login page then carries the auth
+        // contract, not every entity of the product.
+        moduleSideEffects: (id) => (/[\\/]packages[\\/]contracts[\\/]src[\\/]/.test(id) ? false : undefined),
+      },
+    },
   },
   server: {
     proxy: {

@@ -44,8 +44,11 @@ export const fieldRegistry = z.registry<FieldMeta>();
 
 /** Declares a field once: its validation (`schema`) and its presentation (`meta`). */
 export function field<T extends z.ZodType>(schema: T, meta: FieldMeta): T {
-  fieldRegistry.add(schema, meta);
-  return schema.describe(meta.label) as T;
+  // The meta goes on the described copy: a shared schema (IdSchema) would otherwise carry the meta of
+  // whichever field registered it last, and zod hands a registered parent's meta down to every copy.
+  const described = schema.describe(meta.label) as T;
+  fieldRegistry.add(described, meta);
+  return described;
 }
 
 /** The meta of a field, looking through optional/nullable/default wrappers. */

@@ -25,7 +25,8 @@ export const getsysresourcelist = defineOperation({
 
 export const getsysresourcetree = defineOperation({
   path: '/sysresource/getsysresourcetree',
-  access: anyResourcePage,
+  // The role form's checkable tree shows the whole tree too.
+  access: needs(RES.resourceMGT, RES.resourceAdd, RES.resourceEdit, RES.roleAdd, RES.roleEdit),
   tag: 'resource',
   summary: 'The whole resource tree (parent picker, role assignment)',
   request: z.strictObject({}),

@@ -55,15 +55,14 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-async function post(path: string, body: unknown, options: CallOptions): Promise<unknown> {
+export async function send(path: string, body: unknown, options: CallOptions, accept: string): Promise<Response> {
   const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  let response: Response;
   try {
-    response = await fetch(`${API_BASE}${path}`, {
+    return await fetch(`${API_BASE}${path}`, {
       method: 'POST',
       credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: { 'Content-Type': 'application/json', Accept: accept },
       body: JSON.stringify(body ?? {}),
       signal,
     });
@@ -72,7 +71,10 @@ async function post(path: string, body: unknown, options: CallOptions): Promise<
     if (timeout.aborted) throw new ApiError(0, CLIENT_ERRORS.timeout);
     throw new ApiError(0, CLIENT_ERRORS.network);
   }
+}
 
+/** Reads the `{code, msg, data}` envelope: `data` on success, otherwise an ApiError (a 401 also ends the session). */
+export async function readEnvelope(path: string, response: Response): Promise<unknown> {
   let envelope: { code?: unknown; msg?: unknown; data?: unknown };
   try {
     envelope = (await response.json()) as typeof envelope;
@@ -88,8 +90,12 @@ async function post(path: string, body: unknown, options: CallOptions): Promise<
   throw error;
 }
 
+async function post(path: string, body: unknown, options: CallOptions): Promise<unknown> {
+  return readEnvelope(path, await send(path, body, options, 'application/json'));
+}
+
 /** Drops undefined members so strict request schemas on the server never see them. */
-function stripUndefined(body: object): Record<string, unknown> {
+export function stripUndefined(body: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }
 

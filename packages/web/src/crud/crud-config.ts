@@ -1,10 +1,23 @@
-import { type EntityDefinition, type FieldMeta, fieldMeta, type Operation, type Page } from '@meterdesk/contracts';
+import {
+  type EntityDefinition,
+  type FieldMeta,
+  type FieldWidget,
+  fieldMeta,
+  type Operation,
+  type Page,
+} from '@meterdesk/contracts';
+import type { ComponentType, ReactNode } from 'react';
 import { z } from 'zod';
 
 /** A field as the generic screens need it: its contracts meta plus the zod schema behind it. */
 export interface FieldDescriptor extends FieldMeta {
   key: string;
+  schema?: z.ZodType;
+  /** The fields of a `group`, each with its own meta. */
+  fields?: FieldDescriptor[];
 }
+
+export type Row = Record<string, unknown>;
 
 type AnyEntity = EntityDefinition<z.ZodObject, string>;
 
@@ -17,48 +30,103 @@ export interface UniqueCheck {
   request(value: string, values: Record<string, unknown>, id: string | undefined): object | undefined;
 }
 
+/**
+ * A button in a row of the list. Exactly one of `to`, `run` and `Dialog` says what it does.
+ * `key` names it in the test id (`row-<key>-<row key>`) and, unless `label` says otherwise, its text
+ * (`<entity>.actions.<key>`).
+ */
+export interface RowAction<R = Row> {
+  key: string;
+  label?: string;
+  icon?: ReactNode;
+  /** The resource (a page or a type-3 button) the user needs to see the action. */
+  permission: string;
+  visible?: (row: R) => boolean;
+  to?: (row: R) => string;
+  run?: {
+    operation: Operation;
+    request: (row: R) => object;
+    /** i18n key of the question; the row's values interpolate into it. */
+    confirm: string;
+    /** i18n key of the success message. */
+    done: string;
+    danger?: boolean;
+  };
+  Dialog?: ComponentType<{ row: R; onClose: () => void }>;
+}
+
+/** A required time window filter (the system log): two ISO moments, at most `maxDays` apart. */
+export interface TimeRangeFilter {
+  label: string;
+  startKey: string;
+  endKey: string;
+  maxDays: number;
+}
+
 /** What the generic list, form and detail screens run on: one entity and its operations. */
 export interface CrudConfig {
   entity: AnyEntity;
-  list: Operation;
-  detail: Operation;
+  /** A paged list, or (`tree`) the whole tree in one answer, nodes carrying `children`. */
+  list?: Operation;
+  tree?: Operation;
+  detail?: Operation;
   create?: Operation;
   update?: Operation;
+  /** The list's export to a file, offered with the `<page>/export` button. */
+  exportFile?: Operation;
+  rowKey: string;
   uniqueChecks: Readonly<Record<string, UniqueCheck>>;
   initialValues: Readonly<Record<string, unknown>>;
+  /** Fields the add form shows after the entity's form fields (e.g. the initial password). */
+  createFields: readonly string[];
+  rowActions: readonly RowAction[];
+  timeRange?: TimeRangeFilter;
+  /** What the view drawer shows instead of the entity's detail fields. */
+  View?: ComponentType<{ crud: CrudConfig; row: Row }>;
   /** Presentation the contracts do not declare yet; each entry belongs in the entity's schema. */
   overrides: Readonly<Partial<Record<string, Partial<FieldMeta>>>>;
 }
 
 type Shape<S extends z.ZodObject> = z.output<S>;
+type InputKey<C extends z.ZodType> = Extract<keyof z.input<C>, string>;
 
 export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U extends z.ZodType> {
   entity: EntityDefinition<S>;
   operations: {
-    list: Operation<z.ZodType, z.ZodType<Page<Shape<S>>>>;
-    detail: Operation<z.ZodType, S>;
+    list?: Operation<z.ZodType, z.ZodType<Page<Shape<S>>>>;
+    tree?: Operation<z.ZodType, z.ZodType<Shape<S>[]>>;
+    detail?: Operation<z.ZodType, S>;
     create?: Operation<C, z.ZodType>;
     update?: Operation<U, z.ZodType>;
+    /** Deletes a row after the user confirms, with the `<page>/delete` button. */
+    remove?: Operation;
+    exportFile?: Operation;
   };
+  /** The delete request for a row (default `{id}`); `removable` hides delete on rows that cannot go. */
+  remove?: { request?: (row: Shape<S>) => object; removable?: (row: Shape<S>) => boolean };
+  rowKey?: Extract<keyof S['shape'], string>;
   uniqueChecks?: {
     operation: Operation<z.ZodType, z.ZodType<{ existed: boolean }>>;
-    dependsOn?: readonly Extract<keyof z.input<C>, string>[];
+    dependsOn?: readonly InputKey<C>[];
     fields: Partial<
-      Record<
-        Extract<keyof z.input<C>, string>,
-        (value: string, values: Partial<z.input<C>>, id: string | undefined) => object | undefined
-      >
+      Record<InputKey<C>, (value: string, values: Partial<z.input<C>>, id: string | undefined) => object | undefined>
     >;
   };
   initialValues?: Partial<z.input<C>>;
+  createFields?: readonly InputKey<C>[];
+  rowActions?: readonly RowAction<Shape<S>>[];
+  timeRange?: TimeRangeFilter;
+  View?: ComponentType<{ crud: CrudConfig; row: Row }>;
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
 }
+
+export const DELETE_ACTION = 'delete';
 
 /** Type-checks a resource file's wiring against its entity, then erases the generics for the screens. */
 export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends z.ZodType>(
   definition: CrudDefinition<S, C, U>,
 ): CrudConfig {
-  const { operations, uniqueChecks } = definition;
+  const { operations, uniqueChecks, entity } = definition;
   const checks: Record<string, UniqueCheck> = {};
   for (const [field, request] of Object.entries(uniqueChecks?.fields ?? {})) {
     if (uniqueChecks && typeof request === 'function') {
@@ -69,33 +137,104 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
       };
     }
   }
+  const rowActions = [...(definition.rowActions ?? [])] as unknown as RowAction[];
+  if (operations.remove) {
+    const removeRequest = (definition.remove?.request ?? ((row: Row) => ({ id: row.id }))) as (row: Row) => object;
+    rowActions.push({
+      key: DELETE_ACTION,
+      label: 'common.actions.delete',
+      permission: `${entity.pagePath}/${DELETE_ACTION}`,
+      visible: definition.remove?.removable as ((row: Row) => boolean) | undefined,
+      run: {
+        operation: operations.remove,
+        request: removeRequest,
+        confirm: 'crud.confirmDelete',
+        done: 'crud.deleted',
+        danger: true,
+      },
+    });
+  }
   return {
-    entity: definition.entity as unknown as AnyEntity,
+    entity: entity as unknown as AnyEntity,
     list: operations.list,
+    tree: operations.tree,
     detail: operations.detail,
     create: operations.create,
     update: operations.update,
+    exportFile: operations.exportFile,
+    rowKey: definition.rowKey ?? 'id',
     uniqueChecks: checks,
     initialValues: definition.initialValues ?? {},
+    createFields: definition.createFields ?? [],
+    rowActions,
+    timeRange: definition.timeRange,
+    View: definition.View,
     overrides: definition.overrides ?? {},
   };
 }
 
-export function describeField(config: CrudConfig, key: string): FieldDescriptor {
-  const schema = config.entity.record.shape[key] as z.ZodType | undefined;
+/** The object inside default/optional/nullable wrappers, if the schema is one. */
+export function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
+  let current: z.ZodType | undefined = schema;
+  while (current) {
+    if (current instanceof z.ZodObject) return current.shape as Record<string, z.ZodType>;
+    current = (current as unknown as { def?: { innerType?: z.ZodType } }).def?.innerType;
+  }
+  return undefined;
+}
+
+/** The widget a schema without meta gets from its type: settings and dialogs declare plain zod. */
+function inferWidget(key: string, schema: z.ZodType | undefined): FieldWidget {
+  let current: z.ZodType | undefined = schema;
+  while (current) {
+    if (current instanceof z.ZodBoolean) return 'switch';
+    if (current instanceof z.ZodNumber) return 'number';
+    if (current instanceof z.ZodObject) return 'group';
+    current = (current as unknown as { def?: { innerType?: z.ZodType } }).def?.innerType;
+  }
+  return /password/i.test(key) ? 'password' : 'text';
+}
+
+/** A field from its schema's meta; `group` fields carry their members described the same way. */
+export function describeSchemaField(key: string, schema: z.ZodType | undefined, labelPrefix: string): FieldDescriptor {
   const meta = schema ? fieldMeta(schema) : undefined;
-  return {
+  const descriptor: FieldDescriptor = {
     key,
-    label: `${config.entity.name}.fields.${key}`,
-    widget: 'text',
+    label: `${labelPrefix}.${key}`,
+    widget: inferWidget(key, schema),
     ...meta,
-    ...config.overrides[key],
+    schema,
   };
+  if (descriptor.widget === 'group') {
+    const shape = objectShape(schema) ?? {};
+    descriptor.fields = Object.entries(shape).map(([member, memberSchema]) =>
+      describeSchemaField(member, memberSchema, labelPrefix),
+    );
+  }
+  return descriptor;
+}
+
+export function describeField(config: CrudConfig, key: string): FieldDescriptor {
+  const schema =
+    (config.entity.record.shape[key] as z.ZodType | undefined) ??
+    requestShape(config.create)[key] ??
+    requestShape(config.update)[key];
+  return { ...describeSchemaField(key, schema, `${config.entity.name}.fields`), ...config.overrides[key] };
 }
 
 /** The object schema of an operation's request, whose keys are the only ones the server accepts. */
 export function requestShape(operation: Operation | undefined): Record<string, z.ZodType> {
-  return operation?.request instanceof z.ZodObject ? (operation.request.shape as Record<string, z.ZodType>) : {};
+  return objectShape(operation?.request) ?? {};
+}
+
+/** The fields of an operation's request (all of them, or `keys`), labelled `<labelPrefix>.<key>` unless declared. */
+export function describeRequest(
+  operation: Operation,
+  labelPrefix: string,
+  keys?: readonly string[],
+): FieldDescriptor[] {
+  const shape = requestShape(operation);
+  return (keys ?? Object.keys(shape)).map((key) => describeSchemaField(key, shape[key], labelPrefix));
 }
 
 /** Form widgets hand back null for "empty"; the schemas expect the member to be missing. */
@@ -107,13 +246,18 @@ export function isRequired(schema: z.ZodType | undefined): boolean {
   return schema ? !schema.safeParse(undefined).success : false;
 }
 
-/** Defaults the create schema declares (e.g. orderNum 0), under the resource file's own initial values. */
-export function createDefaults(config: CrudConfig, keys: readonly string[]): Record<string, unknown> {
-  const shape = requestShape(config.create);
+/** The defaults an operation's request declares (e.g. orderNum 0) for `keys`, or for all its fields. */
+export function requestDefaults(operation: Operation | undefined, keys?: readonly string[]): Record<string, unknown> {
+  const shape = requestShape(operation);
   const defaults: Record<string, unknown> = {};
-  for (const key of keys) {
+  for (const key of keys ?? Object.keys(shape)) {
     const parsed = shape[key]?.safeParse(undefined);
     if (parsed?.success && parsed.data !== undefined) defaults[key] = parsed.data;
   }
-  return { ...defaults, ...config.initialValues };
+  return defaults;
+}
+
+/** Defaults the create schema declares, under the resource file's own initial values. */
+export function createDefaults(config: CrudConfig, keys: readonly string[]): Record<string, unknown> {
+  return { ...requestDefaults(config.create, keys), ...config.initialValues };
 }

@@ -2,14 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Card, Descriptions, Flex, Spin } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
-import { callApi } from '@/api/api-client';
+import { ApiError, callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { FieldValue } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
-import { type CrudConfig, describeField } from './crud-config';
+import { type CrudConfig, describeField, type Row } from './crud-config';
 import { useListLocation } from './use-list-location';
-
-export type Row = Record<string, unknown>;
 
 /** The entity's `detail` fields as a description list. */
 export function CrudDetail({ crud, record }: { crud: CrudConfig; record: Row }) {
@@ -38,7 +36,10 @@ export function CrudDetailPage({ crud }: { crud: CrudConfig }) {
   const editPath = `${crud.entity.pagePath}/edit`;
   const detail = useQuery({
     queryKey: [crud.entity.name, 'detail', id],
-    queryFn: ({ signal }) => callApi(crud.detail, { id }, { signal }) as Promise<Row>,
+    queryFn: ({ signal }) => {
+      if (!crud.detail) throw new ApiError(404, 'wrongApi');
+      return callApi(crud.detail, { id }, { signal }) as Promise<Row>;
+    },
     enabled: id !== '',
   });
 

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Flex, Form, Modal, type FormRule as Rule, Spin } from 'antd';
+import { Alert, App, Button, Card, Flex, Form, Modal, Spin } from 'antd';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBlocker, useLocation, useNavigate, useSearchParams } from 'react-router';
@@ -7,19 +7,10 @@ import type { z } from 'zod';
 import { ApiError, callApi } from '@/api/api-client';
 import { normalizePath } from '@/app/routing/route-table';
 import { useTabStore } from '@/app/tabs/tabs-context';
-import { FieldInput } from '@/fields/field-input';
-import { errorText, messageText } from '@/i18n/message-text';
-import {
-  type CrudConfig,
-  createDefaults,
-  describeField,
-  isRequired,
-  normalizeValue,
-  requestShape,
-  type UniqueCheck,
-} from './crud-config';
-import type { Row } from './crud-detail';
+import { errorText } from '@/i18n/message-text';
+import { type CrudConfig, createDefaults, describeField, normalizeValue, type Row, requestShape } from './crud-config';
 import { apiIssuesToFieldErrors, zodIssuesToFieldErrors } from './form-errors';
+import { FormFields } from './form-fields';
 import { useListLocation } from './use-list-location';
 
 /** Only the members the operation declares, so a strict request schema never meets a stray field. */
@@ -36,40 +27,17 @@ export function requestBody(
   return body;
 }
 
-function zodRule(schema: z.ZodType, t: ReturnType<typeof useTranslation>['t']): Rule {
-  return {
-    validator: async (_rule, value: unknown) => {
-      const result = schema.safeParse(normalizeValue(value));
-      if (!result.success) throw new Error(messageText(t, result.error.issues[0]?.message ?? 'invalidValue'));
-    },
-  };
-}
-
-/** Asks the server while the user types; a failed check stays silent because saving checks again. */
-function uniqueRule(
-  check: UniqueCheck,
-  schema: z.ZodType | undefined,
-  getValues: () => Record<string, unknown>,
-  id: string | undefined,
-  t: ReturnType<typeof useTranslation>['t'],
-): Rule {
-  return {
-    validator: async (_rule, value: unknown) => {
-      if (typeof value !== 'string' || (schema && !schema.safeParse(value).success)) return;
-      const request = check.request(value.trim(), getValues(), id);
-      if (!request) return;
-      let existed = false;
-      try {
-        ({ existed } = (await callApi(check.operation, request)) as { existed: boolean });
-      } catch {
-        return;
-      }
-      if (existed) throw new Error(messageText(t, 'existed'));
-    },
-  };
-}
-
-function CrudForm({ crud, id, record }: { crud: CrudConfig; id: string | undefined; record: Row | undefined }) {
+function CrudForm({
+  crud,
+  id,
+  record,
+  prefill,
+}: {
+  crud: CrudConfig;
+  id: string | undefined;
+  record: Row | undefined;
+  prefill: Record<string, string>;
+}) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const navigate = useNavigate();
@@ -83,11 +51,17 @@ function CrudForm({ crud, id, record }: { crud: CrudConfig; id: string | undefin
   const { entity } = crud;
   const operation = id === undefined ? crud.create : crud.update;
   const shape = requestShape(operation);
-  const fields = useMemo(() => entity.form.map((key) => describeField(crud, key)), [crud, entity]);
+  const keys = useMemo(
+    () => (id === undefined ? [...entity.form, ...crud.createFields] : entity.form),
+    [crud, entity, id],
+  );
+  const fields = useMemo(() => keys.map((key) => describeField(crud, key)), [crud, keys]);
   const initialValues = useMemo(
     () =>
-      record ? Object.fromEntries(entity.form.map((key) => [key, record[key]])) : createDefaults(crud, entity.form),
-    [crud, entity, record],
+      record
+        ? Object.fromEntries(keys.map((key) => [key, record[key]]))
+        : { ...createDefaults(crud, keys), ...prefill },
+    [crud, keys, record, prefill],
   );
 
   const blocker = useBlocker(
@@ -121,7 +95,7 @@ function CrudForm({ crud, id, record }: { crud: CrudConfig; id: string | undefin
         message.error(errorText(t, error));
         return;
       }
-      const { fieldErrors, unplaced } = apiIssuesToFieldErrors(error.issues, new Set(entity.form), t);
+      const { fieldErrors, unplaced } = apiIssuesToFieldErrors(error.issues, new Set(keys), t);
       form.setFields(fieldErrors);
       if (unplaced.length) message.error(unplaced.join('; '));
     },
@@ -155,27 +129,7 @@ function CrudForm({ crud, id, record }: { crud: CrudConfig; id: string | undefin
         style={{ maxWidth: 760 }}
         data-testid={`${entity.name}-form`}
       >
-        {fields.map((field) => {
-          const schema = shape[field.key];
-          const check = crud.uniqueChecks[field.key];
-          const rules: Rule[] = [];
-          if (schema) rules.push(zodRule(schema, t));
-          if (check) rules.push(uniqueRule(check, schema, () => form.getFieldsValue(), id, t));
-          return (
-            <Form.Item
-              key={field.key}
-              name={field.key}
-              label={t(field.label)}
-              required={isRequired(schema)}
-              rules={rules}
-              extra={field.help ? t(field.help) : undefined}
-              dependencies={check ? [...check.dependsOn] : undefined}
-              validateDebounce={check ? 300 : undefined}
-            >
-              <FieldInput field={field} />
-            </Form.Item>
-          );
-        })}
+        <FormFields fields={fields} shape={shape} form={form} uniqueChecks={crud.uniqueChecks} id={id} />
         <Form.Item wrapperCol={{ offset: 6, span: 14 }}>
           <Flex gap="small">
             <Button type="primary" htmlType="submit" loading={save.isPending} data-testid="crud-save">
@@ -201,14 +155,30 @@ function CrudForm({ crud, id, record }: { crud: CrudConfig; id: string | undefin
   );
 }
 
-/** Add (no `id`) and edit (`?id=`) share one page; edit loads the record first. */
+/**
+ * Add (no `id`) and edit (`?id=`) share one page; edit loads the record first. Add takes form values
+ * from the query (e.g. `?pid=` for a child organisation).
+ */
 export function CrudFormPage({ crud }: { crud: CrudConfig }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const id = params.get('id') ?? undefined;
+  const prefill = useMemo(
+    () =>
+      Object.fromEntries(
+        crud.entity.form.flatMap((key) => {
+          const value = params.get(key);
+          return value === null ? [] : [[key, value]];
+        }),
+      ),
+    [crud, params],
+  );
   const detail = useQuery({
     queryKey: [crud.entity.name, 'detail', id],
-    queryFn: ({ signal }) => callApi(crud.detail, { id }, { signal }) as Promise<Row>,
+    queryFn: ({ signal }) => {
+      if (!crud.detail) throw new ApiError(404, 'wrongApi');
+      return callApi(crud.detail, { id }, { signal }) as Promise<Row>;
+    },
     enabled: id !== undefined,
   });
 
@@ -216,7 +186,9 @@ export function CrudFormPage({ crud }: { crud: CrudConfig }) {
     <Card title={t(id === undefined ? 'crud.addTitle' : 'crud.editTitle')}>
       {id !== undefined && detail.isLoading && <Spin />}
       {detail.error && <Alert type="error" showIcon title={errorText(t, detail.error)} />}
-      {(id === undefined || detail.data) && <CrudForm key={id ?? 'new'} crud={crud} id={id} record={detail.data} />}
+      {(id === undefined || detail.data) && (
+        <CrudForm key={id ?? 'new'} crud={crud} id={id} record={detail.data} prefill={prefill} />
+      )}
     </Card>
   );
 }

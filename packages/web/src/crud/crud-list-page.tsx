@@ -1,37 +1,76 @@
-import { EditOutlined, EyeOutlined, PlusOutlined } from '@ant-design/icons';
+import { DownloadOutlined, EditOutlined, EyeOutlined, PlusOutlined } from '@ant-design/icons';
 import type { Page } from '@meterdesk/contracts';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Alert, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { Alert, App, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
-import { callApi } from '@/api/api-client';
+import { ApiError, callApi } from '@/api/api-client';
+import { downloadFile } from '@/api/download';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { FieldValue } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
-import { type CrudConfig, describeField } from './crud-config';
-import { CrudDetail, type Row } from './crud-detail';
+import { type CrudConfig, describeField, type Row, requestShape } from './crud-config';
+import { CrudDetail } from './crud-detail';
 import { FilterBar } from './filter-bar';
 import { type ListQuery, listRequest, readListQuery, writeListQuery } from './list-query';
+import { RowActionButton, useRowActions } from './row-actions';
 
-export function CrudListPage({ crud }: { crud: CrudConfig }) {
+/** Empty `children` would give a leaf an expand button in antd's tree table. */
+function pruneLeaves(nodes: readonly Row[]): Row[] {
+  return nodes.map(({ children, ...node }) =>
+    Array.isArray(children) && children.length ? { ...node, children: pruneLeaves(children as Row[]) } : node,
+  );
+}
+
+/**
+ * The entity's list: filters, sortable columns and paging kept in the URL (or, for a tree, the whole
+ * tree), the row actions the user holds, add and export. `keepParams` are URL parameters of the page
+ * around the list (e.g. its tab) that the list must not drop.
+ */
+export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keepParams?: readonly string[] }) {
   const { t } = useTranslation();
+  const { message } = App.useApp();
   const navigate = useNavigate();
   const permissions = usePermissions();
   const [params, setParams] = useSearchParams();
   const [viewing, setViewing] = useState<Row | null>(null);
+  const rowActions = useRowActions(crud);
   const { entity } = crud;
 
   const filterFields = useMemo(() => entity.filters.map((key) => describeField(crud, key)), [crud, entity]);
   const query = useMemo(
-    () => readListQuery(params, filterFields, new Set(entity.columns.filter((c) => c.sortable).map((c) => c.field))),
-    [params, filterFields, entity],
+    () =>
+      readListQuery(
+        params,
+        filterFields,
+        new Set(entity.columns.filter((c) => c.sortable).map((c) => c.field)),
+        crud.timeRange,
+      ),
+    [params, filterFields, entity, crud],
   );
   const body = listRequest(query);
   const list = useQuery({
-    queryKey: [entity.name, 'list', body],
-    queryFn: ({ signal }) => callApi(crud.list, body, { signal }) as Promise<Page<Row>>,
+    // Two lists of one entity (a page's tabs) differ by operation, not by request.
+    queryKey: [entity.name, 'list', (crud.tree ?? crud.list)?.path, body],
+    queryFn: async ({ signal }): Promise<Page<Row>> => {
+      if (crud.tree) {
+        const nodes = pruneLeaves((await callApi(crud.tree, {}, { signal })) as Row[]);
+        return { list: nodes, total: nodes.length, curPage: 1, pageSize: nodes.length };
+      }
+      if (!crud.list) throw new ApiError(404, 'wrongApi');
+      return callApi(crud.list, body, { signal }) as Promise<Page<Row>>;
+    },
     placeholderData: keepPreviousData,
+  });
+
+  const exportFile = useMutation({
+    mutationFn: () => {
+      if (!crud.exportFile) throw new ApiError(404, 'wrongApi');
+      const accepted = requestShape(crud.exportFile);
+      return downloadFile(crud.exportFile, Object.fromEntries(Object.entries(body).filter(([key]) => key in accepted)));
+    },
+    onError: (error) => message.error(errorText(t, error)),
   });
 
   const addPath = `${entity.pagePath}/add`;
@@ -39,19 +78,29 @@ export function CrudListPage({ crud }: { crud: CrudConfig }) {
   const detailPath = `${entity.pagePath}/detail`;
   const canAdd = Boolean(crud.create) && permissions.pages.has(addPath);
   const canEdit = Boolean(crud.update) && permissions.pages.has(editPath);
-  const hasDetailPage = permissions.pages.has(detailPath);
-  const show = (next: ListQuery) => setParams(writeListQuery(next));
+  const canExport = Boolean(crud.exportFile) && permissions.buttons.has(`${entity.pagePath}/export`);
+  const hasDetailPage = Boolean(crud.detail) && permissions.pages.has(detailPath);
+  const show = (next: ListQuery) => {
+    const written = writeListQuery(next);
+    for (const name of keepParams) {
+      const kept = params.get(name);
+      if (kept !== null) written.set(name, kept);
+    }
+    setParams(written);
+  };
+  const keyOf = (row: Row) => String(row[crud.rowKey]);
 
   const columns: TableColumnsType<Row> = [
     ...entity.columns.map((column) => {
       const field = describeField(crud, column.field);
+      const sortable = column.sortable === true && !crud.tree;
       return {
         key: column.field,
         dataIndex: column.field,
         title: t(field.label),
         width: column.width,
-        sorter: column.sortable === true,
-        sortOrder: query.sortField === column.field ? (query.sortOrder ?? null) : null,
+        sorter: sortable,
+        sortOrder: sortable && query.sortField === column.field ? (query.sortOrder ?? null) : null,
         render: (value: unknown) => <FieldValue field={field} value={value} />,
       };
     }),
@@ -59,31 +108,34 @@ export function CrudListPage({ crud }: { crud: CrudConfig }) {
       key: 'actions',
       title: t('crud.columnsActions'),
       fixed: 'right',
-      width: 160,
       render: (_: unknown, row: Row) => {
-        const id = encodeURIComponent(String(row.id));
+        const key = keyOf(row);
+        const id = encodeURIComponent(key);
         return (
-          <Flex gap="small">
-            <Button
-              type="link"
-              size="small"
-              icon={<EyeOutlined />}
-              data-testid="crud-view"
+          <Flex gap={4} wrap={false}>
+            <RowActionButton
+              crud={crud}
+              action={{ key: 'view', label: 'common.actions.view', icon: <EyeOutlined /> }}
+              rowKey={key}
               onClick={() => (hasDetailPage ? navigate(`${detailPath}?id=${id}`) : setViewing(row))}
-            >
-              {t('common.actions.view')}
-            </Button>
+            />
             {canEdit && (
-              <Button
-                type="link"
-                size="small"
-                icon={<EditOutlined />}
-                data-testid="crud-edit"
+              <RowActionButton
+                crud={crud}
+                action={{ key: 'edit', label: 'common.actions.edit', icon: <EditOutlined /> }}
+                rowKey={key}
                 onClick={() => navigate(`${editPath}?id=${id}`)}
-              >
-                {t('common.actions.edit')}
-              </Button>
+              />
             )}
+            {rowActions.visibleFor(row).map((action) => (
+              <RowActionButton
+                key={action.key}
+                crud={crud}
+                action={action}
+                rowKey={key}
+                onClick={() => rowActions.trigger(action, row)}
+              />
+            ))}
           </Flex>
         );
       },
@@ -107,13 +159,26 @@ export function CrudListPage({ crud }: { crud: CrudConfig }) {
       <FilterBar
         fields={filterFields}
         values={query.filters}
+        timeRange={crud.timeRange}
         onSearch={(filters) => show({ ...query, filters, curPage: 1 })}
       />
-      {canAdd && (
-        <Flex justify="end">
-          <Button type="primary" icon={<PlusOutlined />} data-testid="crud-add" onClick={() => navigate(addPath)}>
-            {t('common.actions.add')}
-          </Button>
+      {(canAdd || canExport) && (
+        <Flex justify="end" gap="small">
+          {canExport && (
+            <Button
+              icon={<DownloadOutlined />}
+              loading={exportFile.isPending}
+              data-testid="crud-export"
+              onClick={() => exportFile.mutate()}
+            >
+              {t('crud.export')}
+            </Button>
+          )}
+          {canAdd && (
+            <Button type="primary" icon={<PlusOutlined />} data-testid="crud-add" onClick={() => navigate(addPath)}>
+              {t('common.actions.add')}
+            </Button>
+          )}
         </Flex>
       )}
       {list.error && (
@@ -125,20 +190,27 @@ export function CrudListPage({ crud }: { crud: CrudConfig }) {
         />
       )}
       <Table<Row>
-        rowKey={(row) => String(row.id)}
+        // A tree opens fully expanded, which antd applies only to the rows of the first render.
+        key={crud.tree && list.data ? 'tree' : 'table'}
+        rowKey={keyOf}
         columns={columns}
         dataSource={list.data?.list}
         loading={list.isFetching}
         onChange={onTableChange}
         scroll={{ x: 'max-content' }}
+        expandable={crud.tree ? { defaultExpandAllRows: true } : undefined}
         locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('crud.empty')} /> }}
-        pagination={{
-          current: query.curPage,
-          pageSize: query.pageSize,
-          total: list.data?.total ?? 0,
-          showSizeChanger: true,
-          showTotal: (total) => t('crud.total', { total }),
-        }}
+        pagination={
+          crud.tree
+            ? false
+            : {
+                current: query.curPage,
+                pageSize: query.pageSize,
+                total: list.data?.total ?? 0,
+                showSizeChanger: true,
+                showTotal: (total) => t('crud.total', { total }),
+              }
+        }
       />
       <Drawer
         open={viewing !== null}
@@ -147,8 +219,9 @@ export function CrudListPage({ crud }: { crud: CrudConfig }) {
         size={560}
         destroyOnHidden
       >
-        {viewing && <CrudDetail crud={crud} record={viewing} />}
+        {viewing && (crud.View ? <crud.View crud={crud} row={viewing} /> : <CrudDetail crud={crud} record={viewing} />)}
       </Drawer>
+      {rowActions.dialog}
     </Flex>
   );
 }

@@ -1,10 +1,17 @@
 import { Button, Form, Space } from 'antd';
+import dayjs from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { validateRange } from '@/fields/date-range';
+import { DateRangeInput } from '@/fields/date-range-input';
 import { FieldInput } from '@/fields/field-input';
-import type { FieldDescriptor } from './crud-config';
+import { messageText } from '@/i18n/message-text';
+import type { FieldDescriptor, TimeRangeFilter } from './crud-config';
 
 type FilterValues = Record<string, string | number>;
+
+/** The form name of the time range; it becomes the range's two keys when searching. */
+const RANGE = '__timeRange';
 
 function compact(values: Record<string, unknown>): FilterValues {
   const filters: FilterValues = {};
@@ -19,10 +26,12 @@ export function FilterBar({
   fields,
   values,
   onSearch,
+  timeRange,
 }: {
   fields: readonly FieldDescriptor[];
   values: FilterValues;
   onSearch: (filters: FilterValues) => void;
+  timeRange?: TimeRangeFilter;
 }) {
   const { t } = useTranslation();
   const [form] = Form.useForm();
@@ -30,17 +39,39 @@ export function FilterBar({
   // The URL is the source of truth: back/forward and reopened tabs refill the bar.
   useEffect(() => {
     form.resetFields();
-    form.setFieldsValue(values);
-  }, [form, values]);
+    const { [timeRange?.startKey ?? '']: start, [timeRange?.endKey ?? '']: end, ...rest } = values;
+    form.setFieldsValue(timeRange ? { ...rest, [RANGE]: [start, end] } : values);
+  }, [form, values, timeRange]);
 
-  if (fields.length === 0) return null;
+  const search = ({ [RANGE]: range, ...submitted }: Record<string, unknown>) => {
+    const filters = compact(submitted);
+    if (timeRange && Array.isArray(range)) {
+      filters[timeRange.startKey] = String(range[0]);
+      filters[timeRange.endKey] = String(range[1]);
+    }
+    onSearch(filters);
+  };
+
+  if (fields.length === 0 && !timeRange) return null;
   return (
-    <Form
-      form={form}
-      layout="inline"
-      onFinish={(submitted: Record<string, unknown>) => onSearch(compact(submitted))}
-      style={{ rowGap: 12 }}
-    >
+    <Form form={form} layout="inline" onFinish={search} style={{ rowGap: 12 }}>
+      {timeRange && (
+        <Form.Item
+          name={RANGE}
+          label={t(timeRange.label)}
+          required
+          rules={[
+            {
+              validator: async (_rule, value: [string, string] | null) => {
+                const refusal = validateRange(value && [dayjs(value[0]), dayjs(value[1])], timeRange.maxDays);
+                if (refusal) throw new Error(messageText(t, refusal));
+              },
+            },
+          ]}
+        >
+          <DateRangeInput maxDays={timeRange.maxDays} testId="field-timeRange" />
+        </Form.Item>
+      )}
       {fields.map((field) => (
         <Form.Item key={field.key} name={field.key} label={t(field.label)}>
           <FieldInput field={field} mode="filter" />

@@ -1,4 +1,5 @@
-import type { FieldDescriptor } from './crud-config';
+import { readRange } from '@/fields/date-range';
+import type { FieldDescriptor, TimeRangeFilter } from './crud-config';
 
 type SortOrder = 'ascend' | 'descend';
 
@@ -24,12 +25,14 @@ function isNumeric(field: FieldDescriptor): boolean {
 
 /**
  * The list state lives in the URL, so a tab reopens its list with the same page, sort and filters.
- * Anything not declared (unknown sort field, stray parameter) is dropped rather than sent.
+ * Anything not declared (unknown sort field, stray parameter) is dropped rather than sent. A required
+ * time range missing from the URL (or one the server would refuse) becomes the default range.
  */
 export function readListQuery(
   params: URLSearchParams,
   filterFields: readonly FieldDescriptor[],
   sortableFields: ReadonlySet<string>,
+  timeRange?: TimeRangeFilter,
 ): ListQuery {
   const query: ListQuery = {
     curPage: positiveInt(params.get('curPage'), 1),
@@ -47,6 +50,10 @@ export function readListQuery(
     if (!raw) continue;
     if (!isNumeric(field)) query.filters[field.key] = raw;
     else if (Number.isFinite(Number(raw))) query.filters[field.key] = Number(raw);
+  }
+  if (timeRange) {
+    const { startKey, endKey, maxDays } = timeRange;
+    [query.filters[startKey], query.filters[endKey]] = readRange(params.get(startKey), params.get(endKey), maxDays);
   }
   return query;
 }

@@ -1,10 +1,13 @@
-import { AutoComplete, Input, InputNumber, Select, Space, TreeSelect } from 'antd';
+import { ROOT_PARENT_ID } from '@meterdesk/contracts';
+import { AutoComplete, DatePicker, Input, InputNumber, Select, Space, Switch, TreeSelect } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
 import type { ChangeEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FieldDescriptor } from '@/crud/crud-config';
-import { isoToLocalInput, localInputToIso } from './date-text';
+import { CheckTreeInput } from './check-tree-input';
+import { toIsoMoment } from './date-range';
 import { ICONS } from './icon-registry';
-import { useLookupTree } from './use-lookup';
+import { useLookup } from './use-lookup';
 
 /** What antd's Form.Item hands its control, plus the field it renders. */
 export interface FieldInputProps {
@@ -27,28 +30,59 @@ const ICON_OPTIONS = Object.entries(ICONS).map(([name, Icon]) => ({
   ),
 }));
 
+/** A parent picker offers "top level" exactly when the field accepts the root parent id. */
+function acceptsRoot(field: FieldDescriptor): boolean {
+  return field.schema?.safeParse(ROOT_PARENT_ID).success ?? false;
+}
+
 function LookupTreeSelect({ field, mode, id, value, onChange }: FieldInputProps) {
   const { t } = useTranslation();
-  const { options, loading } = useLookupTree(field.lookup);
+  const { options, loading } = useLookup(field.lookup);
+  const treeData = acceptsRoot(field) ? [{ value: ROOT_PARENT_ID, title: t('crud.root'), children: options }] : options;
   return (
     <TreeSelect
       id={id}
       data-testid={`field-${field.key}`}
-      value={value as string | undefined}
+      value={value as string | string[] | undefined}
       onChange={(next) => onChange?.(next)}
-      treeData={options}
+      treeData={treeData}
       loading={loading}
-      allowClear={mode === 'filter'}
+      multiple={field.multiple}
+      allowClear={mode === 'filter' || field.multiple}
       showSearch={{ treeNodeFilterProp: 'title' }}
-      treeDefaultExpandedKeys={options.map((option) => option.value)}
+      treeDefaultExpandedKeys={treeData.map((option) => option.value)}
       placeholder={t('crud.select')}
     />
   );
 }
 
+function SelectInput({ field, mode, id, value, onChange, onBlur }: FieldInputProps) {
+  const { t } = useTranslation();
+  const lookup = useLookup(field.lookup);
+  const options = field.lookup
+    ? lookup.options.map((option) => ({ value: option.value, label: option.title }))
+    : field.options?.map((option) => ({ value: option.value, label: t(option.label) }));
+  return (
+    <Select
+      id={id}
+      onBlur={onBlur}
+      data-testid={`field-${field.key}`}
+      value={value as string | number | (string | number)[] | undefined}
+      onChange={(next) => onChange?.(next)}
+      mode={field.multiple ? 'multiple' : undefined}
+      allowClear={mode === 'filter' || field.multiple}
+      loading={lookup.loading}
+      showSearch={{ optionFilterProp: 'label' }}
+      placeholder={t('crud.select')}
+      options={options}
+    />
+  );
+}
+
+const asDay = (value: unknown): Dayjs | null => (typeof value === 'string' && value ? dayjs(value) : null);
+
 export function FieldInput(props: FieldInputProps) {
   const { field, mode = 'form', id, value, onChange, onBlur } = props;
-  const { t } = useTranslation();
   const testId = `field-${field.key}`;
   const text = (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => onChange?.(event.target.value);
   const common = { id, onBlur, 'data-testid': testId };
@@ -66,31 +100,34 @@ export function FieldInput(props: FieldInputProps) {
         />
       );
     case 'select':
-      return (
-        <Select
-          {...common}
-          value={value as string | number | undefined}
-          onChange={(next) => onChange?.(next)}
-          allowClear={mode === 'filter'}
-          placeholder={t('crud.select')}
-          options={field.options?.map((option) => ({ value: option.value, label: t(option.label) }))}
-        />
-      );
+      return <SelectInput {...props} mode={mode} />;
     case 'treeSelect':
       return <LookupTreeSelect {...props} mode={mode} />;
+    case 'checkTree':
+      return <CheckTreeInput {...props} />;
+    case 'switch':
+      return <Switch id={id} data-testid={testId} checked={value === true} onChange={(next) => onChange?.(next)} />;
     case 'password':
       return (
         <Input.Password {...common} value={value as string | undefined} onChange={text} autoComplete="new-password" />
       );
     case 'date':
-      return <Input {...common} type="date" value={(value as string | undefined) ?? ''} onChange={text} />;
+      return (
+        <DatePicker
+          {...common}
+          value={asDay(value)}
+          onChange={(next) => onChange?.(next ? next.format('YYYY-MM-DD') : '')}
+          style={{ width: '100%' }}
+        />
+      );
     case 'datetime':
       return (
-        <Input
+        <DatePicker
           {...common}
-          type="datetime-local"
-          value={isoToLocalInput(value as string | undefined)}
-          onChange={(event) => onChange?.(localInputToIso(event.target.value))}
+          showTime
+          value={asDay(value)}
+          onChange={(next) => onChange?.(next ? toIsoMoment(next) : '')}
+          style={{ width: '100%' }}
         />
       );
     case 'icon':

@@ -8,11 +8,14 @@ import { ResourceIcon } from './icon-registry';
 export function FieldValue({ field, value }: { field: FieldDescriptor; value: unknown }) {
   const { t } = useTranslation();
   if (value === undefined || value === null || value === '') return null;
+  if (Array.isArray(value)) return <>{value.map(String).join(', ')}</>;
   switch (field.widget) {
     case 'select': {
       const option = field.options?.find((candidate) => candidate.value === value);
       return <>{option ? t(option.label) : String(value)}</>;
     }
+    case 'switch':
+      return <>{t(value === true ? 'common.yes' : 'common.no')}</>;
     case 'datetime':
       return <>{formatDateTime(String(value))}</>;
     case 'password':
@@ -24,6 +27,18 @@ export function FieldValue({ field, value }: { field: FieldDescriptor; value: un
           {String(value)}
         </Space>
       );
+    case 'group': {
+      const members = value as Record<string, unknown>;
+      return (
+        <Space orientation="vertical" size={0} data-testid={`value-${field.key}`}>
+          {field.fields?.map((member) => (
+            <span key={member.key}>
+              {t(member.label)}: <FieldValue field={member} value={members[member.key]} />
+            </span>
+          ))}
+        </Space>
+      );
+    }
     default:
       return <>{String(value)}</>;
   }

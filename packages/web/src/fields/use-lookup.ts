@@ -1,10 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useTranslation } from 'react-i18next';
 import { useLanguage } from '@/i18n/use-language';
-import { LOOKUPS, type TreeOption } from '@/resources/lookups';
+import { LOOKUPS, type LookupOption } from '@/resources/lookups';
 
-export function useLookupTree(name: string | undefined): { options: TreeOption[]; loading: boolean } {
-  const { t } = useTranslation();
+export function useLookup(name: string | undefined): { options: LookupOption[]; loading: boolean } {
   const language = useLanguage();
   const lookup = name ? LOOKUPS[name] : undefined;
   const query = useQuery({
@@ -15,8 +13,5 @@ export function useLookupTree(name: string | undefined): { options: TreeOption[]
     },
     enabled: Boolean(name),
   });
-  return {
-    options: lookup && query.data ? lookup.toTree(query.data, language, t) : [],
-    loading: query.isLoading,
-  };
+  return { options: lookup && query.data ? lookup.options(query.data, language) : [], loading: query.isLoading };
 }

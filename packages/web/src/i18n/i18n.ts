@@ -1,8 +1,8 @@
 import { LANGUAGE, type LanguageCode } from '@meterdesk/contracts';
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { en } from '@/locales/en';
-import { zh } from '@/locales/zh';
+import { enCore } from '@/locales/en';
+import { zhCore } from '@/locales/zh';
 
 export type Language = 'en' | 'zh';
 export const LANGUAGES: readonly Language[] = ['en', 'zh'];
@@ -27,7 +27,7 @@ function storedLanguage(): Language {
 export const i18n = i18next.createInstance();
 
 void i18n.use(initReactI18next).init({
-  resources: { en: { translation: en }, zh: { translation: zh } },
+  resources: { en: { translation: enCore }, zh: { translation: zhCore } },
   lng: storedLanguage(),
   fallbackLng: 'en',
   supportedLngs: LANGUAGES,

@@ -1,9 +1,25 @@
 import * as contracts from '@meterdesk/contracts';
-import { type EntityDefinition, fieldMeta, MESSAGES, resourceEntity } from '@meterdesk/contracts';
+import { type EntityDefinition, MESSAGES, resourceEntity } from '@meterdesk/contracts';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { en } from './en';
-import { zh } from './zh';
+import { type CrudConfig, describeField, describeSchemaField, type FieldDescriptor } from '@/crud/crud-config';
+import { SEND_FIELDS } from '@/pages/system/notice-announcement.page';
+import { SETTINGS_FIELDS } from '@/pages/system/system-settings.page';
+import { groupCrud } from '@/resources/system/group.resource';
+import { myNoticeCrud, noticeBatchCrud } from '@/resources/system/notice.resource';
+import { orgCrud } from '@/resources/system/org.resource';
+import { RESET_PASSWORD_FIELDS } from '@/resources/system/reset-password-dialog';
+import { resourceCrud } from '@/resources/system/resource.resource';
+import { roleCrud } from '@/resources/system/role.resource';
+import { syslogCrud } from '@/resources/system/syslog.resource';
+import { userCrud } from '@/resources/system/user.resource';
+import { enCore } from './en';
+import { enScreens } from './en/screens';
+import { zhCore } from './zh';
+import { zhScreens } from './zh/screens';
+
+const en = { ...enCore, ...enScreens };
+const zh = { ...zhCore, ...zhScreens };
 
 function keysOf(tree: object, prefix = ''): string[] {
   return Object.entries(tree).flatMap(([key, value]) =>
@@ -23,19 +39,41 @@ function has(tree: object, key: string): boolean {
 const isEntity = (value: unknown): value is EntityDefinition<z.ZodObject, string> =>
   typeof value === 'object' && value !== null && 'record' in value && 'pagePath' in value && 'columns' in value;
 
+/** The label, option and help keys of a field and, for a group, of its members. */
+function fieldKeys(field: FieldDescriptor): string[] {
+  return [
+    field.label,
+    ...(field.options?.map((option) => option.label) ?? []),
+    ...(field.help ? [field.help] : []),
+    ...(field.fields?.flatMap(fieldKeys) ?? []),
+  ];
+}
+
+const entityFields = (entity: EntityDefinition<z.ZodObject, string>) =>
+  new Set([...entity.columns.map((c) => c.field), ...entity.filters, ...entity.form, ...entity.detail]);
+
 /** Every i18n key a contracts entity reaches: labels (declared or by convention), options and help. */
 function entityKeys(entity: EntityDefinition<z.ZodObject, string>): string[] {
-  const fields = new Set([...entity.columns.map((c) => c.field), ...entity.filters, ...entity.form, ...entity.detail]);
-  return [...fields].flatMap((key) => {
-    const schema = entity.record.shape[key] as z.ZodType | undefined;
-    const meta = schema ? fieldMeta(schema) : undefined;
-    return [
-      meta?.label ?? `${entity.name}.fields.${key}`,
-      ...(meta?.options?.map((option) => option.label) ?? []),
-      ...(meta?.help ? [meta.help] : []),
-    ];
-  });
+  return [...entityFields(entity)].flatMap((key) =>
+    fieldKeys(describeSchemaField(key, entity.record.shape[key] as z.ZodType | undefined, `${entity.name}.fields`)),
+  );
 }
+
+/** What a screen of the kit shows: its fields (with create-only ones), row actions and time range. */
+function crudKeys(crud: CrudConfig): string[] {
+  const keys = [...entityFields(crud.entity), ...crud.createFields];
+  return [
+    ...keys.flatMap((key) => fieldKeys(describeField(crud, key))),
+    ...crud.rowActions.flatMap((action) => [
+      action.label ?? `${crud.entity.name}.actions.${action.key}`,
+      ...(action.run ? [action.run.confirm, action.run.done] : []),
+    ]),
+    ...(crud.timeRange ? [crud.timeRange.label] : []),
+  ];
+}
+
+const CRUDS = [resourceCrud, orgCrud, userCrud, groupCrud, roleCrud, myNoticeCrud, noticeBatchCrud, syslogCrud];
+const OPERATION_FORMS = [SEND_FIELDS, RESET_PASSWORD_FIELDS, ...SETTINGS_FIELDS];
 
 describe('locales', () => {
   it('English and Chinese have the same keys', () => {
@@ -53,6 +91,16 @@ describe('locales', () => {
     const entities = Object.values(contracts as Record<string, unknown>).filter(isEntity);
     expect(entities).toContain(resourceEntity);
     for (const key of entities.flatMap(entityKeys)) {
+      expect(has(en, key), `en ${key}`).toBe(true);
+      expect(has(zh, key), `zh ${key}`).toBe(true);
+    }
+  });
+
+  it('have every label the web screens reach beyond the entities: create-only fields, actions, forms', () => {
+    const keys = [...CRUDS.flatMap(crudKeys), ...OPERATION_FORMS.flat().flatMap(fieldKeys)];
+    expect(keys).toContain('org.fields.phoneUser');
+    expect(keys).toContain('user.fields.password');
+    for (const key of keys) {
       expect(has(en, key), `en ${key}`).toBe(true);
       expect(has(zh, key), `zh ${key}`).toBe(true);
     }

@@ -1,4 +1,14 @@
-import { flattenResourceTree, RES, RESOURCE_TREE, resourceEntity } from '@meterdesk/contracts';
+import {
+  flattenResourceTree,
+  groupEntity,
+  orgEntity,
+  RES,
+  RESOURCE_TREE,
+  resourceEntity,
+  roleEntity,
+  systemLogEntity,
+  userEntity,
+} from '@meterdesk/contracts';
 import { type LazyPage, lazyPage } from '@/app/routing/lazy-page';
 import type { CrudPages } from '@/crud/crud-pages';
 
@@ -21,7 +31,22 @@ function crudRoutes(pagePath: string, load: () => Promise<CrudPages>): [string, 
 /** Page uri → its screen. A permitted uri missing here shows the "later release" placeholder. */
 export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [RES.dashboard, lazyPage(() => import('@/pages/dashboard/dashboard.page').then((m) => m.DashboardPage))],
+  ...crudRoutes(orgEntity.pagePath, () => import('./system/org.resource').then((m) => m.orgPages)),
+  ...crudRoutes(userEntity.pagePath, () => import('./system/user.resource').then((m) => m.userPages)),
+  ...crudRoutes(groupEntity.pagePath, () => import('./system/group.resource').then((m) => m.groupPages)),
+  ...crudRoutes(roleEntity.pagePath, () => import('./system/role.resource').then((m) => m.rolePages)),
+  [
+    RES.roleAssignUser,
+    lazyPage(() => import('@/pages/system/role-assign-user.page').then((m) => m.RoleAssignUserPage)),
+  ],
   ...crudRoutes(resourceEntity.pagePath, () => import('./system/resource.resource').then((m) => m.resourcePages)),
+  [RES.notifyMGT, lazyPage(() => import('@/pages/system/notices.page').then((m) => m.NoticesPage))],
+  [
+    RES.noticeAnnouncement,
+    lazyPage(() => import('@/pages/system/notice-announcement.page').then((m) => m.NoticeAnnouncementPage)),
+  ],
+  [RES.systemSettings, lazyPage(() => import('@/pages/system/system-settings.page').then((m) => m.SystemSettingsPage))],
+  ...crudRoutes(systemLogEntity.pagePath, () => import('./system/syslog.resource').then((m) => m.syslogPages)),
 ]);
 
 export const LaterReleasePage = lazyPage(() =>

@@ -55,3 +55,8 @@ export function pageTitle(index: PermissionIndex, uri: string, language: Languag
   }
   return nodeName(node, language);
 }
+
+/** Whether the user holds a resource: a page (types 0-2) or a button (type 3). */
+export function isGranted(index: PermissionIndex, uri: string): boolean {
+  return index.pages.has(uri) || index.buttons.has(uri);
+}

@@ -16,10 +16,13 @@ export const HEADER_HEIGHT = 56;
 
 export function AppHeader({
   user,
+  notices,
   onChangePassword,
   onLogout,
 }: {
   user: SessionUser;
+  /** False while the server answers nothing but self-service (the password must change first). */
+  notices: boolean;
   onChangePassword: () => void;
   onLogout: () => void;
 }) {
@@ -59,7 +62,7 @@ export function AppHeader({
       </Link>
       <AppMenu />
       <Flex align="center" gap={4}>
-        <NoticeBadge />
+        {notices && <NoticeBadge username={user.username} />}
         <LanguageSwitch onChange={changeLanguage} />
         <UserMenu user={user} onChangePassword={onChangePassword} onLogout={onLogout} />
       </Flex>

@@ -14,7 +14,7 @@ export function ChangePasswordModal({
   onChanged,
 }: {
   open: boolean;
-  /** The server asks this user to change the initial password. */
+  /** The server asks this user to change an administrator-set password; until then it cannot be dismissed. */
   prompted: boolean;
   onClose: () => void;
   /** The server has ended every session of the user; only the way to /login is left. */
@@ -61,6 +61,15 @@ export function ChangePasswordModal({
       cancelText={t('common.actions.cancel')}
       okButtonProps={{ loading: change.isPending, 'data-testid': 'password-submit' } as ButtonProps}
       cancelButtonProps={{ 'data-testid': 'password-cancel' } as ButtonProps}
+      footer={(_, { OkBtn, CancelBtn }) => (
+        <>
+          {!prompted && <CancelBtn />}
+          <OkBtn />
+        </>
+      )}
+      closable={!prompted}
+      keyboard={!prompted}
+      mask={{ closable: !prompted }}
       destroyOnHidden
     >
       {prompted && <Alert type="info" showIcon title={t('password.mustChange')} style={{ marginBottom: 16 }} />}

@@ -1,25 +1,54 @@
 import { BellOutlined } from '@ant-design/icons';
-import { noticeApi, RES } from '@meterdesk/contracts';
-import { useQuery } from '@tanstack/react-query';
+import { noticeApi, noticeEntity, RES } from '@meterdesk/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button } from 'antd';
+import { createContext, useContext, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { callApi } from '@/api/api-client';
+import { mqttUnreadFeed, UNREAD_QUERY_KEY, type UnreadFeed } from '@/app/notices/unread-feed';
 import { usePermissions } from '@/app/permissions/permission-context';
 
-/** Until the MQTT push arrives (a later issue) the count is polled. */
+/** Only while the broker pushes nothing (none configured, or the connection is down). */
 const POLL_MS = 60_000;
 
-function UnreadNotices() {
+const UnreadFeedContext = createContext<UnreadFeed>(mqttUnreadFeed);
+/** Tests hand the badge a feed of their own instead of a broker. */
+export const UnreadFeedProvider = UnreadFeedContext.Provider;
+
+function UnreadNotices({ username }: { username: string }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const feed = useContext(UnreadFeedContext);
+  const [live, setLive] = useState(false);
   const unread = useQuery({
-    queryKey: ['unreadNotices'],
+    queryKey: UNREAD_QUERY_KEY,
     queryFn: ({ signal }) => callApi(noticeApi.countunreadnoticenum, {}, { signal }),
-    refetchInterval: POLL_MS,
+    refetchInterval: live ? false : POLL_MS,
   });
+
+  useEffect(
+    () =>
+      feed(username, {
+        onCount: (count) => {
+          queryClient.setQueryData(UNREAD_QUERY_KEY, { count });
+          // A new count means a notice arrived or was read: an open notice list shows it too.
+          void queryClient.invalidateQueries({ queryKey: [noticeEntity.name, 'list'] });
+        },
+        onLive: (next) => {
+          setLive(next);
+          // A count published before the subscription took hold would be lost otherwise.
+          if (next) void queryClient.invalidateQueries({ queryKey: UNREAD_QUERY_KEY });
+        },
+      }),
+    [feed, username, queryClient],
+  );
+
+  const count = unread.data?.count ?? 0;
   return (
-    <Badge count={unread.data?.count ?? 0} size="small" offset={[-4, 4]}>
+    // The badge's text is the count alone (the button has none); data-count holds it even when 0 hides it.
+    <Badge count={count} size="small" offset={[-4, 4]} data-testid="notice-badge-count" data-count={count}>
       <Button
         type="text"
         shape="circle"
@@ -33,7 +62,7 @@ function UnreadNotices() {
 }
 
 /** Shown only to users with the subscribe permission (spec §6). */
-export function NoticeBadge() {
+export function NoticeBadge({ username }: { username: string }) {
   const permissions = usePermissions();
-  return permissions.buttons.has(RES.noticeSubscribe) ? <UnreadNotices /> : null;
+  return permissions.buttons.has(RES.noticeSubscribe) ? <UnreadNotices username={username} /> : null;
 }

@@ -5,6 +5,7 @@ import { lazyPage } from '@/app/routing/lazy-page';
 import { PageBoundary } from '@/app/routing/page-boundary';
 import { SHELL_PATHS } from '@/app/routing/paths';
 import { classifyUnmatched, type RouteTable } from '@/app/routing/route-table';
+import '@/locales/screen-texts';
 import { pageFor } from '@/resources/registry';
 
 const NotFoundPage = lazyPage(() => import('@/pages/errors/not-found.page').then((m) => m.NotFoundPage));

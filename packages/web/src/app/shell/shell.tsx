@@ -1,12 +1,12 @@
 import { authApi, RES, RESULT } from '@meterdesk/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { App, Layout } from 'antd';
+import { App, Layout, Result } from 'antd';
 import { type CSSProperties, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
 import { PermissionProvider, usePermissions } from '@/app/permissions/permission-context';
-import { indexPermissions } from '@/app/permissions/permission-index';
+import { indexPermissions, pageTitle } from '@/app/permissions/permission-index';
 import { PageLoading } from '@/app/routing/page-boundary';
 import { LOGIN_PATH, SHELL_PATHS } from '@/app/routing/paths';
 import { buildRouteTable, normalizePath } from '@/app/routing/route-table';
@@ -20,6 +20,7 @@ import { PageBreadcrumb } from './page-breadcrumb';
 import { PageTabs } from './page-tabs';
 import { ShellRoutes } from './shell-routes';
 import { tabStorageKey, useEndSession } from './use-end-session';
+import { useVisitLog } from './use-visit-log';
 import { useWindowHeight } from './use-window-height';
 
 /** Below this window height the page area scrolls inside the window instead of the whole page. */
@@ -30,6 +31,15 @@ const CHROME_HEIGHT = HEADER_HEIGHT + 40 + 38 + 16;
 function pageAreaStyle(windowHeight: number): CSSProperties {
   const available = Math.max(windowHeight - CHROME_HEIGHT, 240);
   return windowHeight < COMPACT_HEIGHT ? { height: available, overflow: 'auto' } : { minHeight: available };
+}
+
+/**
+ * A user whose password an administrator set works only after changing it: the server refuses every
+ * other call until then, so the shell shows no page, only the prompt that cannot be dismissed.
+ */
+function PasswordGate() {
+  const { t } = useTranslation();
+  return <Result status="warning" title={t('password.mustChange')} data-testid="password-gate" />;
 }
 
 function ShellLayout({ user }: { user: SessionUser }) {
@@ -51,29 +61,44 @@ function ShellLayout({ user }: { user: SessionUser }) {
   );
   const path = normalizePath(location.pathname);
   const { search } = location;
+  const gated = user.mustChangePassword;
+  const isPage = table.routes.get(path)?.kind === 'page';
+  useVisitLog(path, isPage && !gated ? pageTitle(permissions, path, 'en') : undefined);
 
   useEffect(() => {
+    if (gated) return;
     const isTab = (key: string) => table.routes.get(key)?.kind === 'page' || key === SHELL_PATHS.version;
     tabs.retain(isTab);
     if (isTab(RES.dashboard)) tabs.pin();
     if (isTab(path)) tabs.open(path, `${path}${search}`);
-  }, [tabs, table, path, search]);
+  }, [tabs, table, path, search, gated]);
 
   return (
     <TabsProvider store={tabs}>
       <Layout style={{ minHeight: '100vh' }}>
-        <AppHeader user={user} onChangePassword={() => setChangingPassword(true)} onLogout={() => void endSession()} />
+        <AppHeader
+          user={user}
+          notices={!gated}
+          onChangePassword={() => setChangingPassword(true)}
+          onLogout={() => void endSession()}
+        />
         <Layout.Content style={{ padding: '8px 16px 16px' }}>
-          <PageTabs />
-          <PageBreadcrumb />
-          <div style={pageAreaStyle(windowHeight)} data-testid="page-area">
-            <ShellRoutes table={table} />
-          </div>
+          {gated ? (
+            <PasswordGate />
+          ) : (
+            <>
+              <PageTabs />
+              <PageBreadcrumb />
+              <div style={pageAreaStyle(windowHeight)} data-testid="page-area">
+                <ShellRoutes table={table} />
+              </div>
+            </>
+          )}
         </Layout.Content>
       </Layout>
       <ChangePasswordModal
-        open={changingPassword}
-        prompted={user.mustChangePassword}
+        open={changingPassword || gated}
+        prompted={gated}
         onClose={() => setChangingPassword(false)}
         onChanged={() => {
           setChangingPassword(false);

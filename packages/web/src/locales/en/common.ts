@@ -12,7 +12,10 @@ export const common = {
     cancel: 'Cancel',
     back: 'Back',
     retry: 'Retry',
+    delete: 'Delete',
   },
+  yes: 'Yes',
+  no: 'No',
 };
 
 export const login = {
@@ -57,20 +60,4 @@ export const pages = {
   loadFailed: 'This page could not be loaded, please reload',
   reload: 'Reload',
   version: { title: 'About Meterdesk', version: 'Version', appId: 'Application ID' },
-};
-
-export const crud = {
-  total: '{{total}} items in total',
-  empty: 'No records',
-  columnsActions: 'Actions',
-  detailTitle: 'Details',
-  addTitle: 'Add',
-  editTitle: 'Edit',
-  saved: 'Saved',
-  root: 'Top level',
-  select: 'Please select',
-  unsavedTitle: 'Leave this page?',
-  unsavedContent: 'Your changes have not been saved.',
-  leave: 'Leave',
-  stay: 'Stay',
 };

@@ -14,7 +14,10 @@ export const common: LocaleMessages['common'] = {
     cancel: '取消',
     back: '返回',
     retry: '重试',
+    delete: '删除',
   },
+  yes: '是',
+  no: '否',
 };
 
 export const login: LocaleMessages['login'] = {
@@ -59,20 +62,4 @@ export const pages: LocaleMessages['pages'] = {
   loadFailed: '页面加载失败，请重新加载',
   reload: '重新加载',
   version: { title: '关于 Meterdesk', version: '版本', appId: '应用编号' },
-};
-
-export const crud: LocaleMessages['crud'] = {
-  total: '共 {{total}} 条',
-  empty: '暂无数据',
-  columnsActions: '操作',
-  detailTitle: '详情',
-  addTitle: '新增',
-  editTitle: '编辑',
-  saved: '保存成功',
-  root: '顶级',
-  select: '请选择',
-  unsavedTitle: '离开此页面？',
-  unsavedContent: '您的修改尚未保存。',
-  leave: '离开',
-  stay: '留下',
 };

@@ -1,6 +1,5 @@
-import type { LocaleMessages } from '../en';
-import { common, crud, login, pages, password, shell } from './common';
+import type { enCore, LocaleMessages } from '../en';
+import { common, login, pages, password, shell } from './common';
 import { errors } from './errors';
-import { resource } from './resource';
 
-export const zh: LocaleMessages = { common, login, shell, password, pages, crud, errors, resource };
+export const zhCore: Pick<LocaleMessages, keyof typeof enCore> = { common, login, shell, password, pages, errors };

@@ -1,0 +1,91 @@
+import { Divider, Form, type FormInstance, type FormRule as Rule } from 'antd';
+import type { TFunction } from 'i18next';
+import { Fragment } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { z } from 'zod';
+import { callApi } from '@/api/api-client';
+import { FieldInput } from '@/fields/field-input';
+import { messageText } from '@/i18n/message-text';
+import { type FieldDescriptor, isRequired, normalizeValue, objectShape, type UniqueCheck } from './crud-config';
+
+function zodRule(schema: z.ZodType, t: TFunction): Rule {
+  return {
+    validator: async (_rule, value: unknown) => {
+      const result = schema.safeParse(normalizeValue(value));
+      if (!result.success) throw new Error(messageText(t, result.error.issues[0]?.message ?? 'invalidValue'));
+    },
+  };
+}
+
+/** Asks the server while the user types; a failed check stays silent because saving checks again. */
+function uniqueRule(
+  check: UniqueCheck,
+  schema: z.ZodType | undefined,
+  getValues: () => Record<string, unknown>,
+  id: string | undefined,
+  t: TFunction,
+): Rule {
+  return {
+    validator: async (_rule, value: unknown) => {
+      if (typeof value !== 'string' || (schema && !schema.safeParse(value).success)) return;
+      const request = check.request(value.trim(), getValues(), id);
+      if (!request) return;
+      let existed = false;
+      try {
+        ({ existed } = (await callApi(check.operation, request)) as { existed: boolean });
+      } catch {
+        return;
+      }
+      if (existed) throw new Error(messageText(t, 'existed'));
+    },
+  };
+}
+
+export interface FormFieldsProps {
+  fields: readonly FieldDescriptor[];
+  /** The request schema's members: they validate each input as the server will. */
+  shape: Record<string, z.ZodType>;
+  form: FormInstance;
+  uniqueChecks?: Readonly<Record<string, UniqueCheck>>;
+  /** The record being edited, which a uniqueness check lets keep its own name. */
+  id?: string;
+  /** Where the field sits in the form's values; members of a group sit below the group's name. */
+  parent?: string;
+}
+
+/** One form item per field with the request schema's rules; a group is a titled section of its members. */
+export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent }: FormFieldsProps) {
+  const { t } = useTranslation();
+  return fields.map((field) => {
+    const schema = shape[field.key];
+    if (field.widget === 'group') {
+      return (
+        <Fragment key={field.key}>
+          <Divider titlePlacement="start" plain data-testid={`group-${field.key}`}>
+            {t(field.label)}
+          </Divider>
+          <FormFields fields={field.fields ?? []} shape={objectShape(schema) ?? {}} form={form} parent={field.key} />
+        </Fragment>
+      );
+    }
+    const check = uniqueChecks[field.key];
+    const rules: Rule[] = [];
+    if (schema) rules.push(zodRule(schema, t));
+    if (check) rules.push(uniqueRule(check, schema, () => form.getFieldsValue(), id, t));
+    return (
+      <Form.Item
+        key={field.key}
+        name={parent ? [parent, field.key] : field.key}
+        label={t(field.label)}
+        // A switch always holds a value; an asterisk there would only puzzle.
+        required={isRequired(schema) && field.widget !== 'switch'}
+        rules={rules}
+        extra={field.help ? t(field.help) : undefined}
+        dependencies={check ? [...check.dependsOn] : undefined}
+        validateDebounce={check ? 300 : undefined}
+      >
+        <FieldInput field={field} />
+      </Form.Item>
+    );
+  });
+}

@@ -1,0 +1,95 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { App, Button } from 'antd';
+import { type ReactNode, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { callApi } from '@/api/api-client';
+import { usePermissions } from '@/app/permissions/permission-context';
+import { isGranted } from '@/app/permissions/permission-index';
+import { errorText } from '@/i18n/message-text';
+import type { CrudConfig, Row, RowAction } from './crud-config';
+
+/** Test ids of the confirmation dialog's buttons, for every action that asks first. */
+export const CONFIRM_OK = 'confirm-ok';
+export const CONFIRM_CANCEL = 'confirm-cancel';
+
+/**
+ * The entity's extra row actions the user holds, and what clicking one does: navigate, open its dialog,
+ * or confirm and call its operation (then refresh the entity's queries and the pickers).
+ */
+export function useRowActions(crud: CrudConfig): {
+  visibleFor: (row: Row) => RowAction[];
+  trigger: (action: RowAction, row: Row) => void;
+  dialog: ReactNode;
+} {
+  const { t } = useTranslation();
+  const { modal, message } = App.useApp();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const permissions = usePermissions();
+  const [open, setOpen] = useState<{ action: RowAction; row: Row } | null>(null);
+  const granted = crud.rowActions.filter((action) => isGranted(permissions, action.permission));
+
+  const trigger = (action: RowAction, row: Row) => {
+    if (action.to) {
+      void navigate(action.to(row));
+    } else if (action.Dialog) {
+      setOpen({ action, row });
+    } else if (action.run) {
+      const { run } = action;
+      modal.confirm({
+        title: t(run.confirm, { ...row }),
+        okText: t(action.label ?? `${crud.entity.name}.actions.${action.key}`),
+        cancelText: t('common.actions.cancel'),
+        okButtonProps: { danger: run.danger, 'data-testid': CONFIRM_OK },
+        cancelButtonProps: { 'data-testid': CONFIRM_CANCEL },
+        onOk: async () => {
+          try {
+            await callApi(run.operation, run.request(row));
+          } catch (error) {
+            message.error(errorText(t, error));
+            return;
+          }
+          message.success(t(run.done));
+          await Promise.all([
+            queryClient.invalidateQueries({ queryKey: [crud.entity.name] }),
+            queryClient.invalidateQueries({ queryKey: ['lookup'] }),
+          ]);
+        },
+      });
+    }
+  };
+
+  const Dialog = open?.action.Dialog;
+  return {
+    visibleFor: (row) => granted.filter((action) => action.visible?.(row) ?? true),
+    trigger,
+    dialog: Dialog && open ? <Dialog row={open.row} onClose={() => setOpen(null)} /> : null,
+  };
+}
+
+export function RowActionButton({
+  crud,
+  action,
+  rowKey,
+  onClick,
+}: {
+  crud: CrudConfig;
+  action: Pick<RowAction, 'key' | 'label' | 'icon' | 'run'>;
+  rowKey: string;
+  onClick: () => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Button
+      type="link"
+      size="small"
+      icon={action.icon}
+      danger={action.run?.danger}
+      data-testid={`row-${action.key}-${rowKey}`}
+      onClick={onClick}
+    >
+      {t(action.label ?? `${crud.entity.name}.actions.${action.key}`)}
+    </Button>
+  );
+}

@@ -1,0 +1,99 @@
+import type { MessageKey } from '@meterdesk/contracts';
+import dayjs, { type Dayjs } from 'dayjs';
+
+export type DateRange = [Dayjs, Dayjs];
+
+/** The spec's date shortcuts (§9) that fit a range limited to a month. */
+export const RANGE_PRESETS = [
+  'yesterday',
+  'today',
+  'last3Days',
+  'last7Days',
+  'lastWeek',
+  'lastMonth',
+  'thisMonth',
+] as const;
+export type RangePreset = (typeof RANGE_PRESETS)[number];
+export const DEFAULT_RANGE_PRESET: RangePreset = 'last7Days';
+
+const DAY_MS = 86_400_000;
+
+/** Whole days up to the end of today, so a range keeps its meaning all day long (and a cached list its key). */
+export function presetRange(preset: RangePreset, now: Dayjs = dayjs()): DateRange {
+  const today = now.startOf('day');
+  const endOfToday = now.endOf('day');
+  switch (preset) {
+    case 'yesterday':
+      return [today.subtract(1, 'day'), today.subtract(1, 'day').endOf('day')];
+    case 'today':
+      return [today, endOfToday];
+    case 'last3Days':
+      return [today.subtract(2, 'day'), endOfToday];
+    case 'last7Days':
+      return [today.subtract(6, 'day'), endOfToday];
+    case 'lastWeek': {
+      // Weeks start on Monday whatever the locale says.
+      const monday = today.subtract((today.day() + 6) % 7, 'day');
+      return [monday.subtract(7, 'day'), monday.subtract(1, 'day').endOf('day')];
+    }
+    case 'lastMonth': {
+      const first = today.startOf('month').subtract(1, 'month');
+      return [first, first.endOf('month')];
+    }
+    case 'thisMonth':
+      return [today.startOf('month'), endOfToday];
+  }
+}
+
+/** spec §5: no date after today 23:59:59. */
+export function isAfterToday(date: Dayjs, now: Dayjs = dayjs()): boolean {
+  return date.isAfter(now.endOf('day'));
+}
+
+/**
+ * antd's `disabledDate` for a range: after today, or (once the first end is picked) a day that would
+ * make the range longer than `maxDays` whole days.
+ */
+export function isDisabledRangeDay(
+  date: Dayjs,
+  from: Dayjs | undefined,
+  maxDays: number,
+  now: Dayjs = dayjs(),
+): boolean {
+  if (isAfterToday(date, now)) return true;
+  return from !== undefined && Math.abs(date.startOf('day').diff(from.startOf('day'), 'day')) >= maxDays;
+}
+
+/** The message key that refuses a range, or undefined when the server will take it. */
+export function validateRange(
+  range: readonly [Dayjs | null, Dayjs | null] | null | undefined,
+  maxDays: number,
+  now: Dayjs = dayjs(),
+): MessageKey | undefined {
+  const [start, end] = range ?? [null, null];
+  if (!start || !end) return 'mandatory';
+  if (!start.isBefore(end)) return 'timeRangeInvalid';
+  if (isAfterToday(end, now)) return 'outOfRange';
+  if (end.diff(start) > maxDays * DAY_MS) return 'timeRangeTooLong';
+  return undefined;
+}
+
+/** ISO 8601 with the browser's offset, as the API wants moments. */
+export function toIsoMoment(date: Dayjs): string {
+  return date.format('YYYY-MM-DDTHH:mm:ssZ');
+}
+
+/** The range a list URL carries, or the default one when it carries none the server would take. */
+export function readRange(
+  start: string | null,
+  end: string | null,
+  maxDays: number,
+  now: Dayjs = dayjs(),
+): [string, string] {
+  if (start && end) {
+    const range: DateRange = [dayjs(start), dayjs(end)];
+    if (range[0].isValid() && range[1].isValid() && !validateRange(range, maxDays, now)) return [start, end];
+  }
+  const [from, to] = presetRange(DEFAULT_RANGE_PRESET, now);
+  return [toIsoMoment(from), toIsoMoment(to)];
+}

@@ -1,0 +1,190 @@
+export const org = {
+  fields: {
+    orgName: 'Organisation',
+    orgCode: 'Code',
+    pid: 'Parent organisation',
+    remark: 'Remark',
+    extendInfo: 'Contact',
+    phoneUser: 'Contact person',
+    email: 'E-mail',
+    phone: 'Phone',
+    address: 'Address',
+    parentName: 'Parent organisation',
+    userCount: 'Users',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+  actions: { addChild: 'Add child' },
+};
+
+export const user = {
+  fields: {
+    username: 'Username',
+    fullName: 'Full name',
+    password: 'Initial password',
+    newPassword: 'New password',
+    orgId: 'Organisation',
+    orgName: 'Organisation',
+    roleIdList: 'Roles',
+    roleNames: 'Roles',
+    groupCodeList: 'User groups',
+    groupNames: 'User groups',
+    status: 'Status',
+    lockedUntil: 'Locked until',
+    expiryDate: 'Expires',
+    gender: 'Gender',
+    birthday: 'Birthday',
+    phone: 'Phone',
+    email: 'E-mail',
+    address: 'Address',
+    remark: 'Remark',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+  statuses: { enabled: 'Enabled', notEnabled: 'Not enabled', disabled: 'Disabled', locking: 'Locked' },
+  genders: { 0: 'Not specified', 1: 'Male', 2: 'Female' },
+  actions: { unlock: 'Unlock', resetPassword: 'Reset password' },
+  confirmUnlock: 'Unlock {{username}}?',
+  unlocked: 'Unlocked',
+  resetPasswordTitle: 'Reset the password of {{username}}',
+  passwordReset: 'The password of {{username}} was reset; it must be changed at the next login',
+};
+
+export const group = {
+  fields: {
+    groupName: 'User group',
+    groupCode: 'Code',
+    gridId: 'Power grid',
+    gridName: 'Power grid',
+    remark: 'Remark',
+    userCount: 'Users',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+};
+
+export const role = {
+  fields: {
+    roleName: 'Role',
+    remark: 'Remark',
+    resourceIdList: 'Resources',
+    userCount: 'Users',
+    builtIn: 'Built in',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+  actions: { assignUser: 'Assign users' },
+  assign: {
+    title: 'Users with the role {{roleName}}',
+    available: 'Other users',
+    assigned: 'Users with this role',
+  },
+};
+
+export const notice = {
+  fields: {
+    noticeType: 'Type',
+    noticeTitle: 'Title',
+    noticeContent: 'Content',
+    sendUsername: 'Sender',
+    recUsername: 'Recipient',
+    recUsernameList: 'Recipients',
+    noticeFlag: 'Status',
+    sendTime: 'Sent',
+    readTime: 'Read',
+    sendEmail: 'Also send by e-mail',
+    total: 'Recipients',
+    readCount: 'Read by',
+  },
+  types: { 0: 'System notice', 1: 'Alarm', 2: 'Event' },
+  flags: { 0: 'Unread', 1: 'Read' },
+  tabs: { mine: 'My notices', sent: 'Sent notices' },
+  send: {
+    open: 'Send notice',
+    title: 'Send a notice',
+    template: 'Template',
+    submit: 'Send',
+    sent: 'Notice sent',
+    emailFailures: 'The notice was sent, but these e-mails could not be delivered:',
+    toSent: 'Sent notices',
+  },
+};
+
+export const settings = {
+  smtp: {
+    title: 'E-mail server (SMTP)',
+    fields: {
+      host: 'Server',
+      port: 'Port',
+      sender: 'Sender address',
+      username: 'User name',
+      password: 'Password',
+      secure: 'TLS from the first byte (port 465)',
+    },
+    passwordKept: 'A password is stored; leave this blank to keep it',
+    test: 'Send a test e-mail',
+    testTo: 'Recipient (blank: your own address)',
+    testSent: 'A test e-mail was sent to {{to}}',
+  },
+  subscribe: {
+    title: 'My subscriptions',
+    fields: {
+      subMeterEventFlag: 'Meter events',
+      subEmailFlag: 'Notify me by e-mail',
+      subMsgFlag: 'Notify me by message',
+      subSpecialUserEventFlag: 'Special consumer events',
+      subExceptionFlag: 'Exceptions',
+    },
+  },
+  dataItems: {
+    title: 'Data items',
+    itemName: 'Data item',
+    obis: 'OBIS',
+    unit: 'Unit',
+    enabled: 'Enabled',
+    orderNum: 'Order',
+  },
+  tariff: {
+    title: 'TOU parameter limits',
+    fields: {
+      tariffValidCount: 'Tariff rates',
+      tariffDays: 'Day profiles',
+      tariffWeeks: 'Week profiles',
+      tariffSeasons: 'Seasons',
+      tariffSpecialDays: 'Special days',
+    },
+  },
+  timeout: {
+    title: 'Command time-out',
+    fields: { timeout: 'Time-out (seconds)' },
+  },
+};
+
+export const syslog = {
+  fields: {
+    time: 'Time',
+    logType: 'Log type',
+    username: 'User',
+    operatingType: 'Operation',
+    logLevel: 'Level',
+    content: 'Content',
+    result: 'Result',
+    ip: 'IP address',
+    ua: 'User agent',
+    os: 'Operating system',
+    browser: 'Browser',
+    requestUrl: 'Request',
+  },
+  logTypes: { visit: 'Visit', login: 'Login', operation: 'Operation' },
+  operatingTypes: {
+    login: 'Log in',
+    logout: 'Log out',
+    add: 'Add',
+    update: 'Update',
+    delete: 'Delete',
+    visit: 'Visit',
+    other: 'Other',
+  },
+  logLevels: { info: 'Info', warn: 'Warning', error: 'Error' },
+  timeRange: 'Time range',
+};

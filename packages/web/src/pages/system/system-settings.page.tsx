@@ -1,0 +1,274 @@
+import { RES, settingsApi } from '@meterdesk/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, App, Button, Card, Flex, Input, InputNumber, Spin, Switch, Table } from 'antd';
+import { type ReactNode, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { callApi } from '@/api/api-client';
+import { usePermissions } from '@/app/permissions/permission-context';
+import { describeRequest } from '@/crud/crud-config';
+import { OperationForm } from '@/crud/operation-form';
+import { errorText, messageText } from '@/i18n/message-text';
+import { useLanguage } from '@/i18n/use-language';
+
+const SETTINGS = 'settings';
+
+function SettingsCard({
+  name,
+  loading,
+  error,
+  children,
+}: {
+  name: string;
+  loading: boolean;
+  error: unknown;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Card title={t(`settings.${name}.title`)} data-testid={`settings-${name}`} style={{ flex: '1 1 460px' }}>
+      {loading && <Spin />}
+      {error ? <Alert type="error" showIcon title={errorText(t, error)} /> : null}
+      {!loading && !error && children}
+    </Card>
+  );
+}
+
+const SMTP_FIELDS = describeRequest(settingsApi.savesmtpconf, 'settings.smtp.fields');
+
+function SmtpSettings({ canSave }: { canSave: boolean }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [to, setTo] = useState('');
+  const smtp = useQuery({
+    queryKey: [SETTINGS, 'smtp'],
+    queryFn: ({ signal }) => callApi(settingsApi.getsmtpconf, {}, { signal }),
+  });
+  const initialValues = useMemo(() => {
+    if (!smtp.data) return { port: 25, username: '', secure: false };
+    const { passwordSet: _, ...stored } = smtp.data;
+    return stored;
+  }, [smtp.data]);
+  // A stored password is never sent back: left blank, the field keeps it.
+  const fields = useMemo(
+    () =>
+      SMTP_FIELDS.map((field) =>
+        field.key === 'password' && smtp.data?.passwordSet ? { ...field, help: 'settings.smtp.passwordKept' } : field,
+      ),
+    [smtp.data],
+  );
+  const test = useMutation({
+    mutationFn: (body: { to?: string }) => callApi(settingsApi.checkifcansendemail, body),
+    onSuccess: (data) => message.success(t('settings.smtp.testSent', { to: data.to })),
+    onError: (error) => message.error(errorText(t, error)),
+  });
+  const sendTest = () => {
+    const parsed = settingsApi.checkifcansendemail.request.safeParse({ to: to.trim() || undefined });
+    if (parsed.success) test.mutate(parsed.data);
+    else message.error(messageText(t, parsed.error.issues[0]?.message ?? 'invalidValue'));
+  };
+
+  return (
+    <SettingsCard name="smtp" loading={smtp.isLoading} error={smtp.error}>
+      <OperationForm
+        operation={settingsApi.savesmtpconf}
+        fields={fields}
+        initialValues={initialValues}
+        prepare={({ password, ...values }) => (password ? { ...values, password } : values)}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, 'smtp'] })}
+        canSave={canSave}
+        submitTestId="settings-save-smtp"
+      />
+      <Flex gap="small">
+        <Input
+          value={to}
+          onChange={(event) => setTo(event.target.value)}
+          placeholder={t('settings.smtp.testTo')}
+          data-testid="settings-test-email-to"
+        />
+        <Button loading={test.isPending} onClick={sendTest} data-testid="settings-test-email">
+          {t('settings.smtp.test')}
+        </Button>
+      </Flex>
+    </SettingsCard>
+  );
+}
+
+const SUBSCRIBE_FIELDS = describeRequest(settingsApi.updatesysUsersubscribeconf, 'settings.subscribe.fields');
+
+/** The caller's own flags: any logged-in user may change them. */
+function SubscribeSettings() {
+  const queryClient = useQueryClient();
+  const flags = useQuery({
+    queryKey: [SETTINGS, 'subscribe'],
+    queryFn: ({ signal }) => callApi(settingsApi.getsysusersubscribeconf, {}, { signal }),
+  });
+  return (
+    <SettingsCard name="subscribe" loading={flags.isLoading} error={flags.error}>
+      <OperationForm
+        operation={settingsApi.updatesysUsersubscribeconf}
+        fields={SUBSCRIBE_FIELDS}
+        initialValues={flags.data}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, 'subscribe'] })}
+        submitTestId="settings-save-subscribe"
+      />
+    </SettingsCard>
+  );
+}
+
+type DataItem = { id: string; enabled: boolean; orderNum: number };
+
+function DataItemSettings({ canSave }: { canSave: boolean }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const language = useLanguage();
+  const queryClient = useQueryClient();
+  const [edits, setEdits] = useState<Record<string, Partial<DataItem>>>({});
+  const items = useQuery({
+    queryKey: [SETTINGS, 'dataItems'],
+    queryFn: ({ signal }) => callApi(settingsApi.listdataitemconf, {}, { signal }),
+  });
+  const rows = useMemo(() => (items.data ?? []).map((item) => ({ ...item, ...edits[item.id] })), [items.data, edits]);
+  const edit = (id: string, patch: Partial<DataItem>) =>
+    setEdits((current) => ({ ...current, [id]: { ...current[id], ...patch } }));
+  const save = useMutation({
+    mutationFn: () =>
+      callApi(settingsApi.savedataitemconf, {
+        items: rows.map(({ id, enabled, orderNum }) => ({ id, enabled, orderNum })),
+      }),
+    onSuccess: async () => {
+      message.success(t('crud.saved'));
+      await queryClient.invalidateQueries({ queryKey: [SETTINGS, 'dataItems'] });
+      setEdits({});
+    },
+    onError: (error) => message.error(errorText(t, error)),
+  });
+
+  return (
+    <SettingsCard name="dataItems" loading={items.isLoading} error={items.error}>
+      <Table
+        size="small"
+        rowKey="id"
+        dataSource={rows}
+        pagination={false}
+        scroll={{ y: 360 }}
+        columns={[
+          {
+            key: 'itemName',
+            title: t('settings.dataItems.itemName'),
+            render: (_, item) => (language === 'zh' ? item.itemName : item.itemNameEn) || item.itemName,
+          },
+          { key: 'obis', dataIndex: 'obis', title: t('settings.dataItems.obis') },
+          { key: 'unit', dataIndex: 'unit', title: t('settings.dataItems.unit'), width: 80 },
+          {
+            key: 'enabled',
+            title: t('settings.dataItems.enabled'),
+            width: 90,
+            render: (_, item) => (
+              <Switch
+                size="small"
+                checked={item.enabled}
+                disabled={!canSave}
+                data-testid={`data-item-enabled-${item.id}`}
+                onChange={(enabled) => edit(item.id, { enabled })}
+              />
+            ),
+          },
+          {
+            key: 'orderNum',
+            title: t('settings.dataItems.orderNum'),
+            width: 110,
+            render: (_, item) => (
+              <InputNumber
+                size="small"
+                min={0}
+                max={9999}
+                precision={0}
+                value={item.orderNum}
+                disabled={!canSave}
+                data-testid={`data-item-order-${item.id}`}
+                onChange={(orderNum) => edit(item.id, { orderNum: orderNum ?? 0 })}
+              />
+            ),
+          },
+        ]}
+      />
+      {canSave && (
+        <Button
+          type="primary"
+          style={{ marginTop: 16 }}
+          loading={save.isPending}
+          disabled={rows.length === 0}
+          onClick={() => save.mutate()}
+          data-testid="settings-save-dataItems"
+        >
+          {t('common.actions.save')}
+        </Button>
+      )}
+    </SettingsCard>
+  );
+}
+
+const TARIFF_FIELDS = describeRequest(settingsApi.savetariffconfig, 'settings.tariff.fields');
+
+/** One set of limits: created by the first save, updated after. */
+function TariffSettings({ canSave }: { canSave: boolean }) {
+  const queryClient = useQueryClient();
+  const limits = useQuery({
+    queryKey: [SETTINGS, 'tariff'],
+    queryFn: ({ signal }) => callApi(settingsApi.gettariffconfiglist, {}, { signal }),
+  });
+  const stored = limits.data?.[0];
+  return (
+    <SettingsCard name="tariff" loading={limits.isLoading} error={limits.error}>
+      <OperationForm
+        operation={stored ? settingsApi.updatetariffconfig : settingsApi.savetariffconfig}
+        fields={TARIFF_FIELDS}
+        initialValues={stored}
+        prepare={(values) => (stored ? { ...values, id: stored.id } : values)}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, 'tariff'] })}
+        canSave={canSave}
+        submitTestId="settings-save-tariff"
+      />
+    </SettingsCard>
+  );
+}
+
+const TIMEOUT_FIELDS = describeRequest(settingsApi.updatetimeout, 'settings.timeout.fields');
+
+function TimeoutSettings({ canSave }: { canSave: boolean }) {
+  const queryClient = useQueryClient();
+  const timeout = useQuery({
+    queryKey: [SETTINGS, 'timeout'],
+    queryFn: ({ signal }) => callApi(settingsApi.gettimeout, {}, { signal }),
+  });
+  return (
+    <SettingsCard name="timeout" loading={timeout.isLoading} error={timeout.error}>
+      <OperationForm
+        operation={settingsApi.updatetimeout}
+        fields={TIMEOUT_FIELDS}
+        initialValues={timeout.data}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, 'timeout'] })}
+        canSave={canSave}
+        submitTestId="settings-save-timeout"
+      />
+    </SettingsCard>
+  );
+}
+
+/** Every form of the page, for the locale test. */
+export const SETTINGS_FIELDS = [SMTP_FIELDS, SUBSCRIBE_FIELDS, TARIFF_FIELDS, TIMEOUT_FIELDS];
+
+export function SystemSettingsPage() {
+  const permissions = usePermissions();
+  const canSave = permissions.buttons.has(RES.settingsSave);
+  return (
+    <Flex wrap gap="middle" align="start" data-testid="system-settings">
+      <SmtpSettings canSave={canSave} />
+      <SubscribeSettings />
+      <TariffSettings canSave={canSave} />
+      <TimeoutSettings canSave={canSave} />
+      <DataItemSettings canSave={canSave} />
+    </Flex>
+  );
+}

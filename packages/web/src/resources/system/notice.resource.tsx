@@ -1,0 +1,106 @@
+import { defineEntity, type FieldMeta, fieldMeta, NoticeSchema, noticeApi, noticeEntity } from '@meterdesk/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, App, Table } from 'antd';
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { callApi } from '@/api/api-client';
+import { UNREAD_QUERY_KEY } from '@/app/notices/unread-feed';
+import { type CrudConfig, defineCrud, describeField, type Row } from '@/crud/crud-config';
+import { CrudDetail } from '@/crud/crud-detail';
+import { FieldValue } from '@/fields/field-value';
+import { errorText } from '@/i18n/message-text';
+
+/** Opening an unread notice reads it; the server then publishes the new count to the badge. */
+function NoticeView({ crud, row }: { crud: CrudConfig; row: Row }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const sent = useRef(false);
+
+  useEffect(() => {
+    if (row.noticeFlag !== 0 || sent.current) return;
+    sent.current = true;
+    callApi(noticeApi.readnotice, { id: String(row.id) })
+      .then(() =>
+        Promise.all([
+          queryClient.invalidateQueries({ queryKey: [noticeEntity.name] }),
+          // Without a broker nothing is pushed; with one this only repeats what the push says.
+          queryClient.invalidateQueries({ queryKey: UNREAD_QUERY_KEY }),
+        ]),
+      )
+      .catch((error: unknown) => message.error(errorText(t, error)));
+  }, [row, queryClient, message, t]);
+
+  return <CrudDetail crud={crud} record={{ ...row, noticeFlag: 1 }} />;
+}
+
+export const myNoticeCrud = defineCrud({
+  entity: noticeEntity,
+  operations: { list: noticeApi.getnoticelogpageforcurrentuser },
+  View: NoticeView,
+});
+
+const RECIPIENT_COLUMNS = ['recUsername', 'noticeFlag', 'readTime'] as const;
+
+/** Who received a sent batch and who has read it. */
+function BatchReadView({ crud, row }: { crud: CrudConfig; row: Row }) {
+  const { t } = useTranslation();
+  const noticeBatchId = String(row.noticeBatchId);
+  const recipients = useQuery({
+    queryKey: [crud.entity.name, 'readDetail', noticeBatchId],
+    queryFn: ({ signal }) => callApi(noticeApi.getnoticereaddetaillist, { noticeBatchId }, { signal }),
+  });
+  const fields = RECIPIENT_COLUMNS.map((key) => describeField(myNoticeCrud, key));
+
+  return (
+    <>
+      <CrudDetail crud={crud} record={row} />
+      {recipients.error && <Alert type="error" showIcon title={errorText(t, recipients.error)} />}
+      <Table<Row>
+        style={{ marginTop: 16 }}
+        size="small"
+        rowKey={(recipient) => String(recipient.id)}
+        loading={recipients.isLoading}
+        dataSource={recipients.data}
+        pagination={false}
+        data-testid="notice-read-detail"
+        columns={fields.map((field) => ({
+          key: field.key,
+          dataIndex: field.key,
+          title: t(field.label),
+          render: (value: unknown) => <FieldValue field={field} value={value} />,
+        }))}
+      />
+    </>
+  );
+}
+
+/** The sent batches have no contracts entity; their notice fields show as the notice declares them. */
+const batchEntity = defineEntity({
+  name: noticeEntity.name,
+  record: noticeApi.NoticeBatchSchema,
+  pagePath: noticeEntity.pagePath,
+  columns: [
+    { field: 'noticeTitle' },
+    { field: 'noticeType', width: 120 },
+    { field: 'sendUsername', width: 140 },
+    { field: 'sendTime', width: 180 },
+    { field: 'total', width: 100 },
+    { field: 'readCount', width: 100 },
+  ],
+  filters: ['noticeTitle'],
+  form: [],
+  detail: ['noticeTitle', 'noticeType', 'sendUsername', 'sendTime', 'total', 'readCount'],
+});
+
+const NOTICE_FIELDS = ['noticeTitle', 'noticeType', 'sendUsername', 'sendTime'] as const;
+
+export const noticeBatchCrud = defineCrud({
+  entity: batchEntity,
+  operations: { list: noticeApi.getnoticebatchpage },
+  rowKey: 'noticeBatchId',
+  overrides: Object.fromEntries(
+    NOTICE_FIELDS.map((key): [string, FieldMeta | undefined] => [key, fieldMeta(NoticeSchema.shape[key])]),
+  ),
+  View: BatchReadView,
+});

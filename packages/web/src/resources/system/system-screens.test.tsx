@@ -1,0 +1,274 @@
+import { orgApi, resourceApi, roleApi, settingsApi, syslogApi, userApi } from '@meterdesk/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { fail, ok, stubApi } from '@/test/api-stub';
+import { renderInShell } from '@/test/render-in-shell';
+import { fullTree, permittedTree } from '@/test/resource-tree';
+
+const id = (n: number) => n.toString(16).padStart(32, 'a');
+const org = (n: number, orgName: string, children: unknown[] = []) => ({
+  id: id(n),
+  orgName,
+  orgCode: `ORG${n}`,
+  pid: '0',
+  remark: '',
+  extendInfo: { phoneUser: 'Ann Lee', email: 'ann@example.com', phone: '+966 1', address: 'Riyadh' },
+  parentName: '',
+  userCount: 0,
+  createTime: '2024-01-01T00:00:00.000Z',
+  updateTime: '2024-01-01T00:00:00.000Z',
+  children,
+});
+
+function formItem(testId: string): HTMLElement {
+  const item = screen.getByTestId(testId).closest('.ant-form-item');
+  if (!(item instanceof HTMLElement)) throw new Error(`no form item around ${testId}`);
+  return item;
+}
+
+describe('group fields (organisation contact)', () => {
+  it('renders the members under the group title, validates each and sends them nested', async () => {
+    const api = stubApi({
+      [orgApi.treesysorg.path]: () => ok([org(1, 'Head office')]),
+      [orgApi.checkorgname.path]: () => ok({ existed: false }),
+      [orgApi.savesysorg.path]: () => ok({ id: id(9) }),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree(['/sysMGT/organizationMGT/add']), `/sysMGT/organizationMGT/add?pid=${id(1)}`);
+
+    const group = await screen.findByTestId('group-extendInfo');
+    expect(group.textContent).toBe('Contact');
+    expect(within(formItem('field-phoneUser')).getByText('Contact person')).toBeTruthy();
+    await user.type(screen.getByTestId('field-orgName'), 'Branch');
+    await user.type(screen.getByTestId('field-orgCode'), 'BR1');
+    await user.type(screen.getByTestId('field-phoneUser'), 'Bo');
+    await user.type(screen.getByTestId('field-email'), 'not-an-address');
+    await user.click(screen.getByTestId('crud-save'));
+
+    await waitFor(() =>
+      expect(within(formItem('field-email')).getByText('Please enter a valid e-mail address')).toBeTruthy(),
+    );
+    expect(api.callsTo(orgApi.savesysorg.path)).toHaveLength(0);
+
+    await user.clear(screen.getByTestId('field-email'));
+    await user.type(screen.getByTestId('field-email'), 'bo@example.com');
+    await user.click(screen.getByTestId('crud-save'));
+
+    await waitFor(() => expect(api.callsTo(orgApi.savesysorg.path)).toHaveLength(1));
+    expect(api.callsTo(orgApi.savesysorg.path)[0]?.body).toEqual({
+      pid: id(1),
+      orgName: 'Branch',
+      orgCode: 'BR1',
+      extendInfo: { phoneUser: 'Bo', email: 'bo@example.com', phone: '', address: '' },
+      remark: '',
+    });
+  });
+
+  it('shows the members in the detail view', async () => {
+    stubApi({ [orgApi.getsysorgdetail.path]: () => ok(org(1, 'Head office')) });
+    renderInShell(permittedTree(['/sysMGT/organizationMGT/detail']), `/sysMGT/organizationMGT/detail?id=${id(1)}`);
+
+    const contact = await screen.findByTestId('value-extendInfo');
+    expect(contact.textContent).toContain('Contact person: Ann Lee');
+    expect(contact.textContent).toContain('E-mail: ann@example.com');
+  });
+});
+
+describe('row actions', () => {
+  it('lists organisations as a tree and shows the translated refusal of a delete', async () => {
+    const api = stubApi({
+      [orgApi.treesysorg.path]: () => ok([org(1, 'Head office', [org(2, 'Branch')])]),
+      [orgApi.deletesysorg.path]: () => fail(409, 'orgHasChildren'),
+    });
+    const user = userEvent.setup();
+    renderInShell(
+      permittedTree(['/sysMGT/organizationMGT', '/sysMGT/organizationMGT/delete', '/sysMGT/organizationMGT/add']),
+      '/sysMGT/organizationMGT',
+    );
+
+    expect(await screen.findByText('Branch')).toBeTruthy();
+    expect(screen.getByTestId(`row-addChild-${id(1)}`)).toBeTruthy();
+    await user.click(screen.getByTestId(`row-delete-${id(1)}`));
+    await user.click(await screen.findByTestId('confirm-ok'));
+
+    expect(await screen.findByText('This organisation still has child organisations')).toBeTruthy();
+    expect(api.callsTo(orgApi.deletesysorg.path)[0]?.body).toEqual({ id: id(1) });
+  });
+
+  const person = (n: number, status: string) => ({
+    id: id(n),
+    username: `user${n}`,
+    fullName: '',
+    orgId: id(1),
+    roleIdList: [],
+    groupCodeList: [],
+    status,
+    expiryDate: '',
+    gender: 0,
+    birthday: '',
+    phone: '',
+    email: '',
+    address: '',
+    remark: '',
+    orgName: 'Head office',
+    roleNames: '',
+    groupNames: '',
+    lockedUntil: '',
+    mustChangePassword: false,
+    createTime: '2024-01-01T00:00:00.000Z',
+    updateTime: '2024-01-01T00:00:00.000Z',
+  });
+
+  it('offers unlock only on locked users, and delete and reset only with their buttons', async () => {
+    const users = [person(1, 'enabled'), person(2, 'locking')];
+    const api = stubApi({
+      [userApi.getsysuserlist.path]: () => ok({ list: users, total: 2, curPage: 1, pageSize: 10 }),
+      [userApi.unlocksysuser.path]: () => ok(null),
+      [userApi.deletesysuser.path]: () => ok(null),
+      [userApi.resetsysuserpassword.path]: () => ok(null),
+    });
+    const user = userEvent.setup();
+    renderInShell(
+      permittedTree([
+        '/sysMGT/userMGT',
+        '/sysMGT/userMGT/unlock',
+        '/sysMGT/userMGT/delete',
+        '/sysMGT/userMGT/resetPassword',
+      ]),
+      '/sysMGT/userMGT',
+    );
+
+    await screen.findByText('user2');
+    expect(screen.queryByTestId(`row-unlock-${id(1)}`)).toBeNull();
+    await user.click(screen.getByTestId(`row-unlock-${id(2)}`));
+    await user.click(await screen.findByTestId('confirm-ok'));
+    await waitFor(() => expect(api.callsTo(userApi.unlocksysuser.path)[0]?.body).toEqual({ id: id(2) }));
+
+    await user.click(screen.getByTestId(`row-delete-${id(1)}`));
+    await user.click((await screen.findAllByTestId('confirm-ok')).at(-1) as HTMLElement);
+    await waitFor(() =>
+      expect(api.callsTo(userApi.deletesysuser.path)[0]?.body).toEqual({ id: id(1), username: 'user1' }),
+    );
+
+    await user.click(screen.getByTestId(`row-resetPassword-${id(1)}`));
+    await user.type(await screen.findByTestId('field-newPassword'), 'Fresh@12');
+    await user.type(screen.getByTestId('field-confirmPassword'), 'Fresh@13');
+    await user.click(screen.getByTestId('reset-password-submit'));
+    expect(await screen.findByText('Inconsistent new password')).toBeTruthy();
+    await user.clear(screen.getByTestId('field-confirmPassword'));
+    await user.type(screen.getByTestId('field-confirmPassword'), 'Fresh@12');
+    await user.click(screen.getByTestId('reset-password-submit'));
+    await waitFor(() =>
+      expect(api.callsTo(userApi.resetsysuserpassword.path)[0]?.body).toEqual({ id: id(1), newPassword: 'Fresh@12' }),
+    );
+  });
+
+  it('shows no delete, unlock or reset without their buttons', async () => {
+    stubApi({
+      [userApi.getsysuserlist.path]: () => ok({ list: [person(2, 'locking')], total: 1, curPage: 1, pageSize: 10 }),
+    });
+    renderInShell(permittedTree(['/sysMGT/userMGT']), '/sysMGT/userMGT');
+
+    await screen.findByText('user2');
+    expect(screen.getByTestId(`row-view-${id(2)}`)).toBeTruthy();
+    for (const action of ['unlock', 'delete', 'resetPassword', 'edit']) {
+      expect(screen.queryByTestId(`row-${action}-${id(2)}`), action).toBeNull();
+    }
+  });
+});
+
+describe('role resources', () => {
+  it('sends a checked page with its whole branch and its ancestors', async () => {
+    const tree = fullTree();
+    const sysMGT = tree.find((node) => node.resourceUri === '/sysMGT')!;
+    const resourceMGT = sysMGT.children.find((node) => node.resourceUri === '/sysMGT/resourceMGT')!;
+    const api = stubApi({
+      [resourceApi.getsysresourcetree.path]: () => ok(tree),
+      [roleApi.checkrolename.path]: () => ok({ existed: false }),
+      [roleApi.savesysrole.path]: () => ok({ id: id(5) }),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree(['/sysMGT/roleMGT/add']), '/sysMGT/roleMGT/add');
+
+    await user.type(await screen.findByTestId('field-roleName'), 'Auditor');
+    const node = (await screen.findByTestId(`tree-node-${resourceMGT.id}`)).closest('.ant-tree-treenode');
+    await user.click(node?.querySelector('.ant-tree-checkbox') as HTMLElement);
+    await user.click(screen.getByTestId('crud-save'));
+
+    await waitFor(() => expect(api.callsTo(roleApi.savesysrole.path)).toHaveLength(1));
+    expect(api.callsTo(roleApi.savesysrole.path)[0]?.body).toEqual({
+      roleName: 'Auditor',
+      remark: '',
+      resourceIdList: [sysMGT.id, resourceMGT.id, ...resourceMGT.children.map((child) => child.id)],
+    });
+  });
+});
+
+describe('system log', () => {
+  it('asks for the last 7 days by default and exports the same filters without paging', async () => {
+    const api = stubApi({
+      [syslogApi.listsystemlog.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),
+      [syslogApi.exportsystemlog.path]: () => fail(400, 'timeRangeTooLong'),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree(['/sysMGT/sysJournal', '/sysMGT/sysJournal/export']), '/sysMGT/sysJournal');
+
+    await waitFor(() => expect(api.callsTo(syslogApi.listsystemlog.path)).toHaveLength(1));
+    const body = api.callsTo(syslogApi.listsystemlog.path)[0]?.body as Record<string, string>;
+    const days = (Date.parse(body.endTime ?? '') - Date.parse(body.startTime ?? '')) / 86_400_000;
+    expect(Math.round(days)).toBe(7);
+    expect(body).toMatchObject({ curPage: 1, pageSize: 10 });
+
+    await user.click(screen.getByTestId('crud-export'));
+
+    expect(await screen.findByText('The time range is too long')).toBeTruthy();
+    expect(api.callsTo(syslogApi.exportsystemlog.path)[0]?.body).toEqual({
+      startTime: body.startTime,
+      endTime: body.endTime,
+    });
+  });
+
+  it('offers no export without the export button', async () => {
+    stubApi({ [syslogApi.listsystemlog.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }) });
+    renderInShell(permittedTree(['/sysMGT/sysJournal']), '/sysMGT/sysJournal');
+
+    await screen.findByTestId('syslog-list');
+    expect(screen.queryByTestId('crud-export')).toBeNull();
+  });
+});
+
+describe('system settings', () => {
+  it('lets anyone save their own subscriptions but the rest only with the save button', async () => {
+    const flags = {
+      subMeterEventFlag: true,
+      subEmailFlag: false,
+      subMsgFlag: false,
+      subSpecialUserEventFlag: false,
+      subExceptionFlag: false,
+    };
+    const api = stubApi({
+      [settingsApi.getsmtpconf.path]: () => ok(null),
+      [settingsApi.getsysusersubscribeconf.path]: () => ok(flags),
+      [settingsApi.updatesysUsersubscribeconf.path]: () => ok(null),
+      [settingsApi.listdataitemconf.path]: () => ok([]),
+      [settingsApi.gettariffconfiglist.path]: () => ok([]),
+      [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree(['/sysMGT/systemSettings']), '/sysMGT/systemSettings');
+
+    await user.click(await screen.findByTestId('field-subEmailFlag'));
+    await user.click(screen.getByTestId('settings-save-subscribe'));
+
+    await waitFor(() =>
+      expect(api.callsTo(settingsApi.updatesysUsersubscribeconf.path)[0]?.body).toEqual({
+        ...flags,
+        subEmailFlag: true,
+      }),
+    );
+    for (const save of ['smtp', 'tariff', 'timeout', 'dataItems']) {
+      expect(screen.queryByTestId(`settings-save-${save}`), save).toBeNull();
+    }
+  });
+});
