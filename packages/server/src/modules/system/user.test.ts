@@ -148,7 +148,11 @@ describe('users', () => {
   it('keeps notices with a renamed user', async () => {
     await t.call('/systemparameter/sendnoticebath', { noticeTitle: 'Hello', recUsernameList: ['meter.reader'] }, admin);
     const { password: _p, ...editable } = user();
-    const renamed = await t.call('/sysuser/updatesysuser', { ...editable, id: readerId, username: 'meter.reader2' }, admin);
+    const renamed = await t.call(
+      '/sysuser/updatesysuser',
+      { ...editable, id: readerId, username: 'meter.reader2' },
+      admin,
+    );
     expect(renamed.status).toBe(200);
     const [row] = await t.db.select().from(sysNotice).where(eq(sysNotice.noticeTitle, 'Hello'));
     expect(row!.recUsername).toBe('meter.reader2');
