@@ -37,6 +37,8 @@ export async function openDatabase(options: {
 }): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle connection the server drops (restart, failover) must not crash the process; the pool reconnects.
+    pool.on('error', (err) => console.warn('database: idle connection lost', err.message));
     const db = drizzlePg(pool, { schema, casing });
     return {
       db: db as unknown as Db,

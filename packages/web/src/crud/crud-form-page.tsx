@@ -9,7 +9,7 @@ import { normalizePath } from '@/app/routing/route-table';
 import { useTabStore } from '@/app/tabs/tabs-context';
 import { errorText } from '@/i18n/message-text';
 import { type CrudConfig, createDefaults, describeField, normalizeValue, type Row, requestShape } from './crud-config';
-import { apiIssuesToFieldErrors, zodIssuesToFieldErrors } from './form-errors';
+import { showSaveError, zodIssuesToFieldErrors } from './form-errors';
 import { FormFields } from './form-fields';
 import { useListLocation } from './use-list-location';
 
@@ -90,15 +90,7 @@ function CrudForm({
       tabs.close(normalizePath(location.pathname));
       navigate(listLocation);
     },
-    onError: (error) => {
-      if (!(error instanceof ApiError) || error.issues.length === 0) {
-        message.error(errorText(t, error));
-        return;
-      }
-      const { fieldErrors, unplaced } = apiIssuesToFieldErrors(error.issues, new Set(keys), t);
-      form.setFields(fieldErrors);
-      if (unplaced.length) message.error(unplaced.join('; '));
-    },
+    onError: (error) => showSaveError(error, form, new Set(keys), t, message.error),
   });
 
   const submit = async () => {

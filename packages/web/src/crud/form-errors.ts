@@ -1,7 +1,9 @@
 import type { ValidationIssue } from '@meterdesk/contracts';
+import type { FormInstance } from 'antd';
 import type { TFunction } from 'i18next';
 import type { z } from 'zod';
-import { messageText } from '@/i18n/message-text';
+import { ApiError } from '@/api/api-client';
+import { errorText, messageText } from '@/i18n/message-text';
 
 /** The shape antd's `form.setFields` takes. */
 export interface FieldError {
@@ -45,4 +47,21 @@ export function apiIssuesToFieldErrors(
     t,
   );
   return { fieldErrors, unplaced };
+}
+
+/** A failed save: issues go on the fields the form shows, anything else into one message. */
+export function showSaveError(
+  error: unknown,
+  form: FormInstance,
+  formFields: ReadonlySet<string>,
+  t: TFunction,
+  showMessage: (text: string) => void,
+): void {
+  if (!(error instanceof ApiError) || error.issues.length === 0) {
+    showMessage(errorText(t, error));
+    return;
+  }
+  const { fieldErrors, unplaced } = apiIssuesToFieldErrors(error.issues, formFields, t);
+  form.setFields(fieldErrors);
+  if (unplaced.length) showMessage(unplaced.join('; '));
 }

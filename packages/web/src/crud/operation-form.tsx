@@ -3,10 +3,9 @@ import { useMutation } from '@tanstack/react-query';
 import { App, Button, Flex, Form, type FormInstance } from 'antd';
 import { type ReactNode, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, callApi } from '@/api/api-client';
-import { errorText } from '@/i18n/message-text';
+import { callApi } from '@/api/api-client';
 import { type FieldDescriptor, normalizeValue, requestShape } from './crud-config';
-import { apiIssuesToFieldErrors, zodIssuesToFieldErrors } from './form-errors';
+import { showSaveError, zodIssuesToFieldErrors } from './form-errors';
 import { FormFields } from './form-fields';
 
 export interface OperationFormProps {
@@ -66,15 +65,7 @@ export function OperationForm({
       await onSaved?.(data);
       message.success(t(doneMessage));
     },
-    onError: (error) => {
-      if (!(error instanceof ApiError) || error.issues.length === 0) {
-        message.error(errorText(t, error));
-        return;
-      }
-      const { fieldErrors, unplaced } = apiIssuesToFieldErrors(error.issues, new Set(fields.map((f) => f.key)), t);
-      form.setFields(fieldErrors);
-      if (unplaced.length) message.error(unplaced.join('; '));
-    },
+    onError: (error) => showSaveError(error, form, new Set(fields.map((f) => f.key)), t, message.error),
   });
 
   const submit = async () => {
