@@ -35,6 +35,7 @@ test('the admin filters, adds and edits a resource through the generic list and 
   await page.getByTestId('field-resourceUri').fill('/sysMGT/resourceMGT/exportResources');
   await page.getByTestId('crud-save').click();
   await expect(page).toHaveURL(/\/sysMGT\/resourceMGT(\?|$)/);
+  // Known issue (see the closing note): typing into the filter bar in the first moments after a save is lost.
   await expect(list.getByRole('cell', { name: '/archiveSetting', exact: true })).toBeVisible();
 
   await page.getByTestId('field-resourceNameEn').fill('Export resources');

@@ -83,12 +83,14 @@ function CrudForm({
     onSuccess: async () => {
       saved.current = true;
       message.success(t('crud.saved'));
+      // Leave first: a refetch that lands after the user has started filtering the list must not
+      // navigate again and wipe what they typed.
+      tabs.close(normalizePath(location.pathname));
+      navigate(listLocation);
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: [entity.name] }),
         queryClient.invalidateQueries({ queryKey: ['lookup'] }),
       ]);
-      tabs.close(normalizePath(location.pathname));
-      navigate(listLocation);
     },
     onError: (error) => showSaveError(error, form, new Set(keys), t, message.error),
   });

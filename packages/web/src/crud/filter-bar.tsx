@@ -36,12 +36,15 @@ export function FilterBar({
   const { t } = useTranslation();
   const [form] = Form.useForm();
 
-  // The URL is the source of truth: back/forward and reopened tabs refill the bar.
+  // The URL is the source of truth: back/forward and reopened tabs refill the bar. Keyed by content,
+  // not identity: a navigation that leaves the filters as they were must not wipe what is being typed.
+  const valuesKey = JSON.stringify(values);
   useEffect(() => {
+    const current = JSON.parse(valuesKey) as FilterValues;
     form.resetFields();
-    const { [timeRange?.startKey ?? '']: start, [timeRange?.endKey ?? '']: end, ...rest } = values;
-    form.setFieldsValue(timeRange ? { ...rest, [RANGE]: [start, end] } : values);
-  }, [form, values, timeRange]);
+    const { [timeRange?.startKey ?? '']: start, [timeRange?.endKey ?? '']: end, ...rest } = current;
+    form.setFieldsValue(timeRange ? { ...rest, [RANGE]: [start, end] } : current);
+  }, [form, valuesKey, timeRange]);
 
   const search = ({ [RANGE]: range, ...submitted }: Record<string, unknown>) => {
     const filters = compact(submitted);
