@@ -1,4 +1,4 @@
-import { RESULT, syslogApi } from '@meterdesk/contracts';
+import { RESULT, syslogApi, systemLogEntity } from '@meterdesk/contracts';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
 import { writeLog } from '../../audit/audit.repository';
@@ -22,20 +22,6 @@ function checkRange(q: { startTime: string; endTime: string }): void {
     throw fieldError(RESULT.badRequest, 'endTime', 'timeRangeTooLong');
 }
 
-const EXPORT_COLUMNS = [
-  'time',
-  'logType',
-  'username',
-  'operatingType',
-  'logLevel',
-  'content',
-  'result',
-  'ip',
-  'os',
-  'browser',
-  'requestUrl',
-] as const;
-
 export function registerSystemLogRoutes(app: FastifyInstance, deps: { db: Db }): void {
   const repo = new SystemLogRepository(deps.db);
 
@@ -49,7 +35,8 @@ export function registerSystemLogRoutes(app: FastifyInstance, deps: { db: Db }):
     const rows = await repo.all(body, EXPORT_LIMIT);
     const workbook = new ExcelJS.Workbook();
     const sheet = workbook.addWorksheet('System log');
-    sheet.columns = EXPORT_COLUMNS.map((key) => ({ header: key, key, width: COLUMN_WIDTH }));
+    // The entity's detail fields are the export's columns: declared once in contracts.
+    sheet.columns = systemLogEntity.detail.map((key) => ({ header: key, key, width: COLUMN_WIDTH }));
     for (const row of rows) sheet.addRow(row);
     sheet.getRow(1).font = { bold: true };
     return {
