@@ -1,8 +1,8 @@
 import { LANGUAGE, type LanguageCode } from '@meterdesk/contracts';
+import { enCore } from '@meterdesk/contracts/locales/en';
+import { zhCore } from '@meterdesk/contracts/locales/zh';
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { enCore } from '@/locales/en';
-import { zhCore } from '@/locales/zh';
 
 export type Language = 'en' | 'zh';
 export const LANGUAGES: readonly Language[] = ['en', 'zh'];

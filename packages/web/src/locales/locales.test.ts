@@ -1,5 +1,9 @@
 import * as contracts from '@meterdesk/contracts';
 import { type EntityDefinition, MESSAGES, resourceEntity } from '@meterdesk/contracts';
+import { enCore } from '@meterdesk/contracts/locales/en';
+import { enScreens } from '@meterdesk/contracts/locales/en/screens';
+import { zhCore } from '@meterdesk/contracts/locales/zh';
+import { zhScreens } from '@meterdesk/contracts/locales/zh/screens';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { type CrudConfig, describeField, describeSchemaField, type FieldDescriptor } from '@/crud/crud-config';
@@ -13,10 +17,6 @@ import { resourceCrud } from '@/resources/system/resource.resource';
 import { roleCrud } from '@/resources/system/role.resource';
 import { syslogCrud } from '@/resources/system/syslog.resource';
 import { userCrud } from '@/resources/system/user.resource';
-import { enCore } from './en';
-import { enScreens } from './en/screens';
-import { zhCore } from './zh';
-import { zhScreens } from './zh/screens';
 
 const en = { ...enCore, ...enScreens };
 const zh = { ...zhCore, ...zhScreens };

@@ -1,4 +1,4 @@
-import { MESSAGES } from '@meterdesk/contracts';
+import { MESSAGES } from '../../common/messages';
 
 /** The contracts carry the English text of every message key. */
 export const errors = { ...MESSAGES };
