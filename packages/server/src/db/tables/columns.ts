@@ -1,0 +1,7 @@
+import { timestamp, varchar } from 'drizzle-orm/pg-core';
+
+/** Archive and system ids are 32 hex characters (spec). */
+export const id = () => varchar({ length: 32 }).primaryKey();
+export const ref = () => varchar({ length: 32 });
+export const createdAt = () => timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow();
+export const updatedAt = () => timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow();

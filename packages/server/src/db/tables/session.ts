@@ -1,0 +1,26 @@
+import { index, pgTable, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { createdAt, id, ref } from './columns';
+import { sysUser } from './people';
+
+/** Server-side sessions; only a SHA-256 of the cookie's token is stored. */
+export const sysSession = pgTable(
+  'sys_session',
+  {
+    tokenHash: varchar({ length: 64 }).primaryKey(),
+    userId: ref()
+      .notNull()
+      .references(() => sysUser.id, { onDelete: 'cascade' }),
+    createTime: createdAt(),
+    lastSeenAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+    ip: varchar({ length: 64 }).notNull().default(''),
+    ua: varchar({ length: 500 }).notNull().default(''),
+  },
+  (t) => [index('sys_session_user_idx').on(t.userId)],
+);
+
+export const sysCaptcha = pgTable('sys_captcha', {
+  id: id(),
+  answer: varchar({ length: 16 }).notNull(),
+  expiresAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+});
