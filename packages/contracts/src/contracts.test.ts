@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fieldMeta } from './common/entity';
 import { flattenResourceTree, RES, RESOURCE_TREE } from './permissions';
+import * as noticeApi from './system/notice.api';
+import { noticeEntity } from './system/notice.api';
 import { ResourceCreateSchema, resourceEntity } from './system/resource.schema';
+import { systemLogEntity } from './system/syslog.api';
+import { userEntity } from './system/user.schema';
 
 describe('resource tree', () => {
   const flat = flattenResourceTree();
@@ -56,7 +60,7 @@ describe('resource tree', () => {
 describe('resource entity declaration', () => {
   it('declares a label for every column, filter and form field', () => {
     const shape = resourceEntity.record.shape;
-    for (const f of [...resourceEntity.form, ...resourceEntity.filters]) {
+    for (const f of [...resourceEntity.form, ...resourceEntity.filters.map((filter) => filter.field)]) {
       expect(fieldMeta(shape[f])?.label, f).toMatch(/^resource\.fields\./);
     }
   });
@@ -67,5 +71,35 @@ describe('resource entity declaration', () => {
     const issues = result.error!.issues.map((i) => [i.path.join('.'), i.message]);
     expect(issues).toEqual(expect.arrayContaining([['resourceName', 'mandatory']]));
     expect(result.error!.issues.some((i) => i.code === 'unrecognized_keys')).toBe(true);
+  });
+});
+
+describe('list queries derived from the entity', () => {
+  it('takes every declared filter and nothing else', () => {
+    const ok = userEntity.listQuery.safeParse({ username: 'ad', status: 'enabled', orgId: 'a'.repeat(32), phone: '1' });
+    expect(ok.success).toBe(true);
+    const unknown = userEntity.listQuery.safeParse({ nickname: 'x' });
+    expect(unknown.success).toBe(false);
+    expect(userEntity.listQuery.safeParse({ status: 'sleeping' }).success).toBe(false);
+  });
+
+  it('sorts only by the columns declared sortable', () => {
+    expect(userEntity.listQuery.safeParse({ sortField: 'username', sortOrder: 'descend' }).success).toBe(true);
+    const refused = userEntity.listQuery.safeParse({ sortField: 'passwordHash' });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.path).toEqual(['sortField']);
+    expect(userEntity.listQuery.safeParse({ sortField: 'orgName' }).success).toBe(false);
+  });
+
+  it('refuses any sortField on a list without sortable columns', () => {
+    expect(noticeEntity.listQuery.safeParse({ sortField: 'sendTime' }).success).toBe(false);
+    expect(noticeApi.getnoticetemplatepage.request.safeParse({ sortField: 'x' }).success).toBe(false);
+    expect(noticeApi.getnoticebatchpage.request.safeParse({ sortField: 'x' }).success).toBe(false);
+  });
+
+  it('makes a required date range two required keys', () => {
+    expect(systemLogEntity.listQuery.safeParse({}).success).toBe(false);
+    const range = { startTime: '2026-01-01T00:00:00Z', endTime: '2026-01-02T00:00:00Z' };
+    expect(systemLogEntity.listQuery.safeParse(range).success).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ export * from './common/constants';
 export * from './common/entity';
 export * from './common/envelope';
 export * from './common/ids';
+export * from './common/list';
 export * from './common/messages';
 export * from './common/operation';
 export * from './common/paging';
@@ -26,6 +27,7 @@ export {
   NoticeSchema,
   type NoticeSend,
   NoticeSendSchema,
+  noticeBatchList,
   noticeEntity,
   noticeUnreadTopic,
 } from './system/notice.api';

@@ -202,7 +202,7 @@ const TREE: Draft[] = [
     ),
     page('userGroupMGT', '用户组管理', 'User Group', add(), edit(), del()),
     page('roleMGT', '角色管理', 'Role', add(), hidden('assignUser', '分配用户', 'Assign users'), edit(), del()),
-    page('resourceMGT', '资源管理', 'Resource', add(), edit()),
+    page('resourceMGT', '资源管理', 'Resource', add(), edit(), del()),
     page(
       'notifyMGT',
       '通知管理',
@@ -245,6 +245,7 @@ export const RES = {
   resourceMGT: '/sysMGT/resourceMGT',
   resourceAdd: '/sysMGT/resourceMGT/add',
   resourceEdit: '/sysMGT/resourceMGT/edit',
+  resourceDelete: '/sysMGT/resourceMGT/delete',
   organizationMGT: '/sysMGT/organizationMGT',
   orgAdd: '/sysMGT/organizationMGT/add',
   orgEdit: '/sysMGT/organizationMGT/edit',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type FilterDefinition, listQuerySchema } from './list';
 
 /**
  * How a field is shown. Attached to the zod schema of the field itself, so the one
@@ -69,19 +70,45 @@ export interface ColumnDefinition<K extends string> {
   width?: number;
 }
 
-export interface EntityDefinition<S extends z.ZodObject, K extends string = Extract<keyof S['shape'], string>> {
+type SortableFields<C extends readonly ColumnDefinition<string>[]> = Extract<C[number], { sortable: true }>['field'];
+
+export interface EntityDefinition<
+  S extends z.ZodObject,
+  K extends string = Extract<keyof S['shape'], string>,
+  F extends readonly FilterDefinition<K>[] = readonly FilterDefinition<K>[],
+  C extends readonly ColumnDefinition<K>[] = readonly ColumnDefinition<K>[],
+> {
   /** i18n namespace and API entity name, e.g. `resource` */
   name: string;
   /** The stored record as the API returns it. */
   record: S;
   /** The route of the list page; its add/edit/detail pages hang below it. */
   pagePath: string;
-  columns: readonly ColumnDefinition<K>[];
-  filters: readonly K[];
+  /** The list's columns; `sortable` ones are the only values `sortField` takes. */
+  columns: C;
+  /** The list's filters, in the order the filter bar shows them. */
+  filters: F;
   form: readonly K[];
   detail: readonly K[];
 }
 
-export function defineEntity<S extends z.ZodObject>(entity: EntityDefinition<S>): EntityDefinition<S> {
-  return entity;
+export type ListEntity<S extends z.ZodObject = z.ZodObject> = EntityDefinition<
+  S,
+  string,
+  readonly FilterDefinition[],
+  readonly ColumnDefinition<string>[]
+>;
+
+export function defineEntity<
+  S extends z.ZodObject,
+  const F extends readonly FilterDefinition<Extract<keyof S['shape'], string>>[],
+  const C extends readonly ColumnDefinition<Extract<keyof S['shape'], string>>[],
+>(entity: EntityDefinition<S, Extract<keyof S['shape'], string>, F, C>) {
+  const sortable = entity.columns.filter((c) => c.sortable).map((c) => c.field) as SortableFields<C>[];
+  return {
+    ...entity,
+    /** The list call's request: paging, the declared filters, `sortField` limited to the sortable columns. */
+    listQuery: listQuerySchema(entity.filters, sortable),
+    sortable,
+  };
 }

@@ -68,6 +68,14 @@ export const MESSAGES = {
   timeRangeTooLong: 'The time range is too long',
   timeRangeInvalid: 'The start time must be before the end time',
   partialSuccess: 'partial success',
+  // grants: nobody gives away more than they hold
+  grantExceedsOwn: 'You cannot grant a role holding permissions you do not have',
+  userHoldsMore: 'This user holds permissions you do not have',
+  lastAdmin: 'The last enabled administrator cannot be disabled, deleted or lose the administrator role',
+  builtInResource: 'A built-in resource keeps its path and cannot be deleted',
+  resourceUriGuarded: 'This path is reserved by the system',
+  resourceUriOutsideParent: "The path must start with its parent's path",
+  resourceHasChildren: 'This resource still has child resources',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEntity, field } from '../common/entity';
 import { IdSchema } from '../common/ids';
-import { PageQuerySchema } from '../common/paging';
+import { contains } from '../common/list';
 import { codeText, nameText } from '../common/validation';
 
 const fields = {
@@ -28,13 +28,6 @@ export const GroupCreateSchema = z.strictObject(fields);
 export type GroupCreate = z.infer<typeof GroupCreateSchema>;
 export const GroupUpdateSchema = GroupCreateSchema.extend({ id: IdSchema });
 
-export const GroupListQuerySchema = PageQuerySchema.extend({
-  groupName: z.string().trim().max(50, 'tooLong').optional(),
-  groupCode: z.string().trim().max(50, 'tooLong').optional(),
-  gridName: z.string().trim().max(50, 'tooLong').optional(),
-});
-export type GroupListQuery = z.infer<typeof GroupListQuerySchema>;
-
 export const groupEntity = defineEntity({
   name: 'group',
   record: GroupSchema,
@@ -47,10 +40,13 @@ export const groupEntity = defineEntity({
     { field: 'remark' },
     { field: 'updateTime', sortable: true, width: 180 },
   ],
-  filters: ['groupName', 'groupCode', 'gridName'],
+  filters: [contains('groupName', 50), contains('groupCode', 50), contains('gridName', 50)],
   form: ['groupName', 'groupCode', 'gridId', 'remark'],
   detail: ['groupName', 'groupCode', 'gridName', 'userCount', 'remark', 'createTime', 'updateTime'],
 });
+
+export const GroupListQuerySchema = groupEntity.listQuery;
+export type GroupListQuery = z.infer<typeof GroupListQuerySchema>;
 
 /** Power grid levels (DOMAIN: region → substation → feeder → transformer area). */
 export const GRID_TYPES = [0, 1, 2, 3] as const;

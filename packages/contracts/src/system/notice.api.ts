@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineEntity, field } from '../common/entity';
 import { IdSchema } from '../common/ids';
+import { contains, equals, listQuerySchema } from '../common/list';
 import { defineOperation, needs } from '../common/operation';
-import { PageQuerySchema, pageOf } from '../common/paging';
+import { pageOf } from '../common/paging';
 import { nameText } from '../common/validation';
 import { RES } from '../permissions';
 import { usernameText } from './user.schema';
@@ -78,7 +79,7 @@ export const noticeEntity = defineEntity({
     { field: 'noticeFlag', width: 100 },
     { field: 'sendTime', width: 180 },
   ],
-  filters: ['noticeFlag'],
+  filters: [equals('noticeFlag', z.union([z.literal(0), z.literal(1)], 'invalidValue'))],
   form: [],
   detail: ['noticeTitle', 'noticeType', 'noticeContent', 'sendUsername', 'sendTime', 'noticeFlag', 'readTime'],
 });
@@ -108,6 +109,9 @@ export const NoticeSendSchema = z.strictObject({
 });
 export type NoticeSend = z.infer<typeof NoticeSendSchema>;
 
+/** The sent-batches list: filtered by title, newest first. */
+export const noticeBatchList = { filters: [contains('noticeTitle', 200)], sortable: [] } as const;
+
 export const NoticeBatchSchema = z.object({
   noticeBatchId: IdSchema,
   noticeType: z.number().int(),
@@ -123,7 +127,7 @@ export const getnoticetemplatepage = defineOperation({
   access: needs(RES.noticeSend, RES.noticeAnnouncement),
   tag: 'notice',
   summary: 'Notice templates, paged',
-  request: PageQuerySchema,
+  request: listQuerySchema([], []),
   response: pageOf(NoticeTemplateSchema),
 });
 
@@ -142,7 +146,7 @@ export const getnoticebatchpage = defineOperation({
   access: needs(RES.notifyMGT),
   tag: 'notice',
   summary: 'Sent notice batches with how many recipients read them, newest first',
-  request: PageQuerySchema.extend({ noticeTitle: z.string().trim().max(200, 'tooLong').optional() }),
+  request: listQuerySchema(noticeBatchList.filters, noticeBatchList.sortable),
   response: pageOf(NoticeBatchSchema),
 });
 
@@ -160,7 +164,7 @@ export const getnoticelogpageforcurrentuser = defineOperation({
   access: needs(RES.noticeSubscribe, RES.notifyMGT),
   tag: 'notice',
   summary: "The caller's notices, newest first",
-  request: PageQuerySchema.extend({ noticeFlag: z.union([z.literal(0), z.literal(1)]).optional() }),
+  request: noticeEntity.listQuery,
   response: pageOf(NoticeSchema),
 });
 

@@ -62,6 +62,16 @@ export const updatesysresource = defineOperation({
   audit: 'update',
 });
 
+export const deletesysresource = defineOperation({
+  path: '/sysresource/deletesysresource',
+  access: needs(RES.resourceDelete),
+  tag: 'resource',
+  summary: 'Delete a resource an administrator added (built-in ones stay) that has no children',
+  request: z.strictObject({ id: IdSchema }),
+  response: z.null(),
+  audit: 'delete',
+});
+
 export const checkresourcename = defineOperation({
   path: '/sysresource/checkresourcename',
   access: needs(RES.resourceAdd, RES.resourceEdit),

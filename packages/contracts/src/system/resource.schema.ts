@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEntity, field } from '../common/entity';
 import { IdSchema, ROOT_PARENT_ID } from '../common/ids';
-import { PageQuerySchema } from '../common/paging';
+import { contains, equals } from '../common/list';
 import { nameText } from '../common/validation';
 
 export const RESOURCE_TYPES = [0, 1, 2, 3] as const;
@@ -65,14 +65,6 @@ export type ResourceCreate = z.infer<typeof ResourceCreateSchema>;
 export const ResourceUpdateSchema = ResourceCreateSchema.extend({ id: IdSchema });
 export type ResourceUpdate = z.infer<typeof ResourceUpdateSchema>;
 
-export const ResourceListQuerySchema = PageQuerySchema.extend({
-  resourceName: z.string().trim().max(50, 'tooLong').optional(),
-  resourceNameEn: z.string().trim().max(50, 'tooLong').optional(),
-  resourceType: fields.resourceType.optional(),
-  parentId: ParentIdSchema.optional(),
-});
-export type ResourceListQuery = z.infer<typeof ResourceListQuerySchema>;
-
 /** checkresourcename `type`: which of the two names is checked among the siblings. */
 export const RESOURCE_NAME_CHECK = { english: 1, chinese: 2 } as const;
 
@@ -126,7 +118,15 @@ export const resourceEntity = defineEntity({
     { field: 'orderNum', sortable: true, width: 100 },
     { field: 'updateTime', sortable: true, width: 180 },
   ],
-  filters: ['resourceName', 'resourceNameEn', 'resourceType'],
+  filters: [
+    contains('resourceName', 50),
+    contains('resourceNameEn', 50),
+    equals('resourceType', fields.resourceType),
+    equals('parentId', ParentIdSchema),
+  ],
   form: ['parentId', 'resourceType', 'resourceName', 'resourceNameEn', 'resourceUri', 'perms', 'icon', 'orderNum'],
   detail: ['resourceName', 'resourceNameEn', 'resourceType', 'resourceUri', 'perms', 'icon', 'parentName', 'orderNum'],
 });
+
+export const ResourceListQuerySchema = resourceEntity.listQuery;
+export type ResourceListQuery = z.infer<typeof ResourceListQuerySchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEntity, field } from '../common/entity';
 import { IdSchema } from '../common/ids';
-import { PageQuerySchema } from '../common/paging';
+import { contains } from '../common/list';
 import { nameText } from '../common/validation';
 
 const fields = {
@@ -30,10 +30,6 @@ export const RoleCreateSchema = z.strictObject(fields);
 export type RoleCreate = z.infer<typeof RoleCreateSchema>;
 export const RoleUpdateSchema = RoleCreateSchema.extend({ id: IdSchema });
 
-export const RoleListQuerySchema = PageQuerySchema.extend({
-  roleName: z.string().trim().max(50, 'tooLong').optional(),
-});
-
 export const roleEntity = defineEntity({
   name: 'role',
   record: RoleSchema,
@@ -44,7 +40,10 @@ export const roleEntity = defineEntity({
     { field: 'remark' },
     { field: 'updateTime', sortable: true, width: 180 },
   ],
-  filters: ['roleName'],
+  filters: [contains('roleName', 50)],
   form: ['roleName', 'remark', 'resourceIdList'],
   detail: ['roleName', 'remark', 'userCount', 'createTime', 'updateTime'],
 });
+
+export const RoleListQuerySchema = roleEntity.listQuery;
+export type RoleListQuery = z.infer<typeof RoleListQuerySchema>;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineEntity, field } from '../common/entity';
 import { IdSchema } from '../common/ids';
+import { contains, dateRange, equals } from '../common/list';
 import { defineOperation, needs, SESSION } from '../common/operation';
-import { PageQuerySchema, pageOf } from '../common/paging';
+import { CursorQuerySchema, pageOf } from '../common/paging';
 import { RES } from '../permissions';
 
 export const LOG_TYPES = ['visit', 'login', 'operation'] as const;
@@ -35,18 +36,6 @@ export const SystemLogSchema = z.object({
 });
 export type SystemLog = z.infer<typeof SystemLogSchema>;
 
-export const SystemLogQuerySchema = PageQuerySchema.extend({
-  logType: z.enum(LOG_TYPES, 'invalidValue').optional(),
-  username: z.string().trim().max(50, 'tooLong').optional(),
-  operatingType: z.enum(OPERATING_TYPES, 'invalidValue').optional(),
-  logLevel: z.enum(LOG_LEVELS, 'invalidValue').optional(),
-  content: z.string().trim().max(200, 'tooLong').optional(),
-  ip: z.string().trim().max(64, 'tooLong').optional(),
-  startTime: z.iso.datetime({ offset: true, message: 'invalidValue' }),
-  endTime: z.iso.datetime({ offset: true, message: 'invalidValue' }),
-});
-export type SystemLogQuery = z.infer<typeof SystemLogQuerySchema>;
-
 export const systemLogEntity = defineEntity({
   name: 'syslog',
   record: SystemLogSchema,
@@ -63,7 +52,15 @@ export const systemLogEntity = defineEntity({
     { field: 'os', width: 130 },
     { field: 'browser', width: 140 },
   ],
-  filters: ['logType', 'username', 'operatingType', 'logLevel', 'content', 'ip'],
+  filters: [
+    equals('logType', z.enum(LOG_TYPES, 'invalidValue')),
+    contains('username', 50),
+    equals('operatingType', z.enum(OPERATING_TYPES, 'invalidValue')),
+    equals('logLevel', z.enum(LOG_LEVELS, 'invalidValue')),
+    contains('content', 200),
+    contains('ip', 64),
+    dateRange('time', 'startTime', 'endTime', { required: true }),
+  ],
   form: [],
   detail: [
     'time',
@@ -81,6 +78,9 @@ export const systemLogEntity = defineEntity({
   ],
 });
 
+export const SystemLogQuerySchema = systemLogEntity.listQuery.extend(CursorQuerySchema.shape);
+export type SystemLogQuery = z.infer<typeof SystemLogQuerySchema>;
+
 export const listsystemlog = defineOperation({
   path: '/systemlog/listsystemlog',
   access: needs(RES.sysJournal),
@@ -95,7 +95,7 @@ export const exportsystemlog = defineOperation({
   access: needs(RES.sysJournalExport),
   tag: 'systemlog',
   summary: 'The filtered logs as an Excel workbook (at most 100 000 rows); the answer is the file, not an envelope',
-  request: SystemLogQuerySchema.omit({ pageSize: true, curPage: true }),
+  request: SystemLogQuerySchema.omit({ pageSize: true, curPage: true, after: true }),
   response: z.unknown(),
   audit: 'other',
 });

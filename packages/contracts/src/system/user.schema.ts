@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEntity, field } from '../common/entity';
 import { IdSchema } from '../common/ids';
-import { PageQuerySchema } from '../common/paging';
+import { contains, equals, subtree } from '../common/list';
 import { dateText, dateTimeText, emailText, passwordText, phoneText } from '../common/validation';
 
 export const USER_STATUSES = ['enabled', 'notEnabled', 'disabled', 'locking'] as const;
@@ -82,15 +82,6 @@ export type UserCreate = z.infer<typeof UserCreateSchema>;
 export const UserUpdateSchema = z.strictObject({ ...fields, id: IdSchema });
 export type UserUpdate = z.infer<typeof UserUpdateSchema>;
 
-export const UserListQuerySchema = PageQuerySchema.extend({
-  username: z.string().trim().max(50, 'tooLong').optional(),
-  fullName: z.string().trim().max(100, 'tooLong').optional(),
-  status: z.enum(USER_STATUSES, 'invalidValue').optional(),
-  orgId: IdSchema.optional().describe('Users of this organisation and of its descendants'),
-  phone: z.string().trim().max(30, 'tooLong').optional(),
-});
-export type UserListQuery = z.infer<typeof UserListQuerySchema>;
-
 export const SimpleUserSchema = z.object({
   id: IdSchema,
   username: z.string(),
@@ -113,7 +104,13 @@ export const userEntity = defineEntity({
     { field: 'expiryDate', sortable: true, width: 180 },
     { field: 'updateTime', sortable: true, width: 180 },
   ],
-  filters: ['username', 'fullName', 'status', 'orgId', 'phone'],
+  filters: [
+    contains('username', 50),
+    contains('fullName', 100),
+    equals('status', z.enum(USER_STATUSES, 'invalidValue')),
+    subtree('orgId'),
+    contains('phone', 30),
+  ],
   form: [
     'username',
     'fullName',
@@ -148,3 +145,6 @@ export const userEntity = defineEntity({
     'updateTime',
   ],
 });
+
+export const UserListQuerySchema = userEntity.listQuery;
+export type UserListQuery = z.infer<typeof UserListQuerySchema>;

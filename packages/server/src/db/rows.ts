@@ -10,6 +10,18 @@ export const iso = (d: Date | null | undefined): string => (d ? d.toISOString() 
 /** Escapes LIKE wildcards so a filter matches what the user typed. */
 export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** How many rows match, counting no further than `cap + 1`: enough to tell "more than cap". */
+export async function countUpTo(db: Executor, table: PgTable, where: SQL | undefined, cap: number): Promise<number> {
+  const matching = db
+    .select({ one: sql`1` })
+    .from(table)
+    .where(where)
+    .limit(cap + 1)
+    .as('matching');
+  const [row] = await db.select({ n: countAll() }).from(matching);
+  return row?.n ?? 0;
+}
+
 /** Whether any row of `table` matches; stops at the first. */
 export async function anyRow(db: Executor, table: PgTable, where: SQL | undefined): Promise<boolean> {
   const rows = await db.select({ one: sql`1` }).from(table).where(where).limit(1);
@@ -21,3 +33,9 @@ export async function rowsOf<T>(db: Executor, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
 }
+
+/**
+ * A write mapper names every field of its input: `mapper(v) satisfies EveryField<Input>` fails
+ * to compile when the contract gains a field the mapper does not store.
+ */
+export type EveryField<V> = { [K in keyof Required<V>]: unknown };

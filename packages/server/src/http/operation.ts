@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   API_BASE,
   envelope,
@@ -10,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import type { z } from 'zod';
 import type { SessionContext } from '../auth/session';
 import { unauthorized } from './api-error';
+import { attachment } from './export';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -86,7 +88,7 @@ export function registerPublicOperation<Req extends z.ZodType, Res extends z.Zod
 export interface Download {
   filename: string;
   contentType: string;
-  body: Buffer;
+  body: Buffer | Readable;
 }
 
 /** An operation whose answer is a file (exports); refusals are still `{code, msg, data}` envelopes. */
@@ -105,7 +107,7 @@ export function registerDownload<Req extends z.ZodType>(
       const file = await handler({ body: req.body as z.output<Req>, req, reply, session: req.session });
       return reply
         .header('content-type', file.contentType)
-        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .header('content-disposition', attachment(file.filename))
         .send(file.body);
     },
   });

@@ -1,5 +1,5 @@
 import { DownloadOutlined, EditOutlined, EyeOutlined, PlusOutlined } from '@ant-design/icons';
-import type { Page } from '@meterdesk/contracts';
+import { isDateRange, type Page } from '@meterdesk/contracts';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
 import { useMemo, useState } from 'react';
@@ -38,7 +38,11 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
   const rowActions = useRowActions(crud);
   const { entity } = crud;
 
-  const filterFields = useMemo(() => entity.filters.map((key) => describeField(crud, key)), [crud, entity]);
+  // A date range is drawn by the time-range picker of the crud config, not as a field of the bar.
+  const filterFields = useMemo(
+    () => entity.filters.filter((f) => !isDateRange(f)).map((f) => describeField(crud, f.field)),
+    [crud, entity],
+  );
   const query = useMemo(
     () =>
       readListQuery(

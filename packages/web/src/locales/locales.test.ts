@@ -50,7 +50,12 @@ function fieldKeys(field: FieldDescriptor): string[] {
 }
 
 const entityFields = (entity: EntityDefinition<z.ZodObject, string>) =>
-  new Set([...entity.columns.map((c) => c.field), ...entity.filters, ...entity.form, ...entity.detail]);
+  new Set([
+    ...entity.columns.map((c) => c.field),
+    ...entity.filters.map((f) => f.field),
+    ...entity.form,
+    ...entity.detail,
+  ]);
 
 /** Every i18n key a contracts entity reaches: labels (declared or by convention), options and help. */
 function entityKeys(entity: EntityDefinition<z.ZodObject, string>): string[] {

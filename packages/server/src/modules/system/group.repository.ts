@@ -1,19 +1,31 @@
-import { type GridNode, type Group, type GroupCreate, type GroupListQuery, ROOT_PARENT_ID } from '@meterdesk/contracts';
-import { and, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
+import {
+  type GridNode,
+  type Group,
+  type GroupCreate,
+  type GroupListQuery,
+  groupEntity,
+  ROOT_PARENT_ID,
+} from '@meterdesk/contracts';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { pageWindow, sortBy } from '../../db/paging';
-import { anyRow, countAll, iso, likeContains } from '../../db/rows';
+import { defineList, listPage } from '../../db/list';
+import { anyRow, countAll, iso } from '../../db/rows';
 import { powerGrid, sysGroup, sysUserGroup } from '../../db/schema';
 
 const userCount = sql<number>`(select count(*) from sys_user_group ug where ug.group_id = ${sysGroup.id})`.mapWith(
   Number,
 );
-const SORTABLE = {
-  groupName: sysGroup.groupName,
-  groupCode: sysGroup.groupCode,
-  gridName: powerGrid.gridName,
-  updateTime: sysGroup.updateTime,
-};
+export const GROUP_LIST = defineList({
+  entity: groupEntity,
+  columns: {
+    groupName: sysGroup.groupName,
+    groupCode: sysGroup.groupCode,
+    gridName: powerGrid.gridName,
+    updateTime: sysGroup.updateTime,
+  },
+  defaultOrder: sql`${sysGroup.groupName} asc`,
+  tieBreak: sysGroup.id,
+});
 
 export class GroupRepository {
   constructor(private readonly db: Executor) {}
@@ -45,28 +57,25 @@ export class GroupRepository {
     updateTime: iso(g.updateTime),
   });
 
-  async list(q: GroupListQuery): Promise<{ list: Group[]; total: number }> {
-    const where = and(
-      ...([
-        q.groupName ? ilike(sysGroup.groupName, likeContains(q.groupName)) : undefined,
-        q.groupCode ? ilike(sysGroup.groupCode, likeContains(q.groupCode)) : undefined,
-        q.gridName ? ilike(powerGrid.gridName, likeContains(q.gridName)) : undefined,
-      ] as (SQL | undefined)[]),
-    );
-    const { limit, offset } = pageWindow(q);
-    const [rows, [counted]] = await Promise.all([
-      this.select()
-        .where(where)
-        .orderBy(...sortBy(q, SORTABLE, sql`${sysGroup.groupName} asc`, sysGroup.id))
-        .limit(limit)
-        .offset(offset),
-      this.db
-        .select({ total: countAll() })
-        .from(sysGroup)
-        .innerJoin(powerGrid, eq(powerGrid.id, sysGroup.gridId))
-        .where(where),
-    ]);
-    return { list: rows.map(this.toGroup), total: counted?.total ?? 0 };
+  list(q: GroupListQuery) {
+    return listPage(GROUP_LIST, q, {
+      rows: async (where, orderBy, limit, offset) =>
+        (
+          await this.select()
+            .where(where)
+            .orderBy(...orderBy)
+            .limit(limit)
+            .offset(offset)
+        ).map(this.toGroup),
+      count: async (where) =>
+        (
+          await this.db
+            .select({ total: countAll() })
+            .from(sysGroup)
+            .innerJoin(powerGrid, eq(powerGrid.id, sysGroup.gridId))
+            .where(where)
+        )[0]?.total ?? 0,
+    });
   }
 
   async detail(id: string): Promise<Group | undefined> {

@@ -1,15 +1,14 @@
 import { type GroupCreate, type GroupListQuery, RESULT } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { pageResult } from '../../db/paging';
 import { ApiError, fieldError, notFound } from '../../http/api-error';
 import { GroupRepository } from './group.repository';
 
 export class GroupService {
   constructor(private readonly db: Db) {}
 
-  async list(q: GroupListQuery) {
-    return pageResult(q, await new GroupRepository(this.db).list(q));
+  list(q: GroupListQuery) {
+    return new GroupRepository(this.db).list(q);
   }
 
   async detail(id: string) {

@@ -1,9 +1,11 @@
-import type { Notice, NoticeSend } from '@meterdesk/contracts';
-import { and, desc, eq, ilike, inArray, max, type SQL, sql } from 'drizzle-orm';
+import { type Notice, type NoticeSend, noticeBatchList, noticeEntity } from '@meterdesk/contracts';
+import { and, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
+import { defineList, listPage, listWhere } from '../../db/list';
 import { pageWindow } from '../../db/paging';
-import { countAll, iso, likeContains } from '../../db/rows';
+import { countAll, iso } from '../../db/rows';
 import { sysNotice, sysNoticeTemplate, sysUser } from '../../db/schema';
 
 const toNotice = (n: typeof sysNotice.$inferSelect): Notice => ({
@@ -20,6 +22,20 @@ const toNotice = (n: typeof sysNotice.$inferSelect): Notice => ({
 });
 
 type Paging = { pageSize: number; curPage: number };
+
+const NOTICE_LIST = defineList({
+  entity: noticeEntity,
+  columns: { noticeFlag: sysNotice.noticeFlag },
+  defaultOrder: desc(sysNotice.sendTime),
+  tieBreak: sysNotice.id,
+});
+
+const NOTICE_BATCH_LIST = defineList({
+  entity: noticeBatchList,
+  columns: { noticeTitle: sysNotice.noticeTitle },
+  defaultOrder: desc(max(sysNotice.sendTime)),
+  tieBreak: sysNotice.noticeBatchId,
+});
 
 export class NoticeRepository {
   constructor(private readonly db: Executor) {}
@@ -63,23 +79,26 @@ export class NoticeRepository {
     return rows.length > 0;
   }
 
-  async forUser(username: string, q: Paging & { noticeFlag?: 0 | 1 | undefined }) {
-    const where = and(
+  forUser(username: string, q: z.infer<typeof noticeEntity.listQuery>) {
+    return listPage(
+      NOTICE_LIST,
+      q,
+      {
+        rows: async (where, orderBy, limit, offset) =>
+          (
+            await this.db
+              .select()
+              .from(sysNotice)
+              .where(where)
+              .orderBy(...orderBy)
+              .limit(limit)
+              .offset(offset)
+          ).map(toNotice),
+        count: async (where) =>
+          (await this.db.select({ total: countAll() }).from(sysNotice).where(where))[0]?.total ?? 0,
+      },
       eq(sysNotice.recUsername, username),
-      q.noticeFlag === undefined ? undefined : eq(sysNotice.noticeFlag, q.noticeFlag),
     );
-    const { limit, offset } = pageWindow(q);
-    const [rows, [counted]] = await Promise.all([
-      this.db
-        .select()
-        .from(sysNotice)
-        .where(where)
-        .orderBy(desc(sysNotice.sendTime), desc(sysNotice.id))
-        .limit(limit)
-        .offset(offset),
-      this.db.select({ total: countAll() }).from(sysNotice).where(where),
-    ]);
-    return { list: rows.map(toNotice), total: counted?.total ?? 0 };
   }
 
   async batch(batchId: string) {
@@ -92,9 +111,7 @@ export class NoticeRepository {
   }
 
   async batches(q: Paging & { noticeTitle?: string | undefined }) {
-    const where: SQL | undefined = q.noticeTitle
-      ? ilike(sysNotice.noticeTitle, likeContains(q.noticeTitle))
-      : undefined;
+    const where = listWhere(NOTICE_BATCH_LIST, q);
     const { limit, offset } = pageWindow(q);
     const sendTime = max(sysNotice.sendTime);
     const [rows, [counted]] = await Promise.all([

@@ -14,8 +14,8 @@ export function registerNoticeRoutes(app: FastifyInstance, deps: { notices: Noti
     await notices.read(session, body.id);
     return null;
   });
-  registerOperation(app, noticeApi.getnoticelogpageforcurrentuser, async ({ session, body }) =>
-    pageResult(body, await notices.forUser(session.username, body)),
+  registerOperation(app, noticeApi.getnoticelogpageforcurrentuser, ({ session, body }) =>
+    notices.forUser(session.username, body),
   );
   registerOperation(app, noticeApi.getnoticebatchpage, async ({ body }) =>
     pageResult(body, await notices.batches(body)),

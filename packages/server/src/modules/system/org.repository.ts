@@ -1,5 +1,5 @@
 import { type Org, type OrgCreate, type OrgNode, ROOT_PARENT_ID } from '@meterdesk/contracts';
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
 import { anyRow, countAll, iso, rowsOf } from '../../db/rows';
@@ -11,7 +11,7 @@ const userCount = sql<number>`(select count(*) from sys_user u where u.org_id = 
 export class OrgRepository {
   constructor(private readonly db: Executor) {}
 
-  private async rows(where?: ReturnType<typeof eq>): Promise<Org[]> {
+  private async rows(where?: SQL): Promise<Org[]> {
     const rows = await this.db
       .select({ o: sysOrg, parentName: parent.orgName, userCount })
       .from(sysOrg)
@@ -32,22 +32,32 @@ export class OrgRepository {
     }));
   }
 
-  async tree(): Promise<OrgNode[]> {
-    const nodes = new Map((await this.rows()).map((o) => [o.id, { ...o, children: [] as OrgNode[] }]));
+  /** The organisations within `scope` as a tree; a node whose parent lies outside is a root. */
+  async tree(scope: SQL | undefined): Promise<OrgNode[]> {
+    const nodes = new Map((await this.rows(scope)).map((o) => [o.id, { ...o, children: [] as OrgNode[] }]));
     const roots: OrgNode[] = [];
     for (const node of nodes.values()) {
-      if (node.pid === ROOT_PARENT_ID) roots.push(node);
-      else nodes.get(node.pid)?.children.push(node);
+      const parent = node.pid === ROOT_PARENT_ID ? undefined : nodes.get(node.pid);
+      if (parent) parent.children.push(node);
+      else roots.push(node);
     }
     return roots;
   }
 
-  async detail(id: string): Promise<Org | undefined> {
-    return (await this.rows(eq(sysOrg.id, id)))[0];
+  async detail(id: string, scope: SQL | undefined): Promise<Org | undefined> {
+    return (await this.rows(and(eq(sysOrg.id, id), scope)))[0];
   }
 
-  exists(id: string) {
-    return anyRow(this.db, sysOrg, eq(sysOrg.id, id));
+  exists(id: string, scope?: SQL) {
+    return anyRow(this.db, sysOrg, and(eq(sysOrg.id, id), scope));
+  }
+
+  async find(id: string, scope?: SQL) {
+    const [row] = await this.db
+      .select()
+      .from(sysOrg)
+      .where(and(eq(sysOrg.id, id), scope));
+    return row;
   }
 
   nameTaken(name: string, exceptId?: string) {

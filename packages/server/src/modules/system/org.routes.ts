@@ -6,18 +6,18 @@ import { OrgService } from './org.service';
 
 export function registerOrgRoutes(app: FastifyInstance, deps: { db: Db }): void {
   const service = new OrgService(deps.db);
-  registerOperation(app, orgApi.treesysorg, () => service.tree());
-  registerOperation(app, orgApi.getsysorgdetail, ({ body }) => service.detail(body.id));
+  registerOperation(app, orgApi.treesysorg, ({ session }) => service.tree(session));
+  registerOperation(app, orgApi.getsysorgdetail, ({ body, session }) => service.detail(body.id, session));
   registerOperation(app, orgApi.checkorgname, async ({ body }) => ({
     existed: await service.nameExists(body.orgName, body.id),
   }));
-  registerOperation(app, orgApi.savesysorg, ({ body }) => service.save(body));
-  registerOperation(app, orgApi.updatesysorg, async ({ body: { id, ...values } }) => {
-    await service.update(id, values);
+  registerOperation(app, orgApi.savesysorg, ({ body, session }) => service.save(body, session));
+  registerOperation(app, orgApi.updatesysorg, async ({ body: { id, ...values }, session }) => {
+    await service.update(id, values, session);
     return null;
   });
-  registerOperation(app, orgApi.deletesysorg, async ({ body }) => {
-    await service.delete(body.id);
+  registerOperation(app, orgApi.deletesysorg, async ({ body, session }) => {
+    await service.delete(body.id, session);
     return null;
   });
 }

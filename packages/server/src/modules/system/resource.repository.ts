@@ -4,26 +4,33 @@ import {
   type ResourceListQuery,
   type ResourceNode,
   ROOT_PARENT_ID,
+  resourceEntity,
 } from '@meterdesk/contracts';
-import { and, asc, eq, ilike, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
-import { sortBy } from '../../db/paging';
-import { anyRow, countAll, iso, likeContains } from '../../db/rows';
+import { defineList, listPage } from '../../db/list';
+import { anyRow, countAll, iso } from '../../db/rows';
 import { sysResource, sysRoleResource, sysUserRole } from '../../db/schema';
 
 type Row = typeof sysResource.$inferSelect;
 
 const parent = alias(sysResource, 'parent');
 
-const SORTABLE = {
-  resourceName: sysResource.resourceName,
-  resourceNameEn: sysResource.resourceNameEn,
-  resourceType: sysResource.resourceType,
-  resourceUri: sysResource.resourceUri,
-  orderNum: sysResource.orderNum,
-  updateTime: sysResource.updateTime,
-} as const;
+export const RESOURCE_LIST = defineList({
+  entity: resourceEntity,
+  columns: {
+    resourceName: sysResource.resourceName,
+    resourceNameEn: sysResource.resourceNameEn,
+    resourceType: sysResource.resourceType,
+    resourceUri: sysResource.resourceUri,
+    parentId: sysResource.parentId,
+    orderNum: sysResource.orderNum,
+    updateTime: sysResource.updateTime,
+  },
+  defaultOrder: asc(sysResource.resourceUri),
+  tieBreak: sysResource.id,
+});
 
 const toNode = (r: Row): ResourceNode => ({
   id: r.id,
@@ -57,37 +64,31 @@ export function buildTree(rows: Row[]): ResourceNode[] {
 export class ResourceRepository {
   constructor(private readonly db: Executor) {}
 
-  async list(q: ResourceListQuery): Promise<{ list: Resource[]; total: number }> {
-    const conditions: SQL[] = [];
-    if (q.resourceName) conditions.push(ilike(sysResource.resourceName, likeContains(q.resourceName)));
-    if (q.resourceNameEn) conditions.push(ilike(sysResource.resourceNameEn, likeContains(q.resourceNameEn)));
-    if (q.resourceType !== undefined) conditions.push(eq(sysResource.resourceType, q.resourceType));
-    if (q.parentId) conditions.push(eq(sysResource.parentId, q.parentId));
-    const where = conditions.length ? and(...conditions) : undefined;
-
-    const [rows, [counted]] = await Promise.all([
-      this.db
-        .select({ r: sysResource, parentName: parent.resourceName, parentNameEn: parent.resourceNameEn })
-        .from(sysResource)
-        .leftJoin(parent, eq(parent.id, sysResource.parentId))
-        .where(where)
-        .orderBy(...sortBy(q, SORTABLE, asc(sysResource.resourceUri), sysResource.id))
-        .limit(q.pageSize)
-        .offset((q.curPage - 1) * q.pageSize),
-      this.db.select({ total: countAll() }).from(sysResource).where(where),
-    ]);
-    return {
-      list: rows
-        .map(({ r, parentName, parentNameEn }) => ({
-          ...toNode(r),
-          parentName: parentName ?? '',
-          parentNameEn: parentNameEn ?? '',
-          createTime: iso(r.createTime),
-          updateTime: iso(r.updateTime),
-        }))
-        .map(({ children: _children, ...rest }) => rest),
-      total: counted?.total ?? 0,
-    };
+  list(q: ResourceListQuery) {
+    return listPage(RESOURCE_LIST, q, {
+      rows: async (where, orderBy, limit, offset) => {
+        const rows = await this.db
+          .select({ r: sysResource, parentName: parent.resourceName, parentNameEn: parent.resourceNameEn })
+          .from(sysResource)
+          .leftJoin(parent, eq(parent.id, sysResource.parentId))
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(limit)
+          .offset(offset);
+        return rows.map(({ r, parentName, parentNameEn }): Resource => {
+          const { children: _children, ...node } = toNode(r);
+          return {
+            ...node,
+            parentName: parentName ?? '',
+            parentNameEn: parentNameEn ?? '',
+            createTime: iso(r.createTime),
+            updateTime: iso(r.updateTime),
+          };
+        });
+      },
+      count: async (where) =>
+        (await this.db.select({ total: countAll() }).from(sysResource).where(where))[0]?.total ?? 0,
+    });
   }
 
   async findById(id: string): Promise<Row | undefined> {
@@ -174,5 +175,9 @@ export class ResourceRepository {
       .update(sysResource)
       .set({ ...values, updateTime: new Date() })
       .where(eq(sysResource.id, id));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.delete(sysResource).where(eq(sysResource.id, id));
   }
 }

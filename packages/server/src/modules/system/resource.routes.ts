@@ -14,6 +14,10 @@ export function registerResourceRoutes(app: FastifyInstance, deps: { db: Db }): 
     await service.update(body);
     return null;
   });
+  registerOperation(app, resourceApi.deletesysresource, async ({ body }) => {
+    await service.delete(body.id);
+    return null;
+  });
   registerOperation(app, resourceApi.checkresourcename, async ({ body }) => ({
     existed: await service.nameExists(body),
   }));

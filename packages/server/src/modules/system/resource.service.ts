@@ -1,4 +1,5 @@
 import {
+  flattenResourceTree,
   type MessageKey,
   RESULT,
   type ResourceCreate,
@@ -8,9 +9,14 @@ import {
 } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { pageResult } from '../../db/paging';
-import { fieldError, notFound } from '../../http/api-error';
+import { resourceIdOf } from '../../db/seed';
+import { ApiError, fieldError, notFound } from '../../http/api-error';
 import { ResourceRepository } from './resource.repository';
+
+/** The uris of the built-in tree: the server guards its routes with them, so no other node may take one. */
+const BUILT_IN_URIS = new Set(flattenResourceTree().map(({ seed }) => seed.uri));
+const isBuiltIn = (row: { id: string; resourceUri: string }) =>
+  BUILT_IN_URIS.has(row.resourceUri) && row.id === resourceIdOf(row.resourceUri);
 
 /** Which resource types may sit under which: areas at the root, buttons never have children. */
 const ALLOWED_PARENT_TYPES: Record<number, readonly number[]> = { 1: [0, 1], 2: [0, 1, 2], 3: [0, 1, 2] };
@@ -22,8 +28,8 @@ export class ResourceService {
     this.repo = new ResourceRepository(db);
   }
 
-  async list(query: ResourceListQuery) {
-    return pageResult(query, await this.repo.list(query));
+  list(query: ResourceListQuery) {
+    return this.repo.list(query);
   }
 
   tree() {
@@ -51,17 +57,36 @@ export class ResourceService {
     return { id };
   }
 
+  /**
+   * A built-in node keeps its uri (every role holding it would otherwise gain the permission the
+   * new uri guards); names, icon, order and parent may change.
+   */
   async update(input: ResourceUpdate): Promise<void> {
     const { id, ...values } = input;
     await this.db.transaction(async (tx) => {
       const repo = new ResourceRepository(tx);
-      if (!(await repo.findById(id))) throw notFound();
-      await this.check(repo, values, id);
+      const current = await repo.findById(id);
+      if (!current) throw notFound();
+      if (isBuiltIn(current) && values.resourceUri !== current.resourceUri)
+        throw fieldError(RESULT.conflict, 'resourceUri', 'builtInResource');
+      await this.check(repo, values, id, isBuiltIn(current));
       await repo.update(id, values);
     });
   }
 
-  private async check(repo: ResourceRepository, input: ResourceCreate, id?: string): Promise<void> {
+  /** Only nodes an administrator added, and only without children; their grants go with them. */
+  async delete(id: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const repo = new ResourceRepository(tx);
+      const current = await repo.findById(id);
+      if (!current) throw notFound();
+      if (isBuiltIn(current)) throw new ApiError(RESULT.conflict, 'builtInResource');
+      if (await repo.hasChildren(id)) throw new ApiError(RESULT.conflict, 'resourceHasChildren');
+      await repo.delete(id);
+    });
+  }
+
+  private async check(repo: ResourceRepository, input: ResourceCreate, id?: string, builtIn = false): Promise<void> {
     const refuse = (field: string, key: MessageKey, code: number = RESULT.badRequest) => {
       throw fieldError(code, field, key);
     };
@@ -74,6 +99,9 @@ export class ResourceService {
       if (!ALLOWED_PARENT_TYPES[input.resourceType]?.includes(parent.resourceType)) {
         refuse('parentId', 'parentTypeMismatch');
       }
+      if (!builtIn && !input.resourceUri.startsWith(`${parent.resourceUri}/`)) {
+        refuse('resourceUri', 'resourceUriOutsideParent');
+      }
       if (id && (input.parentId === id || (await repo.ancestorIds(input.parentId)).includes(id))) {
         refuse('parentId', 'parentCycle');
       }
@@ -85,6 +113,7 @@ export class ResourceService {
     if (await repo.siblingNameTaken('resourceNameEn', input.resourceNameEn, input.parentId, id)) {
       refuse('resourceNameEn', 'existed', RESULT.conflict);
     }
+    if (!builtIn && BUILT_IN_URIS.has(input.resourceUri)) refuse('resourceUri', 'resourceUriGuarded');
     if (await repo.uriTaken(input.resourceUri, id)) refuse('resourceUri', 'resourceUriExisted', RESULT.conflict);
   }
 }

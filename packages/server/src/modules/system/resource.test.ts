@@ -131,14 +131,14 @@ describe('resource management', () => {
     it('refuses a name used by a sibling with existed, but allows it under another parent', async () => {
       const dup = await t.call(
         '/sysresource/savesysresource',
-        valid({ resourceName: '新增', resourceUri: '/x/a' }),
+        valid({ resourceName: '新增', resourceUri: '/sysMGT/resourceMGT/xa' }),
         admin,
       );
       expect(dup.status).toBe(409);
       expect(dup.body).toMatchObject({ msg: 'existed', data: { issues: [{ field: 'resourceName', key: 'existed' }] } });
       const dupEn = await t.call(
         '/sysresource/savesysresource',
-        valid({ resourceName: '唯一', resourceNameEn: 'ADD', resourceUri: '/x/b' }),
+        valid({ resourceName: '唯一', resourceNameEn: 'ADD', resourceUri: '/sysMGT/resourceMGT/xb' }),
         admin,
       );
       expect(dupEn.body.data).toMatchObject({ issues: [{ field: 'resourceNameEn', key: 'existed' }] });
@@ -161,7 +161,7 @@ describe('resource management', () => {
         (
           await t.call(
             '/sysresource/savesysresource',
-            valid({ resourceName: 'a1', resourceNameEn: 'a1', resourceUri: RES.resourceAdd }),
+            valid({ resourceName: 'a1', resourceNameEn: 'a1' }),
             admin,
           )
         ).body,

@@ -1,8 +1,8 @@
-import type { Role, RoleCreate } from '@meterdesk/contracts';
-import { and, eq, ilike, inArray, ne, sql } from 'drizzle-orm';
+import { type Role, type RoleCreate, type RoleListQuery, roleEntity } from '@meterdesk/contracts';
+import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { pageWindow, sortBy } from '../../db/paging';
-import { anyRow, countAll, iso, likeContains } from '../../db/rows';
+import { defineList, listPage } from '../../db/list';
+import { anyRow, countAll, iso } from '../../db/rows';
 import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../../db/schema';
 
 const resourceIds = sql<
@@ -11,7 +11,12 @@ const resourceIds = sql<
 const userIds = sql<
   string[]
 >`coalesce((select array_agg(ur.user_id order by ur.user_id) from sys_user_role ur where ur.role_id = ${sysRole.id}), '{}')`;
-const SORTABLE = { roleName: sysRole.roleName, updateTime: sysRole.updateTime };
+export const ROLE_LIST = defineList({
+  entity: roleEntity,
+  columns: { roleName: sysRole.roleName, updateTime: sysRole.updateTime },
+  defaultOrder: sql`${sysRole.roleName} asc`,
+  tieBreak: sysRole.id,
+});
 
 export class RoleRepository {
   constructor(private readonly db: Executor) {}
@@ -40,24 +45,35 @@ export class RoleRepository {
     updateTime: iso(r.updateTime),
   });
 
-  async list(q: {
-    roleName?: string | undefined;
-    pageSize: number;
-    curPage: number;
-    sortField?: string | undefined;
-    sortOrder?: 'ascend' | 'descend' | undefined;
-  }) {
-    const where = q.roleName ? ilike(sysRole.roleName, likeContains(q.roleName)) : undefined;
-    const { limit, offset } = pageWindow(q);
-    const [rows, [counted]] = await Promise.all([
-      this.select()
-        .where(where)
-        .orderBy(...sortBy(q, SORTABLE, sql`${sysRole.roleName} asc`, sysRole.id))
-        .limit(limit)
-        .offset(offset),
-      this.db.select({ total: countAll() }).from(sysRole).where(where),
-    ]);
-    return { list: rows.map(this.toRole), total: counted?.total ?? 0 };
+  list(q: RoleListQuery) {
+    return listPage(ROLE_LIST, q, {
+      rows: async (where, orderBy, limit, offset) =>
+        (
+          await this.select()
+            .where(where)
+            .orderBy(...orderBy)
+            .limit(limit)
+            .offset(offset)
+        ).map(this.toRole),
+      count: async (where) => (await this.db.select({ total: countAll() }).from(sysRole).where(where))[0]?.total ?? 0,
+    });
+  }
+
+  /** Users of the role, with whether each lies within `scope`. */
+  async members(roleId: string, scope: SQL | undefined) {
+    return this.db
+      .select({ id: sysUser.id, inScope: scope ? sql<boolean>`coalesce(${scope}, false)` : sql<boolean>`true` })
+      .from(sysUserRole)
+      .innerJoin(sysUser, eq(sysUser.id, sysUserRole.userId))
+      .where(eq(sysUserRole.roleId, roleId));
+  }
+
+  async resourceIdsOf(roleId: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: sysRoleResource.resourceId })
+      .from(sysRoleResource)
+      .where(eq(sysRoleResource.roleId, roleId));
+    return rows.map((r) => r.id);
   }
 
   async detail(id: string): Promise<Role | undefined> {
@@ -82,12 +98,15 @@ export class RoleRepository {
     return (await this.db.select({ id: sysResource.id }).from(sysResource)).map((r) => r.id);
   }
 
-  async countExisting(table: 'resource' | 'user', ids: string[]): Promise<number> {
+  async countExisting(table: 'resource' | 'user', ids: string[], scope?: SQL): Promise<number> {
     if (ids.length === 0) return 0;
     const [row] =
       table === 'resource'
         ? await this.db.select({ n: countAll() }).from(sysResource).where(inArray(sysResource.id, ids))
-        : await this.db.select({ n: countAll() }).from(sysUser).where(inArray(sysUser.id, ids));
+        : await this.db
+            .select({ n: countAll() })
+            .from(sysUser)
+            .where(and(inArray(sysUser.id, ids), scope));
     return row?.n ?? 0;
   }
 

@@ -11,17 +11,17 @@ export function registerRoleRoutes(app: FastifyInstance, deps: { db: Db }): void
   registerOperation(app, roleApi.checkrolename, async ({ body }) => ({
     existed: await service.nameExists(body.roleName, body.id),
   }));
-  registerOperation(app, roleApi.savesysrole, ({ body }) => service.save(body));
-  registerOperation(app, roleApi.updatesysrole, async ({ body: { id, ...values } }) => {
-    await service.update(id, values);
+  registerOperation(app, roleApi.savesysrole, ({ body, session }) => service.save(body, session));
+  registerOperation(app, roleApi.updatesysrole, async ({ body: { id, ...values }, session }) => {
+    await service.update(id, values, session);
     return null;
   });
-  registerOperation(app, roleApi.deletesysrole, async ({ body }) => {
-    await service.delete(body.id);
+  registerOperation(app, roleApi.deletesysrole, async ({ body, session }) => {
+    await service.delete(body.id, session);
     return null;
   });
-  registerOperation(app, roleApi.saveuserrole, async ({ body }) => {
-    await service.assignUsers(body.roleId, body.userIdList);
+  registerOperation(app, roleApi.saveuserrole, async ({ body, session }) => {
+    await service.assignUsers(body.roleId, body.userIdList, session);
     return null;
   });
 }

@@ -1,15 +1,22 @@
-import { RESULT, type RoleCreate } from '@meterdesk/contracts';
-import type { Db } from '../../db/driver';
+import { RESULT, type RoleCreate, type RoleListQuery } from '@meterdesk/contracts';
+import type { SessionContext } from '../../auth/session';
+import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { pageResult } from '../../db/paging';
+import { sysUser } from '../../db/schema';
 import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { Grants } from '../../rbac/grants';
+import { orgScope, resolveScope } from '../../rbac/scope';
 import { RoleRepository } from './role.repository';
 
+/**
+ * Roles as the caller may shape them: a role's resources are granted only by someone who holds
+ * them all, and assigning a role changes only users the caller reaches and outranks.
+ */
 export class RoleService {
   constructor(private readonly db: Db) {}
 
-  async list(q: Parameters<RoleRepository['list']>[0]) {
-    return pageResult(q, await new RoleRepository(this.db).list(q));
+  list(q: RoleListQuery) {
+    return new RoleRepository(this.db).list(q);
   }
 
   async detail(id: string) {
@@ -22,18 +29,19 @@ export class RoleService {
     return new RoleRepository(this.db).nameTaken(name, exceptId);
   }
 
-  async save(input: RoleCreate): Promise<{ id: string }> {
+  async save(input: RoleCreate, caller: SessionContext): Promise<{ id: string }> {
     const id = newId();
     await this.db.transaction(async (tx) => {
       const repo = new RoleRepository(tx);
       await this.check(repo, input);
+      await this.assertHoldsAll(tx, caller, input.resourceIdList);
       await repo.insert(id, input);
     });
     return { id };
   }
 
   /** Users read their permissions on every request, so they see the change at their next one. */
-  async update(id: string, input: RoleCreate): Promise<void> {
+  async update(id: string, input: RoleCreate, caller: SessionContext): Promise<void> {
     await this.db.transaction(async (tx) => {
       const repo = new RoleRepository(tx);
       const role = await repo.find(id);
@@ -44,34 +52,57 @@ export class RoleService {
         const kept = new Set(input.resourceIdList);
         if (all.some((r) => !kept.has(r))) throw new ApiError(RESULT.conflict, 'builtInRole');
       }
+      await this.assertHoldsAll(tx, caller, [...(await repo.resourceIdsOf(id)), ...input.resourceIdList]);
       await repo.update(id, input);
     });
   }
 
-  async delete(id: string): Promise<void> {
+  async delete(id: string, caller: SessionContext): Promise<void> {
     await this.db.transaction(async (tx) => {
       const repo = new RoleRepository(tx);
       const role = await repo.find(id);
       if (!role) throw notFound();
       if (role.builtIn) throw new ApiError(RESULT.conflict, 'builtInRole');
       if (await repo.hasUsers(id)) throw new ApiError(RESULT.conflict, 'roleHasUsers');
+      await this.assertHoldsAll(tx, caller, await repo.resourceIdsOf(id));
       await repo.delete(id);
     });
   }
 
-  async assignUsers(roleId: string, userIdList: string[]): Promise<void> {
+  /**
+   * Sets the role's users among those the caller reaches; members outside the caller's scope
+   * keep the role. Every user added or removed must hold nothing the caller lacks.
+   */
+  async assignUsers(roleId: string, userIdList: string[], caller: SessionContext): Promise<void> {
     await this.db.transaction(async (tx) => {
       const repo = new RoleRepository(tx);
+      const grants = new Grants(tx);
       const role = await repo.find(roleId);
       if (!role) throw notFound();
-      const unique = [...new Set(userIdList)];
-      if ((await repo.countExisting('user', unique)) !== unique.length) {
+      const wanted = new Set(userIdList);
+      const scope = orgScope(await resolveScope(tx, caller.userId), sysUser.orgId);
+      if ((await repo.countExisting('user', [...wanted], scope)) !== wanted.size) {
         throw fieldError(RESULT.badRequest, 'userIdList', 'userNotFound');
       }
+      const members = await repo.members(roleId, scope);
+      const current = new Set(members.map((m) => m.id));
+      const kept = members.filter((m) => !m.inScope).map((m) => m.id);
+      const added = [...wanted].filter((id) => !current.has(id));
+      const removed = members.filter((m) => m.inScope && !wanted.has(m.id)).map((m) => m.id);
+      if (added.length) await grants.assertMayGrantRoles(caller.userId, [roleId], 'roleId');
+      for (const id of [...added, ...removed]) await grants.assertMayActOn(caller.userId, id);
+      const next = [...new Set([...kept, ...wanted])];
       // Someone must always be able to administer the system.
-      if (role.builtIn && unique.length === 0) throw new ApiError(RESULT.conflict, 'builtInRole');
-      await repo.setUsers(roleId, unique);
+      if (role.builtIn && next.length === 0) throw new ApiError(RESULT.conflict, 'builtInRole');
+      if (role.builtIn) await grants.assertAdminRemains(removed);
+      await repo.setUsers(roleId, next);
     });
+  }
+
+  private async assertHoldsAll(tx: Executor, caller: SessionContext, resourceIds: readonly string[]) {
+    const held = await new Grants(tx).heldBy(caller.userId);
+    if (resourceIds.some((id) => !held.has(id)))
+      throw fieldError(RESULT.forbidden, 'resourceIdList', 'grantExceedsOwn');
   }
 
   private async check(repo: RoleRepository, input: RoleCreate, id?: string) {

@@ -1,16 +1,27 @@
-import type { SystemLog, SystemLogQuery } from '@meterdesk/contracts';
-import { and, eq, gte, ilike, lt, type SQL, sql } from 'drizzle-orm';
+import { type SystemLog, type SystemLogQuery, systemLogEntity } from '@meterdesk/contracts';
+import { desc, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { pageWindow, sortBy } from '../../db/paging';
-import { countAll, iso, likeContains } from '../../db/rows';
+import { defineList, keysetPage, listOrder, listWhere } from '../../db/list';
+import { countUpTo, iso } from '../../db/rows';
 import { sysLog } from '../../db/schema';
 
-const SORTABLE = {
-  time: sysLog.time,
-  logType: sysLog.logType,
-  username: sysLog.username,
-  operatingType: sysLog.operatingType,
-};
+/** Counting a log stops here: a month of a busy system holds millions of entries. */
+const COUNT_CAP = 10_000;
+
+export const SYSLOG_LIST = defineList({
+  entity: systemLogEntity,
+  columns: {
+    logType: sysLog.logType,
+    username: sysLog.username,
+    operatingType: sysLog.operatingType,
+    logLevel: sysLog.logLevel,
+    content: sysLog.content,
+    ip: sysLog.ip,
+    time: sysLog.time,
+  },
+  defaultOrder: [desc(sysLog.time), desc(sysLog.id)],
+  tieBreak: sysLog.id,
+});
 
 type Filters = Omit<SystemLogQuery, 'pageSize' | 'curPage'>;
 
@@ -33,44 +44,34 @@ export const toSystemLog = (r: typeof sysLog.$inferSelect): SystemLog => ({
 export class SystemLogRepository {
   constructor(private readonly db: Executor) {}
 
-  private where(q: Filters): SQL | undefined {
-    return and(
-      ...([
-        gte(sysLog.time, new Date(q.startTime)),
-        lt(sysLog.time, new Date(q.endTime)),
-        q.logType ? eq(sysLog.logType, q.logType) : undefined,
-        q.username ? ilike(sysLog.username, likeContains(q.username)) : undefined,
-        q.operatingType ? eq(sysLog.operatingType, q.operatingType) : undefined,
-        q.logLevel ? eq(sysLog.logLevel, q.logLevel) : undefined,
-        q.content ? ilike(sysLog.content, likeContains(q.content)) : undefined,
-        q.ip ? ilike(sysLog.ip, likeContains(q.ip)) : undefined,
-      ] as (SQL | undefined)[]),
-    );
-  }
-
-  async list(q: SystemLogQuery) {
-    const where = this.where(q);
-    const { limit, offset } = pageWindow(q);
-    const [rows, [counted]] = await Promise.all([
-      this.db
+  private rows = async (where: SQL | undefined, orderBy: SQL[], limit: number, offset: number) =>
+    (
+      await this.db
         .select()
         .from(sysLog)
         .where(where)
-        .orderBy(...sortBy(q, SORTABLE, sql`${sysLog.time} desc`, sysLog.id))
+        .orderBy(...orderBy)
         .limit(limit)
-        .offset(offset),
-      this.db.select({ total: countAll() }).from(sysLog).where(where),
-    ]);
-    return { list: rows.map(toSystemLog), total: counted?.total ?? 0 };
+        .offset(offset)
+    ).map(toSystemLog);
+
+  list(q: SystemLogQuery) {
+    return keysetPage(
+      SYSLOG_LIST,
+      q,
+      { rows: this.rows, count: (where) => countUpTo(this.db, sysLog, where, COUNT_CAP) },
+      { column: sysLog.time, keyOf: (row) => [new Date(row.time), row.id], countCap: COUNT_CAP },
+    );
   }
 
-  async all(q: Filters, limit: number) {
-    const rows = await this.db
-      .select()
-      .from(sysLog)
-      .where(this.where(q))
-      .orderBy(...sortBy(q, SORTABLE, sql`${sysLog.time} desc`, sysLog.id))
-      .limit(limit);
-    return rows.map(toSystemLog);
+  /** Every entry the filters select, in pages of `chunk`, for a streamed export. */
+  async *all(q: Filters, limit: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
+    const where = listWhere(SYSLOG_LIST, q);
+    const orderBy = listOrder(SYSLOG_LIST, q);
+    for (let offset = 0; offset < limit; offset += chunk) {
+      const rows = await this.rows(where, orderBy, Math.min(chunk, limit - offset), offset);
+      if (rows.length > 0) yield rows;
+      if (rows.length < chunk) return;
+    }
   }
 }

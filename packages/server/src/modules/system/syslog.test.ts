@@ -1,6 +1,8 @@
 import type { Page, SystemLog } from '@meterdesk/contracts';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../db/ids';
+import { sysLog } from '../../db/schema';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 const DAY = 86_400_000;
@@ -65,14 +67,63 @@ describe('system log', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('spreadsheetml');
-    expect(res.headers['content-disposition']).toMatch(/attachment; filename="system-log-.*\.xlsx"/);
+    expect(res.headers['content-disposition']).toMatch(/attachment; filename="System log-.*\.xlsx"/);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
     const sheet = workbook.worksheets[0]!;
-    expect(sheet.getRow(1).getCell(1).value).toBe('time');
+    // Titles and values as the screen shows them, not field keys and stored codes.
+    expect(sheet.getRow(1).getCell(1).value).toBe('Time');
+    expect(sheet.getRow(2).getCell(2).value).toBe('Login');
+    expect(String(sheet.getRow(2).getCell(1).value)).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     expect(sheet.rowCount).toBe(3);
     expect(sheet.getColumn(1).width).toBe(21);
     const exportLogged = (await list({ operatingType: 'other' })).body.data.list;
     expect(exportLogged.some((l) => l.requestUrl === '/apis/systemlog/exportsystemlog')).toBe(true);
+  });
+
+  it('exports in the language of the user, with the Chinese file name intact', async () => {
+    await t.call('/sysuser/changelanguage', { type: 2 }, admin);
+    const res = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/systemlog/exportsystemlog',
+      payload: { ...range(), logType: 'login' },
+      headers: { cookie: admin },
+    });
+    await t.call('/sysuser/changelanguage', { type: 1 }, admin);
+    expect(res.headers['content-disposition']).toContain(`filename*=UTF-8''${encodeURIComponent('系统日志')}-`);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    expect(sheet.getRow(1).getCell(1).value).toBe('时间');
+    expect(sheet.getRow(2).getCell(2).value).toBe('登录');
+  });
+
+  it('pages a large log by cursor without overlaps or gaps', async () => {
+    const now = Date.now();
+    await t.db.insert(sysLog).values(
+      Array.from({ length: 45 }, (_, i) => ({
+        id: newId(),
+        logType: 'visit' as const,
+        operatingType: 'visit',
+        username: 'pager',
+        // Pairs share a moment, so the tie-break on id decides.
+        time: new Date(now - Math.floor(i / 2) * 1000),
+      })),
+    );
+    const seen: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    do {
+      const page = (await list({ username: 'pager', pageSize: 10, ...(after ? { after } : {}) })).body.data;
+      expect(page.total).toBe(45);
+      expect(page.totalCapped).toBe(false);
+      seen.push(...page.list.map((l) => l.id));
+      after = page.nextCursor;
+      pages++;
+    } while (after && pages < 10);
+    expect(pages).toBe(5);
+    expect(new Set(seen).size).toBe(45);
+    expect((await list({ after: 'not a cursor' })).body.data).toMatchObject({ issues: [{ field: 'after' }] });
+    expect((await list({ after: 'bm90IGpzb24' })).body.data).toMatchObject({ issues: [{ field: 'after' }] });
   });
 });

@@ -1,9 +1,11 @@
-import type { User, UserCreate, UserListQuery, UserUpdate } from '@meterdesk/contracts';
-import { and, eq, ilike, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { type User, type UserCreate, type UserListQuery, type UserUpdate, userEntity } from '@meterdesk/contracts';
+import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { pageWindow, sortBy } from '../../db/paging';
-import { anyRow, countAll, iso, likeContains } from '../../db/rows';
+import { defineList, listPage } from '../../db/list';
+import type { EveryField } from '../../db/rows';
+import { anyRow, countAll, iso } from '../../db/rows';
 import { sysGroup, sysNotice, sysOrg, sysRole, sysUser, sysUserGroup, sysUserRole } from '../../db/schema';
+import { ORG_TREE } from '../../rbac/scope';
 
 const roleIds = sql<
   string[]
@@ -14,13 +16,21 @@ const groupCodes = sql<
 >`coalesce((select array_agg(g.group_code order by g.group_code) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${sysUser.id}), '{}')`;
 const groupNames = sql<string>`coalesce((select string_agg(g.group_name, ', ' order by g.group_name) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${sysUser.id}), '')`;
 
-const SORTABLE = {
-  username: sysUser.username,
-  fullName: sysUser.fullName,
-  status: sysUser.status,
-  expiryDate: sysUser.expiryDate,
-  updateTime: sysUser.updateTime,
-};
+export const USER_LIST = defineList({
+  entity: userEntity,
+  columns: {
+    username: sysUser.username,
+    fullName: sysUser.fullName,
+    status: sysUser.status,
+    orgId: sysUser.orgId,
+    phone: sysUser.phone,
+    expiryDate: sysUser.expiryDate,
+    updateTime: sysUser.updateTime,
+  },
+  trees: { orgId: ORG_TREE },
+  defaultOrder: sql`${sysUser.username} asc`,
+  tieBreak: sysUser.id,
+});
 
 type Row = typeof sysUser.$inferSelect;
 
@@ -58,19 +68,20 @@ const toUser = (
 });
 
 type Values = Omit<UserCreate, 'password' | 'roleIdList' | 'groupCodeList'>;
-const columns = (v: Values) => ({
-  username: v.username,
-  fullName: v.fullName,
-  orgId: v.orgId,
-  status: v.status,
-  expiryDate: v.expiryDate ? new Date(v.expiryDate) : null,
-  gender: v.gender,
-  birthday: v.birthday || null,
-  phone: v.phone,
-  email: v.email,
-  address: v.address,
-  remark: v.remark,
-});
+const columns = (v: Values) =>
+  ({
+    username: v.username,
+    fullName: v.fullName,
+    orgId: v.orgId,
+    status: v.status,
+    expiryDate: v.expiryDate ? new Date(v.expiryDate) : null,
+    gender: v.gender,
+    birthday: v.birthday || null,
+    phone: v.phone,
+    email: v.email,
+    address: v.address,
+    remark: v.remark,
+  }) satisfies EveryField<Values>;
 
 export class UserRepository {
   constructor(private readonly db: Executor) {}
@@ -89,41 +100,43 @@ export class UserRepository {
       .leftJoin(sysOrg, eq(sysOrg.id, sysUser.orgId));
   }
 
-  async list(q: UserListQuery, orgIds: string[] | undefined): Promise<{ list: User[]; total: number }> {
-    const conditions: (SQL | undefined)[] = [
-      q.username ? ilike(sysUser.username, likeContains(q.username)) : undefined,
-      q.fullName ? ilike(sysUser.fullName, likeContains(q.fullName)) : undefined,
-      q.phone ? ilike(sysUser.phone, likeContains(q.phone)) : undefined,
-      q.status ? eq(sysUser.status, q.status) : undefined,
-      orgIds ? inArray(sysUser.orgId, orgIds) : undefined,
-    ];
-    const where = and(...conditions);
-    const { limit, offset } = pageWindow(q);
-    const [rows, [counted]] = await Promise.all([
-      this.select()
-        .where(where)
-        .orderBy(...sortBy(q, SORTABLE, sql`${sysUser.username} asc`, sysUser.id))
-        .limit(limit)
-        .offset(offset),
-      this.db.select({ total: countAll() }).from(sysUser).where(where),
-    ]);
-    return { list: rows.map(({ u, ...extra }) => toUser(u, extra)), total: counted?.total ?? 0 };
+  list(q: UserListQuery, scope: SQL | undefined) {
+    return listPage(
+      USER_LIST,
+      q,
+      {
+        rows: async (where, orderBy, limit, offset) =>
+          (
+            await this.select()
+              .where(where)
+              .orderBy(...orderBy)
+              .limit(limit)
+              .offset(offset)
+          ).map(({ u, ...extra }) => toUser(u, extra)),
+        count: async (where) => (await this.db.select({ total: countAll() }).from(sysUser).where(where))[0]?.total ?? 0,
+      },
+      scope,
+    );
   }
 
-  async detail(id: string): Promise<User | undefined> {
-    const [row] = await this.select().where(eq(sysUser.id, id));
+  async detail(id: string, scope: SQL | undefined): Promise<User | undefined> {
+    const [row] = await this.select().where(and(eq(sysUser.id, id), scope));
     return row && toUser(row.u, row);
   }
 
-  async simpleList() {
+  async simpleList(scope: SQL | undefined) {
     return this.db
       .select({ id: sysUser.id, username: sysUser.username, fullName: sysUser.fullName, email: sysUser.email })
       .from(sysUser)
+      .where(scope)
       .orderBy(sysUser.username);
   }
 
-  async find(id: string): Promise<Row | undefined> {
-    const [row] = await this.db.select().from(sysUser).where(eq(sysUser.id, id));
+  async find(id: string, scope?: SQL): Promise<Row | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(sysUser)
+      .where(and(eq(sysUser.id, id), scope));
     return row;
   }
 
@@ -139,6 +152,16 @@ export class UserRepository {
     if (ids.length === 0) return false;
     const found = await this.db.select({ id: sysRole.id }).from(sysRole).where(inArray(sysRole.id, ids));
     return found.length !== new Set(ids).size;
+  }
+
+  /** Of `roleIds`, those the user does not hold yet. */
+  async rolesAddedBy(userId: string, roleIds: readonly string[]): Promise<string[]> {
+    const rows = await this.db
+      .select({ roleId: sysUserRole.roleId })
+      .from(sysUserRole)
+      .where(eq(sysUserRole.userId, userId));
+    const held = new Set(rows.map((r) => r.roleId));
+    return [...new Set(roleIds)].filter((id) => !held.has(id));
   }
 
   async groupIdsOf(codes: string[]): Promise<string[] | null> {

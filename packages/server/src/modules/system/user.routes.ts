@@ -7,13 +7,13 @@ import { UserService } from './user.service';
 
 export function registerUserRoutes(app: FastifyInstance, deps: { db: Db; sessions: SessionStore }): void {
   const service = new UserService(deps.db, deps.sessions);
-  registerOperation(app, userApi.getsysuserlist, ({ body }) => service.list(body));
-  registerOperation(app, userApi.getsysuserdetail, ({ body }) => service.detail(body.id));
-  registerOperation(app, userApi.getsimplesysuserlist, () => service.simpleList());
+  registerOperation(app, userApi.getsysuserlist, ({ body, session }) => service.list(body, session));
+  registerOperation(app, userApi.getsysuserdetail, ({ body, session }) => service.detail(body.id, session));
+  registerOperation(app, userApi.getsimplesysuserlist, ({ session }) => service.simpleList(session));
   registerOperation(app, userApi.checkusername, async ({ body }) => ({
     existed: await service.usernameExists(body.username, body.id),
   }));
-  registerOperation(app, userApi.savesysuser, ({ body }) => service.save(body));
+  registerOperation(app, userApi.savesysuser, ({ body, session }) => service.save(body, session));
   registerOperation(app, userApi.updatesysuser, async ({ body, session }) => {
     await service.update(body, session);
     return null;
@@ -22,12 +22,12 @@ export function registerUserRoutes(app: FastifyInstance, deps: { db: Db; session
     await service.delete(body.id, body.username, session);
     return null;
   });
-  registerOperation(app, userApi.unlocksysuser, async ({ body }) => {
-    await service.unlock(body.id);
+  registerOperation(app, userApi.unlocksysuser, async ({ body, session }) => {
+    await service.unlock(body.id, session);
     return null;
   });
-  registerOperation(app, userApi.resetsysuserpassword, async ({ body }) => {
-    await service.resetPassword(body.id, body.newPassword);
+  registerOperation(app, userApi.resetsysuserpassword, async ({ body, session }) => {
+    await service.resetPassword(body.id, body.newPassword, session);
     return null;
   });
 }

@@ -3,30 +3,44 @@ import { hashPassword } from '../../auth/password';
 import type { SessionContext, SessionStore } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { pageResult } from '../../db/paging';
+import { sysUser } from '../../db/schema';
+import { ADMIN_ROLE_ID } from '../../db/seed';
 import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { Grants } from '../../rbac/grants';
+import { orgInScope, orgScope, resolveScope, type Scope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';
 import { UserRepository } from './user.repository';
 
+/**
+ * Users as the caller may see and change them: only within the caller's organisation scope
+ * (anything else is 404), granting only what the caller holds, never acting on someone who
+ * holds more, and never leaving the system without an enabled administrator.
+ */
 export class UserService {
   constructor(
     private readonly db: Db,
     private readonly sessions: SessionStore,
   ) {}
 
-  async list(q: UserListQuery) {
-    const orgIds = q.orgId ? await new OrgRepository(this.db).subtreeIds(q.orgId) : undefined;
-    return pageResult(q, await new UserRepository(this.db).list(q, orgIds));
+  private scope(caller: SessionContext, db: Executor = this.db) {
+    return resolveScope(db, caller.userId);
   }
 
-  async detail(id: string) {
-    const user = await new UserRepository(this.db).detail(id);
+  async list(q: UserListQuery, caller: SessionContext) {
+    const scope = await this.scope(caller);
+    return new UserRepository(this.db).list(q, orgScope(scope, sysUser.orgId));
+  }
+
+  async detail(id: string, caller: SessionContext) {
+    const scope = await this.scope(caller);
+    const user = await new UserRepository(this.db).detail(id, orgScope(scope, sysUser.orgId));
     if (!user) throw notFound();
     return user;
   }
 
-  simpleList() {
-    return new UserRepository(this.db).simpleList();
+  async simpleList(caller: SessionContext) {
+    const scope = await this.scope(caller);
+    return new UserRepository(this.db).simpleList(orgScope(scope, sysUser.orgId));
   }
 
   usernameExists(username: string, exceptId?: string) {
@@ -34,13 +48,15 @@ export class UserService {
   }
 
   /** A new user changes the password an administrator gave at the first login. */
-  async save(input: UserCreate): Promise<{ id: string }> {
+  async save(input: UserCreate, caller: SessionContext): Promise<{ id: string }> {
     const { password, roleIdList, groupCodeList, ...values } = input;
     const id = newId();
     const passwordHash = await hashPassword(password);
     await this.db.transaction(async (tx) => {
       const repo = new UserRepository(tx);
-      const groupIds = await this.check(tx, repo, input);
+      const scope = await this.scope(caller, tx);
+      const groupIds = await this.check(tx, repo, scope, input);
+      await new Grants(tx).assertMayGrantRoles(caller.userId, roleIdList);
       await repo.insert(id, passwordHash, values);
       await repo.setMemberships(id, roleIdList, groupIds);
     });
@@ -50,11 +66,16 @@ export class UserService {
   async update(input: UserUpdate, caller: SessionContext): Promise<void> {
     await this.db.transaction(async (tx) => {
       const repo = new UserRepository(tx);
-      const current = await repo.find(input.id);
-      if (!current) throw notFound();
+      const grants = new Grants(tx);
+      const scope = await this.scope(caller, tx);
+      const current = await this.reachable(tx, scope, caller, input.id);
       if (input.id === caller.userId && input.status !== 'enabled')
         throw new ApiError(RESULT.badRequest, 'cannotChangeSelf');
-      const groupIds = await this.check(tx, repo, input, input.id);
+      const groupIds = await this.check(tx, repo, scope, input, input.id);
+      const addedRoles = await repo.rolesAddedBy(input.id, input.roleIdList);
+      await grants.assertMayGrantRoles(caller.userId, addedRoles);
+      const staysAdmin = input.status === 'enabled' && input.roleIdList.includes(ADMIN_ROLE_ID);
+      if (!staysAdmin && (await grants.isAdmin(input.id))) await grants.assertAdminRemains([input.id]);
       const unlocking = current.status === 'locking' && input.status !== 'locking';
       const locking = current.status !== 'locking' && input.status === 'locking';
       await repo.update(input.id, input, {
@@ -70,33 +91,43 @@ export class UserService {
   async delete(id: string, username: string, caller: SessionContext): Promise<void> {
     if (id === caller.userId) throw new ApiError(RESULT.badRequest, 'cannotChangeSelf');
     await this.db.transaction(async (tx) => {
-      const repo = new UserRepository(tx);
-      const current = await repo.find(id);
-      if (!current || current.username !== username) throw notFound();
+      const current = await this.reachable(tx, await this.scope(caller, tx), caller, id);
+      if (current.username !== username) throw notFound();
+      const grants = new Grants(tx);
+      if (await grants.isAdmin(id)) await grants.assertAdminRemains([id]);
       await this.sessions.destroyAllForUser(id, tx);
-      await repo.delete(id);
+      await new UserRepository(tx).delete(id);
     });
   }
 
-  async unlock(id: string): Promise<void> {
-    const repo = new UserRepository(this.db);
-    if (!(await repo.find(id))) throw notFound();
-    await repo.setLock(id, { status: 'enabled', failedLogins: 0, lockedUntil: null });
+  async unlock(id: string, caller: SessionContext): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await this.reachable(tx, await this.scope(caller, tx), caller, id);
+      await new UserRepository(tx).setLock(id, { status: 'enabled', failedLogins: 0, lockedUntil: null });
+    });
   }
 
-  async resetPassword(id: string, newPassword: string): Promise<void> {
+  async resetPassword(id: string, newPassword: string, caller: SessionContext): Promise<void> {
     const passwordHash = await hashPassword(newPassword);
     await this.db.transaction(async (tx) => {
-      const repo = new UserRepository(tx);
-      if (!(await repo.find(id))) throw notFound();
-      await repo.setPassword(id, passwordHash, true);
+      await this.reachable(tx, await this.scope(caller, tx), caller, id);
+      await new UserRepository(tx).setPassword(id, passwordHash, true);
       await this.sessions.destroyAllForUser(id, tx);
     });
   }
 
-  /** Refers only to what exists; returns the ids of the named groups. */
-  private async check(tx: Executor, repo: UserRepository, input: UserCreate | UserUpdate, id?: string) {
-    if (!(await new OrgRepository(tx).exists(input.orgId))) throw fieldError(RESULT.badRequest, 'orgId', 'orgNotFound');
+  /** The user, when the caller may act on them: in scope (else 404) and holding nothing the caller lacks (else 403). */
+  private async reachable(tx: Executor, scope: Scope, caller: SessionContext, id: string) {
+    const user = await new UserRepository(tx).find(id, orgScope(scope, sysUser.orgId));
+    if (!user) throw notFound();
+    await new Grants(tx).assertMayActOn(caller.userId, id);
+    return user;
+  }
+
+  /** Refers only to what exists and lies in the caller's scope; returns the ids of the named groups. */
+  private async check(tx: Executor, repo: UserRepository, scope: Scope, input: UserCreate | UserUpdate, id?: string) {
+    if (!(await new OrgRepository(tx).exists(input.orgId)) || !(await orgInScope(tx, scope, input.orgId)))
+      throw fieldError(RESULT.badRequest, 'orgId', 'orgNotFound');
     if (await repo.missingRoles(input.roleIdList)) throw fieldError(RESULT.badRequest, 'roleIdList', 'roleNotFound');
     const groupIds = await repo.groupIdsOf(input.groupCodeList);
     if (!groupIds) throw fieldError(RESULT.badRequest, 'groupCodeList', 'groupNotFound');

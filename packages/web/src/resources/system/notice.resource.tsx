@@ -1,4 +1,12 @@
-import { defineEntity, type FieldMeta, fieldMeta, NoticeSchema, noticeApi, noticeEntity } from '@meterdesk/contracts';
+import {
+  contains,
+  defineEntity,
+  type FieldMeta,
+  fieldMeta,
+  NoticeSchema,
+  noticeApi,
+  noticeEntity,
+} from '@meterdesk/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Table } from 'antd';
 import { useEffect, useRef } from 'react';
@@ -88,7 +96,7 @@ const batchEntity = defineEntity({
     { field: 'total', width: 100 },
     { field: 'readCount', width: 100 },
   ],
-  filters: ['noticeTitle'],
+  filters: [contains('noticeTitle', 200)],
   form: [],
   detail: ['noticeTitle', 'noticeType', 'sendUsername', 'sendTime', 'total', 'readCount'],
 });

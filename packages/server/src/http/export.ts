@@ -1,0 +1,51 @@
+import { PassThrough } from 'node:stream';
+import ExcelJS from 'exceljs';
+import type { ColumnText } from '../i18n/labels';
+import type { Download } from './operation';
+
+/** spec §9: spreadsheet export with 150 px columns (about 21 characters). */
+const COLUMN_WIDTH = 21;
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/**
+ * An .xlsx written while its rows are read: exceljs' streaming writer commits each row, so a
+ * large export holds one chunk of rows in memory, not the workbook.
+ */
+export function streamWorkbook<R>(options: {
+  filename: string;
+  sheetName: string;
+  columns: ColumnText<R>[];
+  chunks: AsyncIterable<R[]>;
+  onError(err: unknown): void;
+}): Download {
+  const stream = new PassThrough();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true });
+  const sheet = workbook.addWorksheet(options.sheetName);
+  sheet.columns = options.columns.map((c) => ({ header: c.title, key: c.key, width: COLUMN_WIDTH }));
+  sheet.getRow(1).font = { bold: true };
+  const write = async () => {
+    for await (const rows of options.chunks) {
+      for (const row of rows) sheet.addRow(options.columns.map((c) => c.text(row))).commit();
+    }
+    sheet.commit();
+    await workbook.commit();
+  };
+  write().catch((err) => {
+    options.onError(err);
+    stream.destroy(err instanceof Error ? err : new Error(String(err)));
+  });
+  return { filename: options.filename, contentType: XLSX_TYPE, body: stream };
+}
+
+/**
+ * `Content-Disposition` for any file name: an ASCII fallback for old clients and the exact
+ * name, Chinese included, in `filename*` (RFC 6266 / 5987).
+ */
+export function attachment(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const exact = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}

@@ -1,0 +1,49 @@
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Executor } from '../db/driver';
+import { inSubtree, type TreeTable } from '../db/list';
+import { sysOrg, sysUser, sysUserRole } from '../db/schema';
+import { ADMIN_ROLE_ID } from '../db/seed';
+
+/**
+ * What records a caller reaches. Outside the built-in admin role a user sees system records
+ * only within their own organisation's subtree (and, from the archive on, archive records only
+ * under the grid nodes of their user groups). A record outside answers 404 like one that does
+ * not exist, so every list, detail, lookup and change goes through a condition built here.
+ */
+export interface Scope {
+  /** Holds the built-in admin role: everything. */
+  all: boolean;
+  /** The caller's organisation; null reaches no organisation-scoped record. */
+  orgId: string | null;
+}
+
+export const ORG_TREE: TreeTable = { table: sysOrg, parentKey: 'pid' };
+
+export async function resolveScope(db: Executor, userId: string): Promise<Scope> {
+  const [row] = await db
+    .select({
+      orgId: sysUser.orgId,
+      admin: sql<boolean>`exists (select 1 from ${sysUserRole} where ${sysUserRole.userId} = ${sysUser.id} and ${sysUserRole.roleId} = ${ADMIN_ROLE_ID})`,
+    })
+    .from(sysUser)
+    .where(eq(sysUser.id, userId));
+  return { all: row?.admin === true, orgId: row?.orgId ?? null };
+}
+
+/** Limits `orgColumn` to the caller's organisation subtree; nothing for an administrator. */
+export function orgScope(scope: Scope, orgColumn: AnyPgColumn | SQL): SQL | undefined {
+  if (scope.all) return undefined;
+  if (!scope.orgId) return sql`false`;
+  return inSubtree(orgColumn, ORG_TREE, scope.orgId);
+}
+
+/** Whether an organisation lies within the caller's scope. */
+export async function orgInScope(db: Executor, scope: Scope, orgId: string): Promise<boolean> {
+  if (scope.all) return true;
+  const rows = await db
+    .select({ id: sysOrg.id })
+    .from(sysOrg)
+    .where(and(eq(sysOrg.id, orgId), orgScope(scope, sysOrg.id)));
+  return rows.length > 0;
+}
