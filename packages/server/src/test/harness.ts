@@ -12,6 +12,7 @@ import { type Config, loadConfig } from '../config';
 import { type Database, type Db, openDatabase } from '../db/driver';
 import { newId } from '../db/ids';
 import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../db/schema';
+import { ROOT_ORG_ID } from '../db/seed';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from '../mqtt/broker';
 import { TEST_ADMIN_PASSWORD } from './constants';
 
@@ -41,6 +42,8 @@ export interface TestApp {
     username: string;
     password: string;
     roleIds?: string[];
+    /** The seeded root organisation unless given. */
+    orgId?: string;
     status?: UserStatus;
     expiryDate?: Date | null;
   }): Promise<string>;
@@ -148,6 +151,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
         id,
         username: user.username,
         passwordHash: await hashPassword(user.password),
+        orgId: user.orgId ?? ROOT_ORG_ID,
         status: user.status ?? 'enabled',
         expiryDate: user.expiryDate ?? null,
       });

@@ -158,13 +158,7 @@ describe('resource management', () => {
 
     it('refuses a used uri, a missing parent, and a type that cannot sit under its parent', async () => {
       expect(
-        (
-          await t.call(
-            '/sysresource/savesysresource',
-            valid({ resourceName: 'a1', resourceNameEn: 'a1' }),
-            admin,
-          )
-        ).body,
+        (await t.call('/sysresource/savesysresource', valid({ resourceName: 'a1', resourceNameEn: 'a1' }), admin)).body,
       ).toMatchObject({
         code: 409,
         msg: 'resourceUriExisted',
@@ -311,6 +305,71 @@ describe('resource management', () => {
       expect(mine[0]!.children.map((n) => n.resourceUri)).toEqual([RES.resourceMGT]);
       expect(mine[0]!.children[0]!.children.map((n) => n.resourceUri)).toEqual([RES.resourceAdd]);
       expect((await t.call('/sysresource/updatesysresource', valid({ id: RESOURCE_PAGE }), cookie)).status).toBe(403);
+    });
+  });
+
+  describe('no escalation through resources', () => {
+    it('keeps the uri of a built-in node, so a held node cannot be re-pointed at a guarded path', async () => {
+      const role = await t.createRole('resource-editor', ['/sysMGT', RES.resourceMGT, RES.resourceEdit]);
+      await t.createUser({ username: 'res.editor', password: 'Editor1', roleIds: [role] });
+      const editor = await t.login('res.editor', 'Editor1');
+      const edit = (
+        await t.call<Resource>('/sysresource/getsysresourcedetail', { id: resourceIdOf(RES.resourceEdit) }, admin)
+      ).body.data;
+      const { parentName: _p, parentNameEn: _pe, createTime: _c, updateTime: _u, ...editable } = edit;
+      const repointed = await t.call(
+        '/sysresource/updatesysresource',
+        { ...editable, resourceUri: RES.userDelete },
+        editor,
+      );
+      expect(repointed.body).toMatchObject({ code: 409, msg: 'builtInResource' });
+      expect((await t.call('/sysuser/deletesysuser', { id: 'a'.repeat(32), username: 'x' }, editor)).status).toBe(403);
+      const renamed = await t.call('/sysresource/updatesysresource', { ...editable, resourceNameEn: 'Change' }, editor);
+      expect(renamed.status).toBe(200);
+    });
+
+    it("refuses a new node on a guarded path or outside its parent's path", async () => {
+      const guarded = await t.call(
+        '/sysresource/savesysresource',
+        valid({ resourceName: 'g1', resourceNameEn: 'g1', resourceUri: RES.resourceAdd }),
+        admin,
+      );
+      expect(guarded.body).toMatchObject({
+        code: 400,
+        data: { issues: [{ field: 'resourceUri', key: 'resourceUriGuarded' }] },
+      });
+      const outside = await t.call(
+        '/sysresource/savesysresource',
+        valid({ resourceName: 'g2', resourceNameEn: 'g2', resourceUri: '/sysMGT/userMGT/purge' }),
+        admin,
+      );
+      expect(outside.body).toMatchObject({
+        data: { issues: [{ field: 'resourceUri', key: 'resourceUriOutsideParent' }] },
+      });
+    });
+
+    it('deletes a node an administrator added, never a built-in one or one with children', async () => {
+      const parent = await t.call<{ id: string }>(
+        '/sysresource/savesysresource',
+        valid({ resourceType: 2, resourceName: 'd1', resourceNameEn: 'd1', resourceUri: '/sysMGT/resourceMGT/d1' }),
+        admin,
+      );
+      const child = await t.call<{ id: string }>(
+        '/sysresource/savesysresource',
+        valid({
+          parentId: parent.body.data.id,
+          resourceName: 'd2',
+          resourceNameEn: 'd2',
+          resourceUri: '/sysMGT/resourceMGT/d1/d2',
+        }),
+        admin,
+      );
+      const del = (id: string) => t.call('/sysresource/deletesysresource', { id }, admin);
+      expect((await del(RESOURCE_PAGE)).body).toMatchObject({ code: 409, msg: 'builtInResource' });
+      expect((await del(parent.body.data.id)).body).toMatchObject({ code: 409, msg: 'resourceHasChildren' });
+      expect((await del(child.body.data.id)).status).toBe(200);
+      expect((await del(parent.body.data.id)).status).toBe(200);
+      expect((await del(parent.body.data.id)).status).toBe(404);
     });
   });
 });
