@@ -17,6 +17,7 @@ type Filters = Omit<SystemLogQuery, 'pageSize' | 'curPage'>;
 export const toSystemLog = (r: typeof sysLog.$inferSelect): SystemLog => ({
   id: r.id,
   logType: r.logType,
+  actorKind: r.actorKind,
   username: r.username,
   operatingType: r.operatingType,
   logLevel: r.logLevel,
@@ -39,6 +40,7 @@ export class SystemLogRepository {
         gte(sysLog.time, new Date(q.startTime)),
         lt(sysLog.time, new Date(q.endTime)),
         q.logType ? eq(sysLog.logType, q.logType) : undefined,
+        q.actorKind ? eq(sysLog.actorKind, q.actorKind) : undefined,
         q.username ? ilike(sysLog.username, likeContains(q.username)) : undefined,
         q.operatingType ? eq(sysLog.operatingType, q.operatingType) : undefined,
         q.logLevel ? eq(sysLog.logLevel, q.logLevel) : undefined,
