@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { eq, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rowsOf } from '../db/rows';
@@ -152,20 +153,24 @@ describe('job system', () => {
   });
 
   it('works alongside concurrent drizzle transactions, committed and rolled back', async () => {
-    const n = 16;
+    const n = 24;
     const outcomes = await Promise.allSettled(
       Array.from({ length: n }, (_, i) =>
         i % 2 === 0
           ? jobs.send('record', { i: `c${i}` })
           : t.db.transaction(async (tx) => {
               await tx.insert(sysParameter).values({ key: `tx-${i}`, value: { i } });
+              // Open transactions that yield between statements: where pg-boss's statements could slip in.
+              await delay(5);
               await tx.select().from(sysParameter).where(like(sysParameter.key, 'tx-%'));
+              await delay(5);
               if (i % 4 === 1) throw new Error('roll back');
               return 'committed';
             }),
       ),
     );
     const ids = outcomes.filter((_, i) => i % 2 === 0).map((o) => (o.status === 'fulfilled' ? String(o.value) : ''));
+    expect(ids.every(Boolean)).toBe(true);
     for (const id of ids) await completed(jobs, id);
     const keys = (await t.db.select({ key: sysParameter.key }).from(sysParameter)).map((r) => r.key);
     for (let i = 0; i < n; i++) {
