@@ -6,7 +6,7 @@ import { sysParameter } from '../db/schema';
 import { createTestApp, type TestApp } from '../test/harness';
 import { defineJob, type JobDefinition, type JobProgress, JobSystem } from './job-system';
 
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const settle = { timeout: 20_000, interval: 100 };
 
 describe('job system', () => {

@@ -51,6 +51,7 @@ export function defineJob<T extends object = Record<string, unknown>>(definition
 }
 
 export interface JobLog {
+  debug(object: object, message?: string): void;
   info(object: object, message?: string): void;
   warn(object: object, message?: string): void;
   error(object: object, message?: string): void;
@@ -170,7 +171,9 @@ export class JobSystem {
       progress: (progress) => (owner ? this.reportProgress(job.id, progress) : Promise.resolve()),
     };
     try {
-      return (await definition.handler(data, context)) ?? null;
+      const output = (await definition.handler(data, context)) ?? null;
+      this.options.log.debug({ job: definition.name, jobId: job.id, output }, 'job done');
+      return output;
     } catch (err) {
       this.options.log.warn({ err, job: definition.name, jobId: job.id }, 'job failed');
       throw err;
