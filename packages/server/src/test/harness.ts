@@ -78,12 +78,12 @@ export const sessionCookieOf = (response: LightMyRequestResponse): string | unde
   return cookie?.value ? `${SESSION_COOKIE}=${cookie.value}` : undefined;
 };
 
-/** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
 export interface TestAppOptions {
   /** Start the job system (pg-boss) with quick polling; off by default, since most files need no jobs. */
   jobs?: boolean;
 }
 
+/** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
 export async function createTestApp(overrides: Partial<Config> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({}),
