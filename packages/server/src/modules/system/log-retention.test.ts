@@ -2,6 +2,7 @@ import type { Page, SystemLog } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config';
 import { deleteInBatches } from '../../db/batch-delete';
 import { newId } from '../../db/ids';
 import { sysLog } from '../../db/schema';
@@ -30,6 +31,13 @@ describe('system log retention', () => {
     operatingType: 'other',
     content,
     time: sql`now() - make_interval(days => ${days})`,
+  });
+
+  it('takes its default from LOG_RETENTION_DAYS (180 unless set, 1 to 3650)', () => {
+    expect(loadConfig({}).logRetentionDays).toBe(180);
+    expect(loadConfig({ LOG_RETENTION_DAYS: '45' }).logRetentionDays).toBe(45);
+    for (const bad of ['0', '3651', 'forever'])
+      expect(() => loadConfig({ LOG_RETENTION_DAYS: bad })).toThrow('LOG_RETENTION_DAYS');
   });
 
   it('answers the LOG_RETENTION_DAYS default until a number is saved, and refuses an unusable one', async () => {
