@@ -6,6 +6,7 @@ import { API_BASE, APP_VERSION, PUBLIC } from '@meterdesk/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAuditLog } from './audit/audit.hook';
+import { captchaPurgeJob, sessionPurgeJob } from './auth/auth.jobs';
 import { registerAuthRoutes } from './auth/auth.routes';
 import { AuthService } from './auth/auth.service';
 import { CaptchaStore } from './auth/captcha';
@@ -15,9 +16,11 @@ import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
 import { registerErrorHandler } from './http/error-handler';
 import { registerSpa } from './http/static.routes';
+import { JobSystem } from './jobs/job-system';
 import { createLogger } from './logger';
 import { Mailer } from './mail/mailer';
 import { registerGroupRoutes } from './modules/system/group.routes';
+import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { NoticeService } from './modules/system/notice.service';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -38,17 +41,22 @@ export interface AppDeps {
   secretKey: Buffer;
   /** The process logger; without one the app makes its own at config.logLevel. */
   logger?: FastifyBaseLogger;
+  /** How often idle job workers poll (tests shorten it). */
+  jobPollingIntervalSeconds?: number;
 }
 
 export interface App {
   http: FastifyInstance;
   sessions: SessionStore;
+  /** Built with every job declared; main.ts (or a test) starts and stops it. */
+  jobs: JobSystem;
   /** Every registered route with its access rule (the route sweep test walks it). */
   routes: RouteRecord[];
 }
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
-export async function buildApp({ config, database, broker, secretKey, logger }: AppDeps): Promise<App> {
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database, broker, secretKey, logger } = deps;
   const http = Fastify({
     loggerInstance: logger ?? createLogger(config.logLevel),
     trustProxy: config.trustProxy,
@@ -100,6 +108,13 @@ export async function buildApp({ config, database, broker, secretKey, logger }: 
   const sessions = new SessionStore(db, config);
   const captchas = new CaptchaStore(db);
   const auth = new AuthService(db, sessions, captchas, config);
+  const logRetention = new LogRetentionSetting(db, config.logRetentionDays);
+  const jobs = new JobSystem(database, {
+    log: http.log,
+    publish: (topic, payload) => broker.publish(topic, payload),
+    ...(deps.jobPollingIntervalSeconds ? { pollingIntervalSeconds: deps.jobPollingIntervalSeconds } : {}),
+  });
+  jobs.register(sessionPurgeJob(sessions), captchaPurgeJob(captchas), logRetentionJob(db, logRetention));
 
   registerErrorHandler(http);
   const routes = registerAccessControl(http, { db, sessions });
@@ -117,10 +132,10 @@ export async function buildApp({ config, database, broker, secretKey, logger }: 
   registerGroupRoutes(http, { db });
   registerRoleRoutes(http, { db });
   registerNoticeRoutes(http, { notices });
-  registerSettingsRoutes(http, { db, mailer });
+  registerSettingsRoutes(http, { db, mailer, logRetention });
   registerSystemLogRoutes(http, { db });
   registerBrowserMqtt(http, { broker, config });
   await registerSpa(http, config.webDist);
 
-  return { http, sessions, routes };
+  return { http, sessions, jobs, routes };
 }

@@ -8,8 +8,6 @@ import { seed } from './db/seed';
 import { createLogger } from './logger';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from './mqtt/broker';
 
-const SESSION_PURGE_MS = 10 * 60_000;
-
 async function main(): Promise<void> {
   const config = loadConfig();
   mkdirSync(config.dataDir, { recursive: true });
@@ -36,19 +34,15 @@ async function main(): Promise<void> {
     );
   }
 
-  const purge = setInterval(
-    () => void app.sessions.purgeExpired().catch((err) => log.error({ err })),
-    SESSION_PURGE_MS,
-  );
-  purge.unref();
+  await app.jobs.start();
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    clearInterval(purge);
     await app.http.close();
+    await app.jobs.stop();
     await broker.close();
     await database.close();
     process.exit(0);

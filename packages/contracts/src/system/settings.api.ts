@@ -193,3 +193,32 @@ export const updatetimeout = defineOperation({
   response: z.null(),
   audit: 'update',
 });
+
+export const MAX_LOG_RETENTION_DAYS = 3650;
+export const LogRetentionSchema = z.strictObject({
+  days: z
+    .number('mandatory')
+    .int('invalidValue')
+    .min(1, 'outOfRange')
+    .max(MAX_LOG_RETENTION_DAYS, 'outOfRange')
+    .describe('System log entries older than this many days are deleted every night'),
+});
+
+export const getlogretention = defineOperation({
+  path: '/parameter/getlogretention',
+  access: readSettings,
+  tag: 'settings',
+  summary: 'How many days system log entries are kept (the LOG_RETENTION_DAYS default until one is saved)',
+  request: z.strictObject({}),
+  response: z.object({ days: z.number().int() }),
+});
+
+export const updatelogretention = defineOperation({
+  path: '/parameter/updatelogretention',
+  access: saveSettings,
+  tag: 'settings',
+  summary: 'Set how many days system log entries are kept',
+  request: LogRetentionSchema,
+  response: z.null(),
+  audit: 'update',
+});

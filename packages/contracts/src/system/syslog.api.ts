@@ -8,6 +8,8 @@ import { RES } from '../permissions';
 
 export const LOG_TYPES = ['visit', 'login', 'operation'] as const;
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
+/** Who acted: a signed-in user, a background job, or (with the head-end) a device. */
+export const ACTOR_KINDS = ['user', 'job', 'device'] as const;
 export const OPERATING_TYPES = ['login', 'logout', 'add', 'update', 'delete', 'visit', 'other'] as const;
 /** spec §5: a date range is limited to a number of days. */
 export const MAX_LOG_RANGE_DAYS = 31;
@@ -22,6 +24,7 @@ const select = (name: string, values: readonly string[]) =>
 export const SystemLogSchema = z.object({
   id: IdSchema,
   logType: select('logType', LOG_TYPES),
+  actorKind: select('actorKind', ACTOR_KINDS),
   username: field(z.string(), { label: 'syslog.fields.username', widget: 'text' }),
   operatingType: select('operatingType', OPERATING_TYPES),
   logLevel: select('logLevel', LOG_LEVELS),
@@ -43,6 +46,7 @@ export const systemLogEntity = defineEntity({
   columns: [
     { field: 'time', sortable: true, width: 180 },
     { field: 'logType', sortable: true, width: 110 },
+    { field: 'actorKind', width: 90 },
     { field: 'username', sortable: true, width: 130 },
     { field: 'operatingType', sortable: true, width: 120 },
     { field: 'logLevel', width: 90 },
@@ -54,6 +58,7 @@ export const systemLogEntity = defineEntity({
   ],
   filters: [
     equals('logType', z.enum(LOG_TYPES, 'invalidValue')),
+    equals('actorKind', z.enum(ACTOR_KINDS, 'invalidValue')),
     contains('username', 50),
     equals('operatingType', z.enum(OPERATING_TYPES, 'invalidValue')),
     equals('logLevel', z.enum(LOG_LEVELS, 'invalidValue')),
@@ -65,6 +70,7 @@ export const systemLogEntity = defineEntity({
   detail: [
     'time',
     'logType',
+    'actorKind',
     'username',
     'operatingType',
     'logLevel',

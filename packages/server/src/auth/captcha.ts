@@ -1,5 +1,6 @@
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import svgCaptcha from 'svg-captcha';
+import { deleteInBatches } from '../db/batch-delete';
 import type { Db } from '../db/driver';
 import { newId } from '../db/ids';
 import { sysCaptcha } from '../db/schema';
@@ -23,11 +24,15 @@ export class CaptchaStore {
       height: 40,
     });
     const id = newId();
-    await this.db.delete(sysCaptcha).where(lt(sysCaptcha.expiresAt, sql`now()`));
     await this.db
       .insert(sysCaptcha)
       .values({ id, answer: captcha.text.toLowerCase(), expiresAt: new Date(Date.now() + TTL_MS) });
     return { code: id, img: `data:image/svg+xml;base64,${Buffer.from(captcha.data).toString('base64')}` };
+  }
+
+  /** Removes captchas nobody answered in time (a scheduled job); returns how many. */
+  purgeExpired(): Promise<number> {
+    return deleteInBatches(this.db, sysCaptcha, sysCaptcha.id, lt(sysCaptcha.expiresAt, sql`now()`));
   }
 
   async take(id: string, answer: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { ClientInfo } from '../audit/client-info';
 import type { Config } from '../config';
+import { deleteInBatches } from '../db/batch-delete';
 import type { Db, Executor } from '../db/driver';
 import { sysResource, sysRoleResource, sysSession, sysUser, sysUserRole } from '../db/schema';
 
@@ -89,11 +90,15 @@ export class SessionStore {
     await db.delete(sysSession).where(eq(sysSession.userId, userId));
   }
 
-  async purgeExpired(): Promise<void> {
-    const idleLimit = new Date(Date.now() - this.config.sessionIdleMs);
-    await this.db
-      .delete(sysSession)
-      .where(or(lt(sysSession.expiresAt, sql`now()`), lt(sysSession.lastSeenAt, idleLimit)));
+  /** Removes sessions past their absolute or idle limit, by the database clock; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const idleLimit = sql`now() - make_interval(secs => ${this.config.sessionIdleMs / 1000})`;
+    return deleteInBatches(
+      this.db,
+      sysSession,
+      sysSession.tokenHash,
+      or(lt(sysSession.expiresAt, sql`now()`), lt(sysSession.lastSeenAt, idleLimit)) as SQL,
+    );
   }
 }
 

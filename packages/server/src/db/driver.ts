@@ -19,6 +19,8 @@ export type Executor = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** How a second client (the job system) reaches the same database. */
+  connection: { kind: 'postgres'; url: string } | { kind: 'pglite'; client: PGlite; dataDir: string | undefined };
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -43,13 +45,14 @@ export async function openDatabase(options: {
     return {
       db: db as unknown as Db,
       kind: 'postgres',
+      connection: { kind: 'postgres', url: options.databaseUrl },
       migrate: () => migratePg(db, { migrationsFolder }),
       close: () => pool.end(),
     };
   }
   let client = options.pglite;
+  const dir = !client && options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
   if (!client) {
-    const dir = options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
     if (dir) mkdirSync(dir, { recursive: true });
     client = await PGlite.create(dir ? { dataDir: dir } : {});
   }
@@ -58,6 +61,7 @@ export async function openDatabase(options: {
   return {
     db: db as unknown as Db,
     kind: 'pglite',
+    connection: { kind: 'pglite', client: owned, dataDir: dir ? options.dataDir : undefined },
     migrate: () => migratePglite(db, { migrationsFolder }),
     close: () => owned.close(),
   };

@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../db/driver';
 import { seed } from '../db/seed';
+import { JobSystem } from '../jobs/job-system';
 import { TEST_ADMIN_PASSWORD, TEST_OPERATOR_PASSWORD } from './constants';
 
 declare module 'vitest' {
@@ -29,6 +30,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const database = await openDatabase({ pglite });
   await database.migrate();
   await seed(database.db, seedOptions);
+  await JobSystem.install(database);
   const dump = await pglite.dumpDataDir('gzip');
   const dumpFile = path.join(tmpDir, `pglite-template-${process.pid}.tar.gz`);
   writeFileSync(dumpFile, Buffer.from(await dump.arrayBuffer()));
@@ -48,6 +50,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const tpl = await openDatabase({ databaseUrl: url.toString() });
     await tpl.migrate();
     await seed(tpl.db, seedOptions);
+    await JobSystem.install(tpl);
     await tpl.close();
   }
   project.provide('postgresTemplate', templateName);

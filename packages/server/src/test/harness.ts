@@ -81,8 +81,13 @@ export const sessionCookieOf = (response: LightMyRequestResponse): string | unde
   return cookie?.value ? `${SESSION_COOKIE}=${cookie.value}` : undefined;
 };
 
+export interface TestAppOptions {
+  /** Start the job system (pg-boss) with quick polling; off by default, since most files need no jobs. */
+  jobs?: boolean;
+}
+
 /** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function createTestApp(overrides: Partial<Config> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({}),
     captchaEnabled: false,
@@ -97,8 +102,9 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
-  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32) });
+  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32), jobPollingIntervalSeconds: 0.5 });
   await app.http.ready();
+  if (options.jobs) await app.jobs.start();
   const db = database.db;
 
   const call = async <T>(path: string, body: unknown = {}, cookie?: string, headers: Record<string, string> = {}) => {
@@ -161,6 +167,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
     },
     close: async () => {
       await app.http.close();
+      await app.jobs.stop();
       await broker.close();
       await database.close();
       await drop();

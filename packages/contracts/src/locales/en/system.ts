@@ -158,12 +158,17 @@ export const settings = {
     title: 'Command time-out',
     fields: { timeout: 'Time-out (seconds)' },
   },
+  logRetention: {
+    title: 'System log retention',
+    fields: { days: 'Keep entries for (days)' },
+  },
 };
 
 export const syslog = {
   fields: {
     time: 'Time',
     logType: 'Log type',
+    actorKind: 'Actor',
     username: 'User',
     operatingType: 'Operation',
     logLevel: 'Level',
@@ -176,6 +181,7 @@ export const syslog = {
     requestUrl: 'Request',
   },
   logTypes: { visit: 'Visit', login: 'Login', operation: 'Operation' },
+  actorKinds: { user: 'User', job: 'Job', device: 'Device' },
   operatingTypes: {
     login: 'Log in',
     logout: 'Log out',

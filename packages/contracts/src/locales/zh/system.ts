@@ -160,12 +160,17 @@ export const settings: LocaleMessages['settings'] = {
     title: '命令超时',
     fields: { timeout: '超时时间（秒）' },
   },
+  logRetention: {
+    title: '系统日志保留',
+    fields: { days: '保留天数' },
+  },
 };
 
 export const syslog: LocaleMessages['syslog'] = {
   fields: {
     time: '时间',
     logType: '日志类型',
+    actorKind: '执行者',
     username: '用户',
     operatingType: '操作类型',
     logLevel: '级别',
@@ -178,6 +183,7 @@ export const syslog: LocaleMessages['syslog'] = {
     requestUrl: '请求',
   },
   logTypes: { visit: '访问', login: '登录', operation: '操作' },
+  actorKinds: { user: '用户', job: '任务', device: '设备' },
   operatingTypes: {
     login: '登录',
     logout: '退出',

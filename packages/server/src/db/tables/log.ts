@@ -3,12 +3,15 @@ import { index, integer, pgTable, text, timestamp, varchar } from 'drizzle-orm/p
 import { id } from './columns';
 
 export type LogType = (typeof syslogApi.LOG_TYPES)[number];
+export type ActorKind = (typeof syslogApi.ACTOR_KINDS)[number];
 
 export const sysLog = pgTable(
   'sys_log',
   {
     id: id(),
     logType: varchar({ length: 16 }).$type<LogType>().notNull(),
+    actorKind: varchar({ length: 8 }).$type<ActorKind>().notNull().default('user'),
+    /** The actor's name: a username, a job name or a device address. */
     username: varchar({ length: 50 }).notNull().default(''),
     operatingType: varchar({ length: 16 }).notNull().default(''),
     logLevel: varchar({ length: 8 }).notNull().default('info'),

@@ -7,6 +7,7 @@ import { sysDataItem, sysParameter, sysTariffConfig, sysUser } from '../../db/sc
 import { ApiError, fieldError, notFound } from '../../http/api-error';
 import { registerOperation } from '../../http/operation';
 import type { Mailer } from '../../mail/mailer';
+import type { LogRetentionSetting } from './log-retention';
 
 export const COMMAND_TIMEOUT_KEY = 'commandTimeout';
 export const DEFAULT_COMMAND_TIMEOUT_S = 30;
@@ -21,8 +22,11 @@ const toTariffConfig = (r: typeof sysTariffConfig.$inferSelect): TariffConfig =>
 });
 
 /** Settings are single rows or key/value parameters: the queries are one line each, so they live here. */
-export function registerSettingsRoutes(app: FastifyInstance, deps: { db: Db; mailer: Mailer }): void {
-  const { db, mailer } = deps;
+export function registerSettingsRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; mailer: Mailer; logRetention: LogRetentionSetting },
+): void {
+  const { db, mailer, logRetention } = deps;
 
   registerOperation(app, settingsApi.getsmtpconf, () => mailer.publicSettings());
   registerOperation(app, settingsApi.savesmtpconf, async ({ body }) => {
@@ -104,6 +108,12 @@ export function registerSettingsRoutes(app: FastifyInstance, deps: { db: Db; mai
       .insert(sysParameter)
       .values({ key: COMMAND_TIMEOUT_KEY, value: body })
       .onConflictDoUpdate({ target: sysParameter.key, set: { value: body, updateTime: new Date() } });
+    return null;
+  });
+
+  registerOperation(app, settingsApi.getlogretention, async () => ({ days: await logRetention.days() }));
+  registerOperation(app, settingsApi.updatelogretention, async ({ body }) => {
+    await logRetention.save(body.days);
     return null;
   });
 }

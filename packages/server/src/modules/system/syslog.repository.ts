@@ -12,6 +12,7 @@ export const SYSLOG_LIST = defineList({
   entity: systemLogEntity,
   columns: {
     logType: sysLog.logType,
+    actorKind: sysLog.actorKind,
     username: sysLog.username,
     operatingType: sysLog.operatingType,
     logLevel: sysLog.logLevel,
@@ -28,8 +29,10 @@ type Filters = Omit<SystemLogQuery, 'pageSize' | 'curPage'>;
 export const toSystemLog = (r: typeof sysLog.$inferSelect): SystemLog => ({
   id: r.id,
   logType: r.logType,
+  actorKind: r.actorKind,
   username: r.username,
-  operatingType: r.operatingType,
+  // Rows written without a kind (the column's default) read as 'other'.
+  operatingType: r.operatingType || 'other',
   logLevel: r.logLevel,
   content: r.content,
   result: r.result,

@@ -256,8 +256,30 @@ function TimeoutSettings({ canSave }: { canSave: boolean }) {
   );
 }
 
+const LOG_RETENTION_FIELDS = describeRequest(settingsApi.updatelogretention, 'settings.logRetention.fields');
+
+function LogRetentionSettings({ canSave }: { canSave: boolean }) {
+  const queryClient = useQueryClient();
+  const retention = useQuery({
+    queryKey: [SETTINGS, 'logRetention'],
+    queryFn: ({ signal }) => callApi(settingsApi.getlogretention, {}, { signal }),
+  });
+  return (
+    <SettingsCard name="logRetention" loading={retention.isLoading} error={retention.error}>
+      <OperationForm
+        operation={settingsApi.updatelogretention}
+        fields={LOG_RETENTION_FIELDS}
+        initialValues={retention.data}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, 'logRetention'] })}
+        canSave={canSave}
+        submitTestId="settings-save-log-retention"
+      />
+    </SettingsCard>
+  );
+}
+
 /** Every form of the page, for the locale test. */
-export const SETTINGS_FIELDS = [SMTP_FIELDS, SUBSCRIBE_FIELDS, TARIFF_FIELDS, TIMEOUT_FIELDS];
+export const SETTINGS_FIELDS = [SMTP_FIELDS, SUBSCRIBE_FIELDS, TARIFF_FIELDS, TIMEOUT_FIELDS, LOG_RETENTION_FIELDS];
 
 export function SystemSettingsPage() {
   const permissions = usePermissions();
@@ -268,6 +290,7 @@ export function SystemSettingsPage() {
       <SubscribeSettings />
       <TariffSettings canSave={canSave} />
       <TimeoutSettings canSave={canSave} />
+      <LogRetentionSettings canSave={canSave} />
       <DataItemSettings canSave={canSave} />
     </Flex>
   );

@@ -254,6 +254,7 @@ describe('system settings', () => {
       [settingsApi.listdataitemconf.path]: () => ok([]),
       [settingsApi.gettariffconfiglist.path]: () => ok([]),
       [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
+      [settingsApi.getlogretention.path]: () => ok({ days: 180 }),
     });
     const user = userEvent.setup();
     renderInShell(permittedTree(['/sysMGT/systemSettings']), '/sysMGT/systemSettings');
@@ -267,8 +268,38 @@ describe('system settings', () => {
         subEmailFlag: true,
       }),
     );
-    for (const save of ['smtp', 'tariff', 'timeout', 'dataItems']) {
+    for (const save of ['smtp', 'tariff', 'timeout', 'log-retention', 'dataItems']) {
       expect(screen.queryByTestId(`settings-save-${save}`), save).toBeNull();
     }
+  });
+});
+
+describe('system log retention', () => {
+  it('shows the kept days and saves a new number with the save button', async () => {
+    const api = stubApi({
+      [settingsApi.getsmtpconf.path]: () => ok(null),
+      [settingsApi.getsysusersubscribeconf.path]: () =>
+        ok({
+          subMeterEventFlag: false,
+          subEmailFlag: false,
+          subMsgFlag: false,
+          subSpecialUserEventFlag: false,
+          subExceptionFlag: false,
+        }),
+      [settingsApi.listdataitemconf.path]: () => ok([]),
+      [settingsApi.gettariffconfiglist.path]: () => ok([]),
+      [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
+      [settingsApi.getlogretention.path]: () => ok({ days: 180 }),
+      [settingsApi.updatelogretention.path]: () => ok(null),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree(['/sysMGT/systemSettings', '/sysMGT/systemSettings/save']), '/sysMGT/systemSettings');
+
+    const days = await within(await screen.findByTestId('settings-logRetention')).findByRole('spinbutton');
+    await waitFor(() => expect((days as HTMLInputElement).value).toBe('180'));
+    await user.clear(days);
+    await user.type(days, '90');
+    await user.click(screen.getByTestId('settings-save-log-retention'));
+    await waitFor(() => expect(api.callsTo(settingsApi.updatelogretention.path)[0]?.body).toEqual({ days: 90 }));
   });
 });

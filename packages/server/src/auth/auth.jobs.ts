@@ -1,0 +1,21 @@
+import { defineJob } from '../jobs/job-system';
+import type { CaptchaStore } from './captcha';
+import type { SessionStore } from './session';
+
+/** Expired sessions stop working when read; the purge keeps the table from growing. */
+export const sessionPurgeJob = (sessions: SessionStore) =>
+  defineJob({
+    name: 'session-purge',
+    schedule: '*/10 * * * *',
+    policy: 'stately',
+    handler: async () => ({ deleted: await sessions.purgeExpired() }),
+  });
+
+/** Unanswered captchas expire after two minutes; issuing one no longer pays for the clean-up. */
+export const captchaPurgeJob = (captchas: CaptchaStore) =>
+  defineJob({
+    name: 'captcha-purge',
+    schedule: '*/5 * * * *',
+    policy: 'stately',
+    handler: async () => ({ deleted: await captchas.purgeExpired() }),
+  });

@@ -1,0 +1,1 @@
+ALTER TABLE "sys_log" ADD COLUMN "actor_kind" varchar(8) DEFAULT 'user' NOT NULL;
