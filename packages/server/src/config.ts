@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   LOGIN_LOCK_THRESHOLD: int(5, 1),
   LOGIN_LOCK_MINUTES: int(15, 1),
   LOGIN_RATE_LIMIT_PER_MINUTE: int(10, 1),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: int(300, 1),
   WEB_DIST: z.string().optional(),
   SECURE_COOKIES: bool(false),
   TRUST_PROXY: bool(false),
@@ -55,6 +56,8 @@ export interface Config {
   lockThreshold: number;
   lockMs: number;
   loginRateLimitPerMinute: number;
+  /** Every other public route (session probe, captcha, configuration), per route and address. */
+  publicRateLimitPerMinute: number;
   webDist: string;
   secureCookies: boolean;
   trustProxy: boolean;
@@ -87,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockThreshold: e.LOGIN_LOCK_THRESHOLD,
     lockMs: e.LOGIN_LOCK_MINUTES * 60_000,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    publicRateLimitPerMinute: e.PUBLIC_RATE_LIMIT_PER_MINUTE,
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'packages/web/dist')),
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,

@@ -19,6 +19,8 @@ export const MESSAGES = {
   invalidId: 'Not a valid record id',
   unknownField: 'Unknown field',
   invalidValue: 'Invalid value',
+  invalidCharacter: 'Control characters are not allowed',
+  bodyTooLarge: 'The request is too large',
   // spec §8 catalogue
   noPermission: 'Current user does not have related permission, please contact administrator',
   forbidden: 'You do not have permission to do this',

@@ -84,6 +84,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
     ...loadConfig({}),
     captchaEnabled: false,
     loginRateLimitPerMinute: 10_000,
+    publicRateLimitPerMinute: 10_000,
     logLevel: 'silent',
     mqttTcpPort: null,
     webDist: '/nonexistent',

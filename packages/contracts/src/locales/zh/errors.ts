@@ -14,6 +14,8 @@ export const errors: LocaleMessages['errors'] = {
   existed: '已存在',
   invalidId: '无效的记录编号',
   unknownField: '未知字段',
+  invalidCharacter: '不允许使用控制字符',
+  bodyTooLarge: '请求内容过大',
   invalidValue: '无效的值',
   noPermission: '当前用户没有相关权限，请联系管理员',
   forbidden: '您没有执行此操作的权限',
