@@ -12,7 +12,9 @@ const SESSION_PURGE_MS = 10 * 60_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  mkdirSync(config.dataDir, { recursive: true });
+  // Whatever the server writes (database files, keys, the first password) is for the service user alone.
+  process.umask(0o077);
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
   const seeded = await seed(database.db, {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { API_BASE, type Envelope, SESSION_COOKIE, type UserStatus } from '@meterdesk/contracts';
 import { inArray } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type App, buildApp } from '../app';
@@ -79,7 +79,10 @@ export const sessionCookieOf = (response: LightMyRequestResponse): string | unde
 };
 
 /** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  options: { logger?: FastifyBaseLogger } = {},
+): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({}),
     captchaEnabled: false,
@@ -95,7 +98,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
-  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32) });
+  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32), logger: options.logger });
   await app.http.ready();
   const db = database.db;
 
