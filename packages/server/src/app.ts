@@ -16,6 +16,7 @@ import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
 import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
 import { registerErrorHandler } from './http/error-handler';
+import { registerOriginCheck } from './http/origin';
 import { registerSpa } from './http/static.routes';
 import { createLogger } from './logger';
 import { Mailer } from './mail/mailer';
@@ -103,6 +104,7 @@ export async function buildApp({ config, database, broker, secretKey, logger }: 
   const auth = new AuthService(db, sessions, captchas, config);
 
   registerErrorHandler(http);
+  registerOriginCheck(http);
   const routes = registerAccessControl(http, { db, sessions });
   registerAuditLog(http, db);
 
