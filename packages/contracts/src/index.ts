@@ -14,6 +14,7 @@ export * from './common/ids';
 export * from './common/messages';
 export * from './common/operation';
 export * from './common/paging';
+export * from './common/topics';
 export * from './common/validation';
 export * from './permissions';
 export * as groupApi from './system/group.api';
@@ -27,7 +28,6 @@ export {
   type NoticeSend,
   NoticeSendSchema,
   noticeEntity,
-  noticeUnreadTopic,
 } from './system/notice.api';
 export * as orgApi from './system/org.api';
 export * from './system/org.schema';

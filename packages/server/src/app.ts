@@ -30,7 +30,7 @@ import { registerSettingsRoutes } from './modules/system/settings.routes';
 import { registerSystemLogRoutes } from './modules/system/syslog.routes';
 import { registerUserRoutes } from './modules/system/user.routes';
 import type { Broker } from './mqtt/broker';
-import { registerBrowserMqtt } from './mqtt/browser.routes';
+import { type JobOwners, NO_JOB_OWNERS, registerBrowserMqtt } from './mqtt/browser.routes';
 import { type RouteRecord, registerAccessControl } from './rbac/access';
 
 export interface AppDeps {
@@ -41,6 +41,8 @@ export interface AppDeps {
   secretKey: Buffer;
   /** The process logger; without one the app makes its own at config.logLevel. */
   logger?: FastifyBaseLogger;
+  /** Who started which job (the job system); without it no browser may follow a job's progress. */
+  jobs?: JobOwners;
 }
 
 export interface App {
@@ -51,7 +53,7 @@ export interface App {
 }
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
-export async function buildApp({ config, database, broker, secretKey, logger }: AppDeps): Promise<App> {
+export async function buildApp({ config, database, broker, secretKey, logger, jobs }: AppDeps): Promise<App> {
   const http = Fastify({
     loggerInstance: logger ?? createLogger(config.logLevel),
     trustProxy: config.trustProxy,
@@ -122,7 +124,7 @@ export async function buildApp({ config, database, broker, secretKey, logger }: 
   registerNoticeRoutes(http, { notices });
   registerSettingsRoutes(http, { db, mailer });
   registerSystemLogRoutes(http, { db });
-  registerBrowserMqtt(http, { broker, config });
+  registerBrowserMqtt(http, { broker, config, db, sessions, jobs: jobs ?? NO_JOB_OWNERS });
   await registerSpa(http, config.webDist);
 
   return { http, sessions, routes };

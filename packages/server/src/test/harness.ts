@@ -13,6 +13,7 @@ import { type Database, type Db, openDatabase } from '../db/driver';
 import { newId } from '../db/ids';
 import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../db/schema';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from '../mqtt/broker';
+import type { JobOwners } from '../mqtt/browser.routes';
 import { TEST_ADMIN_PASSWORD } from './constants';
 
 export interface CallResult<T = unknown> {
@@ -81,7 +82,7 @@ export const sessionCookieOf = (response: LightMyRequestResponse): string | unde
 /** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
 export async function createTestApp(
   overrides: Partial<Config> = {},
-  options: { logger?: FastifyBaseLogger } = {},
+  options: { logger?: FastifyBaseLogger; jobs?: JobOwners } = {},
 ): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({}),
@@ -98,7 +99,7 @@ export async function createTestApp(
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
-  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32), logger: options.logger });
+  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32), ...options });
   await app.http.ready();
   const db = database.db;
 
