@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   SESSION_ABSOLUTE_HOURS: int(12, 1),
   LOGIN_LOCK_THRESHOLD: int(5, 1),
   LOGIN_LOCK_MINUTES: int(15, 1),
+  LOGIN_LOCK_ADDRESSES: int(10, 1),
   LOGIN_RATE_LIMIT_PER_MINUTE: int(10, 1),
   PUBLIC_RATE_LIMIT_PER_MINUTE: int(300, 1),
   WEB_DIST: z.string().optional(),
@@ -55,6 +56,8 @@ export interface Config {
   sessionAbsoluteMs: number;
   lockThreshold: number;
   lockMs: number;
+  /** Addresses locked out at once that lock the user from everywhere (status `locking`). */
+  lockAddresses: number;
   loginRateLimitPerMinute: number;
   /** Every other public route (session probe, captcha, configuration), per route and address. */
   publicRateLimitPerMinute: number;
@@ -89,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     lockThreshold: e.LOGIN_LOCK_THRESHOLD,
     lockMs: e.LOGIN_LOCK_MINUTES * 60_000,
+    lockAddresses: e.LOGIN_LOCK_ADDRESSES,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     publicRateLimitPerMinute: e.PUBLIC_RATE_LIMIT_PER_MINUTE,
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'packages/web/dist')),

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app';
+import { LoginFailures } from './auth/login-failures';
 import { loadConfig } from './config';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './db/driver';
@@ -38,10 +39,11 @@ async function main(): Promise<void> {
     );
   }
 
-  const purge = setInterval(
-    () => void app.sessions.purgeExpired().catch((err) => log.error({ err })),
-    SESSION_PURGE_MS,
-  );
+  const failures = new LoginFailures(config);
+  const purge = setInterval(() => {
+    void app.sessions.purgeExpired().catch((err) => log.error({ err }));
+    void failures.purgeStale(database.db).catch((err) => log.error({ err }));
+  }, SESSION_PURGE_MS);
   purge.unref();
 
   let stopping = false;

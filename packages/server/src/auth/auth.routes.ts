@@ -48,14 +48,14 @@ export async function registerAuthRoutes(
     return null;
   });
 
-  registerOperation(app, authApi.updatepassword, async ({ session, body, reply }) => {
-    await deps.auth.updatePassword(session, body.rawPassword, body.newPassword);
+  registerOperation(app, authApi.updatepassword, async ({ session, body, req, reply }) => {
+    await deps.auth.updatePassword(session, body.rawPassword, body.newPassword, req.ip);
     clearCookie(reply);
     return null;
   });
 
-  registerOperation(app, authApi.checkpassword, async ({ session, body }) => ({
-    correct: await deps.auth.checkPassword(session, body.rawPassword),
+  registerOperation(app, authApi.checkpassword, async ({ session, body, req }) => ({
+    correct: await deps.auth.checkPassword(session, body.rawPassword, req.ip),
   }));
 
   registerOperation(app, authApi.changelanguage, async ({ session, body }) => {

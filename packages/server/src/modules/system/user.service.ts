@@ -1,4 +1,5 @@
 import { RESULT, type UserCreate, type UserListQuery, type UserUpdate } from '@meterdesk/contracts';
+import { clearLoginFailures } from '../../auth/login-failures';
 import { hashPassword } from '../../auth/password';
 import type { SessionContext, SessionStore } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
@@ -63,6 +64,7 @@ export class UserService {
       });
       await repo.setMemberships(input.id, input.roleIdList, groupIds);
       if (current.username !== input.username) await repo.renameInNotices(current.username, input.username);
+      if (unlocking) await clearLoginFailures(tx, current.username);
       if (input.status !== 'enabled') await this.sessions.destroyAllForUser(input.id, tx);
     });
   }
@@ -80,8 +82,10 @@ export class UserService {
 
   async unlock(id: string): Promise<void> {
     const repo = new UserRepository(this.db);
-    if (!(await repo.find(id))) throw notFound();
+    const user = await repo.find(id);
+    if (!user) throw notFound();
     await repo.setLock(id, { status: 'enabled', failedLogins: 0, lockedUntil: null });
+    await clearLoginFailures(this.db, user.username);
   }
 
   async resetPassword(id: string, newPassword: string): Promise<void> {
