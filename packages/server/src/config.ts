@@ -59,6 +59,8 @@ export interface Config {
   /** Addresses locked out at once that lock the user from everywhere (status `locking`). */
   lockAddresses: number;
   loginRateLimitPerMinute: number;
+  /** How often the sessions of connected browsers are checked for an idle or absolute time-out. */
+  browserSessionCheckMs: number;
   /** Every other public route (session probe, captcha, configuration), per route and address. */
   publicRateLimitPerMinute: number;
   webDist: string;
@@ -95,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockAddresses: e.LOGIN_LOCK_ADDRESSES,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     publicRateLimitPerMinute: e.PUBLIC_RATE_LIMIT_PER_MINUTE,
+    browserSessionCheckMs: 30_000,
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'packages/web/dist')),
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,

@@ -116,22 +116,25 @@ export class SessionStore {
     this.ended({ userId });
   }
 
-  /** Sessions past their time, and those of users who may no longer log in (disabled, expired, locked). */
-  async purgeExpired(): Promise<void> {
+  /**
+   * Sessions past their time, and those of users who may no longer log in (disabled, expired,
+   * locked); only among `tokenHashes` when given (the broker's connected browsers).
+   */
+  async purgeExpired(tokenHashes?: readonly string[]): Promise<void> {
+    if (tokenHashes?.length === 0) return;
     const idleLimit = new Date(Date.now() - this.config.sessionIdleMs);
     const barred = this.db
       .select({ id: sysUser.id })
       .from(sysUser)
       .where(or(ne(sysUser.status, 'enabled'), lte(sysUser.expiryDate, sql`now()`)));
+    const dead = or(
+      lt(sysSession.expiresAt, sql`now()`),
+      lt(sysSession.lastSeenAt, idleLimit),
+      inArray(sysSession.userId, barred),
+    );
     const gone = await this.db
       .delete(sysSession)
-      .where(
-        or(
-          lt(sysSession.expiresAt, sql`now()`),
-          lt(sysSession.lastSeenAt, idleLimit),
-          inArray(sysSession.userId, barred),
-        ),
-      )
+      .where(tokenHashes ? and(inArray(sysSession.tokenHash, [...tokenHashes]), dead) : dead)
       .returning({ tokenHash: sysSession.tokenHash });
     this.ended({ tokenHashes: gone.map((g) => g.tokenHash) });
   }

@@ -24,7 +24,10 @@ describe('message broker', () => {
   let subscriberRole: string;
 
   beforeAll(async () => {
-    t = await createTestApp({}, { jobs: { jobOwner: async (id) => (id === 'job1' ? 'viewer' : null) } });
+    t = await createTestApp(
+      { browserSessionCheckMs: 200 },
+      { jobs: { jobOwner: async (id) => (id === 'job1' ? 'viewer' : null) } },
+    );
     await t.app.http.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.http.server.address();
     base = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -108,14 +111,21 @@ describe('message broker', () => {
       ).toBe(200);
       await changed;
 
+      // Time-outs need no request and no purge: the connected sessions are checked.
       const expiring = await connect(await t.login('ender', 'Better22'));
       const expiry = closed(expiring);
       await t.db
         .update(sysSession)
         .set({ expiresAt: new Date(Date.now() - 1000) })
         .where(eq(sysSession.userId, a.id));
-      await t.app.sessions.purgeExpired();
       await expiry;
+      const idling = await connect(await t.login('ender', 'Better22'));
+      const idle = closed(idling);
+      await t.db
+        .update(sysSession)
+        .set({ lastSeenAt: new Date(Date.now() - t.config.sessionIdleMs - 1000) })
+        .where(eq(sysSession.userId, a.id));
+      await idle;
 
       const deleted = await connect(await t.login('ender', 'Better22'));
       const deletion = closed(deleted);
@@ -127,8 +137,8 @@ describe('message broker', () => {
       const u = await freshUser('disabled-later');
       const client = await connect(u.cookie);
       const gone = closed(client);
+      // Even a change made straight in the database is noticed by the sweep.
       await t.db.execute(sql`update sys_user set status = 'disabled' where id = ${u.id}`);
-      await t.app.sessions.purgeExpired();
       await gone;
     });
 

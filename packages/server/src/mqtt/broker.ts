@@ -31,6 +31,8 @@ export interface Broker {
   acceptBrowser?(stream: Duplex, session: BrowserSession, policy: BrowserPolicy): void;
   /** Embedded only: closes at once the browser connections of sessions that just ended. */
   endBrowserSessions?(ended: SessionsEnded): void;
+  /** Embedded only: the sessions that have a browser connected. */
+  browserSessions?(): string[];
   /** The embedded broker's TCP port, when it listens. */
   tcpPort: number | null;
   close(): Promise<void>;
@@ -151,6 +153,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       stream.once('close', () => pending.delete(stream));
       aedes.handle(stream as never);
     },
+    browserSessions: () => [...new Set([...browsers.values()].map((link) => link.session.tokenHash))],
     endBrowserSessions: (ended) => {
       const matches = endedBy(ended);
       for (const [stream, link] of pending) {

@@ -46,11 +46,18 @@ export function registerBrowserMqtt(
     }),
   );
 
-  const { acceptBrowser, endBrowserSessions } = deps.broker;
+  const { acceptBrowser, endBrowserSessions, browserSessions } = deps.broker;
   if (!acceptBrowser) return;
   if (endBrowserSessions) {
     const stop = deps.sessions.onEnded((ended) => endBrowserSessions(ended));
+    // An idle or absolute time-out happens without a request to notice it: look at the connected ones.
+    const sweep = setInterval(() => {
+      if (!browserSessions) return;
+      deps.sessions.purgeExpired(browserSessions()).catch((err: unknown) => app.log.warn({ err }, 'session sweep'));
+    }, deps.config.browserSessionCheckMs);
+    sweep.unref();
     app.addHook('onClose', async () => {
+      clearInterval(sweep);
       stop();
     });
   }
