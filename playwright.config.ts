@@ -49,6 +49,7 @@ export default defineConfig({
       MQTT_TCP_PORT: 'off',
       LOG_LEVEL: 'warn',
       LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '10000',
     },
   },
 });

@@ -15,6 +15,7 @@ export * from './common/list';
 export * from './common/messages';
 export * from './common/operation';
 export * from './common/paging';
+export * from './common/topics';
 export * from './common/validation';
 export * from './permissions';
 export * as groupApi from './system/group.api';
@@ -29,7 +30,6 @@ export {
   NoticeSendSchema,
   noticeBatchList,
   noticeEntity,
-  noticeUnreadTopic,
 } from './system/notice.api';
 export * as orgApi from './system/org.api';
 export * from './system/org.schema';

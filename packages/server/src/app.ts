@@ -1,20 +1,24 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import { API_BASE, APP_VERSION, PUBLIC } from '@meterdesk/contracts';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAuditLog } from './audit/audit.hook';
-import { captchaPurgeJob, sessionPurgeJob } from './auth/auth.jobs';
+import { captchaPurgeJob, loginFailurePurgeJob, sessionPurgeJob } from './auth/auth.jobs';
 import { registerAuthRoutes } from './auth/auth.routes';
 import { AuthService } from './auth/auth.service';
 import { CaptchaStore } from './auth/captcha';
+import { LoginFailures } from './auth/login-failures';
 import { SessionStore } from './auth/session';
 import type { Config } from './config';
 import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
+import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
 import { registerErrorHandler } from './http/error-handler';
+import { registerOriginCheck } from './http/origin';
 import { registerSpa } from './http/static.routes';
 import { JobSystem } from './jobs/job-system';
 import { createLogger } from './logger';
@@ -60,21 +64,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const http = Fastify({
     loggerInstance: logger ?? createLogger(config.logLevel),
     trustProxy: config.trustProxy,
-    bodyLimit: 10 * 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
+    // A path that does not decode (`/%`, `/%E0%A4%A`) is the caller's mistake, answered like any bad input.
+    frameworkErrors: (error, _req, reply) => {
+      const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+      (reply as FastifyReply).status(status).send({ code: status, msg: 'invalidParams', data: null });
+    },
   });
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
-
-  // An empty POST body reads as `{}`, so a call without fields still meets its schema.
-  http.removeContentTypeParser('application/json');
-  http.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body).trim();
-    if (text === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(Object.assign(new Error('The body is not valid JSON'), { statusCode: 400 }), undefined);
-    }
+  registerJsonBody(http);
+  limitPublicRoutes(http, config.publicRateLimitPerMinute);
+  await http.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, message: `retry in ${ctx.ttl} ms` }),
   });
 
   await http.register(fastifyHelmet, {
@@ -114,9 +117,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     publish: (topic, payload) => broker.publish(topic, payload),
     ...(deps.jobPollingIntervalSeconds ? { pollingIntervalSeconds: deps.jobPollingIntervalSeconds } : {}),
   });
-  jobs.register(sessionPurgeJob(sessions), captchaPurgeJob(captchas), logRetentionJob(db, logRetention));
+  jobs.register(
+    sessionPurgeJob(sessions),
+    captchaPurgeJob(captchas),
+    loginFailurePurgeJob(db, new LoginFailures(config)),
+    logRetentionJob(db, logRetention),
+  );
 
   registerErrorHandler(http);
+  registerOriginCheck(http);
   const routes = registerAccessControl(http, { db, sessions });
   registerAuditLog(http, db);
 
@@ -134,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerNoticeRoutes(http, { notices });
   registerSettingsRoutes(http, { db, mailer, logRetention });
   registerSystemLogRoutes(http, { db });
-  registerBrowserMqtt(http, { broker, config });
+  registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   await registerSpa(http, config.webDist);
 
   return { http, sessions, jobs, routes };

@@ -28,8 +28,10 @@ const EnvSchema = z.object({
   SESSION_ABSOLUTE_HOURS: int(12, 1),
   LOGIN_LOCK_THRESHOLD: int(5, 1),
   LOGIN_LOCK_MINUTES: int(15, 1),
+  LOGIN_LOCK_ADDRESSES: int(10, 1),
   LOGIN_RATE_LIMIT_PER_MINUTE: int(10, 1),
   LOG_RETENTION_DAYS: int(180, 1).pipe(z.number().max(3650)),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: int(300, 1),
   WEB_DIST: z.string().optional(),
   SECURE_COOKIES: bool(false),
   TRUST_PROXY: bool(false),
@@ -55,9 +57,15 @@ export interface Config {
   sessionAbsoluteMs: number;
   lockThreshold: number;
   lockMs: number;
+  /** Addresses locked out at once that lock the user from everywhere (status `locking`). */
+  lockAddresses: number;
   loginRateLimitPerMinute: number;
   /** Days system log entries are kept until an administrator saves another number. */
   logRetentionDays: number;
+  /** How often the sessions of connected browsers are checked for an idle or absolute time-out. */
+  browserSessionCheckMs: number;
+  /** Every other public route (session probe, captcha, configuration), per route and address. */
+  publicRateLimitPerMinute: number;
   webDist: string;
   secureCookies: boolean;
   trustProxy: boolean;
@@ -89,8 +97,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     lockThreshold: e.LOGIN_LOCK_THRESHOLD,
     lockMs: e.LOGIN_LOCK_MINUTES * 60_000,
+    lockAddresses: e.LOGIN_LOCK_ADDRESSES,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     logRetentionDays: e.LOG_RETENTION_DAYS,
+    publicRateLimitPerMinute: e.PUBLIC_RATE_LIMIT_PER_MINUTE,
+    browserSessionCheckMs: 30_000,
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'packages/web/dist')),
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,

@@ -10,7 +10,9 @@ import { type Broker, connectExternalBroker, startEmbeddedBroker } from './mqtt/
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  mkdirSync(config.dataDir, { recursive: true });
+  // Whatever the server writes (database files, keys, the first password) is for the service user alone.
+  process.umask(0o077);
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.migrate();
   const seeded = await seed(database.db, {

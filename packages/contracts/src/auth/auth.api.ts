@@ -52,7 +52,7 @@ export const auth = defineOperation({
 
 export const CaptchaSchema = z.object({
   code: z.string().describe('Captcha id; send it back as `code` with the login'),
-  img: z.string().describe('data: URL of the SVG image the user reads; single use, valid 2 minutes'),
+  img: z.string().describe('data: URL of the PNG image the user reads; single use, valid 2 minutes'),
 });
 
 export const getgifcode = defineOperation({

@@ -17,8 +17,7 @@ export const countunreadnoticenum = defineOperation({
   response: z.object({ count: z.number().int() }),
 });
 
-/** Browser topic of a user's unread count; messages are `{count}`. */
-export const noticeUnreadTopic = (username: string) => `notice/${username}/unread`;
+export { noticeUnreadTopic } from '../common/topics';
 
 /** `GET /static-config/mqtt.json`: how the browser reaches the broker (spec §7). */
 export const MqttConfigSchema = z.object({

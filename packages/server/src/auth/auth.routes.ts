@@ -1,5 +1,4 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
-import rateLimit from '@fastify/rate-limit';
 import { authApi, SESSION_COOKIE } from '@meterdesk/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { clientInfo } from '../audit/client-info';
@@ -25,20 +24,16 @@ export async function registerAuthRoutes(
   const clearCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions);
   const resources = new ResourceRepository(deps.db);
 
-  // The login limit lives in its own scope so that it counts login attempts only.
-  await app.register(async (scoped) => {
-    await scoped.register(rateLimit, {
-      global: true,
-      max: deps.config.loginRateLimitPerMinute,
-      timeWindow: 60_000,
-      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, message: `retry in ${ctx.ttl} ms` }),
-    });
-    registerPublicOperation(scoped, authApi.login, async ({ body, req, reply }) => {
+  registerPublicOperation(
+    app,
+    authApi.login,
+    async ({ body, req, reply }) => {
       const { token, user } = await deps.auth.login(body, clientInfo(req), req.url);
       reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: deps.config.sessionAbsoluteMs / 1000 });
       return user;
-    });
-  });
+    },
+    { perMinute: deps.config.loginRateLimitPerMinute },
+  );
 
   registerPublicOperation(app, authApi.auth, ({ req }) => {
     if (!req.session) throw unauthorized();
@@ -53,14 +48,14 @@ export async function registerAuthRoutes(
     return null;
   });
 
-  registerOperation(app, authApi.updatepassword, async ({ session, body, reply }) => {
-    await deps.auth.updatePassword(session, body.rawPassword, body.newPassword);
+  registerOperation(app, authApi.updatepassword, async ({ session, body, req, reply }) => {
+    await deps.auth.updatePassword(session, body.rawPassword, body.newPassword, req.ip);
     clearCookie(reply);
     return null;
   });
 
-  registerOperation(app, authApi.checkpassword, async ({ session, body }) => ({
-    correct: await deps.auth.checkPassword(session, body.rawPassword),
+  registerOperation(app, authApi.checkpassword, async ({ session, body, req }) => ({
+    correct: await deps.auth.checkPassword(session, body.rawPassword, req.ip),
   }));
 
   registerOperation(app, authApi.changelanguage, async ({ session, body }) => {

@@ -1,5 +1,5 @@
 import { type LoginRequest, type MessageKey, RESULT, type SessionUser } from '@meterdesk/contracts';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { writeLog } from '../audit/audit.repository';
 import type { ClientInfo } from '../audit/client-info';
 import type { Config } from '../config';
@@ -7,10 +7,11 @@ import type { Db } from '../db/driver';
 import { sysUser } from '../db/schema';
 import { ApiError } from '../http/api-error';
 import type { CaptchaStore } from './captcha';
+import { type LockConfig, LoginFailures } from './login-failures';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password';
 import { permittedUris, type SessionContext, type SessionStore } from './session';
 
-type LoginConfig = Pick<Config, 'captchaEnabled' | 'lockThreshold' | 'lockMs'>;
+type LoginConfig = Pick<Config, 'captchaEnabled'> & LockConfig;
 
 export const toSessionUser = (u: {
   username: string;
@@ -25,12 +26,16 @@ export const toSessionUser = (u: {
 });
 
 export class AuthService {
+  private readonly failures: LoginFailures;
+
   constructor(
     private readonly db: Db,
     private readonly sessions: SessionStore,
     private readonly captchas: CaptchaStore,
     private readonly config: LoginConfig,
-  ) {}
+  ) {
+    this.failures = new LoginFailures(config);
+  }
 
   /** Every attempt, refused or not, leaves a login log entry. */
   async login(
@@ -54,39 +59,25 @@ export class AuthService {
     if (this.config.captchaEnabled && !(await this.captchas.take(input.code, input.codeFill))) {
       return refuse(RESULT.badRequest, 'captchaWrong');
     }
+    // Known or not, a name locked from this address answers the same, before any password is checked.
+    if (await this.failures.isLocked(this.db, input.username, client.ip))
+      return refuse(RESULT.badRequest, 'userLocked');
 
     const [user] = await this.db.select().from(sysUser).where(eq(sysUser.username, input.username));
-    if (!user) {
-      await burnPasswordCheck(input.password);
-      return refuse(RESULT.badRequest, 'wrongCredentials');
+    const passwordOk = user
+      ? await verifyPassword(user.passwordHash, input.password)
+      : await burnPasswordCheck(input.password).then(() => false);
+    if (!user || !passwordOk) {
+      const locked = await this.countFailure(input.username, client.ip);
+      return refuse(RESULT.badRequest, locked ? 'userLocked' : 'wrongCredentials');
     }
 
     const now = Date.now();
+    // Past the password, like the other statuses: only the user's owner learns of a lock set by an administrator.
     if (user.status === 'locking') {
-      // Without an end time the lock was set by an administrator and lasts until one lifts it.
       if (!user.lockedUntil || user.lockedUntil.getTime() > now) return refuse(RESULT.badRequest, 'userLocked');
-      await this.db
-        .update(sysUser)
-        .set({ status: 'enabled', failedLogins: 0, lockedUntil: null })
-        .where(eq(sysUser.id, user.id));
+      await this.db.update(sysUser).set({ status: 'enabled', lockedUntil: null }).where(eq(sysUser.id, user.id));
       user.status = 'enabled';
-    }
-
-    if (!(await verifyPassword(user.passwordHash, input.password))) {
-      const [after] = await this.db
-        .update(sysUser)
-        .set({ failedLogins: sql`${sysUser.failedLogins} + 1` })
-        .where(eq(sysUser.id, user.id))
-        .returning({ failedLogins: sysUser.failedLogins });
-      if ((after?.failedLogins ?? 0) >= this.config.lockThreshold) {
-        await this.db
-          .update(sysUser)
-          .set({ status: 'locking', lockedUntil: new Date(now + this.config.lockMs) })
-          .where(eq(sysUser.id, user.id));
-        await this.sessions.destroyAllForUser(user.id);
-        return refuse(RESULT.badRequest, 'userLocked');
-      }
-      return refuse(RESULT.badRequest, 'wrongCredentials');
     }
 
     if (user.status === 'notEnabled') return refuse(RESULT.badRequest, 'userNotEnabled');
@@ -94,7 +85,7 @@ export class AuthService {
     if (user.expiryDate && user.expiryDate.getTime() <= now) return refuse(RESULT.badRequest, 'userExpired');
     if ((await permittedUris(this.db, user.id)).size === 0) return refuse(RESULT.unauthorized, 'noPermission');
 
-    await this.db.update(sysUser).set({ failedLogins: 0 }).where(eq(sysUser.id, user.id));
+    await this.failures.succeeded(this.db, user.username, client.ip);
     const token = await this.sessions.create(user.id, client);
     await writeLog(this.db, {
       logType: 'login',
@@ -108,17 +99,36 @@ export class AuthService {
     return { token, user: toSessionUser(user) };
   }
 
-  async checkPassword(session: SessionContext, rawPassword: string): Promise<boolean> {
+  /** Counts a wrong password; true when the name is now locked from this address. */
+  private async countFailure(username: string, ip: string): Promise<boolean> {
+    const { locked, lockedUserId } = await this.failures.record(this.db, username, ip);
+    if (lockedUserId) await this.sessions.destroyAllForUser(lockedUserId);
+    return locked;
+  }
+
+  /**
+   * A logged-in caller guessing its own password (a stolen cookie) is counted like a failed login;
+   * once that locks the name from this address, the session ends.
+   */
+  async checkPassword(session: SessionContext, rawPassword: string, ip: string): Promise<boolean> {
+    const lockedOut = async (): Promise<never> => {
+      await this.sessions.destroy(session.tokenHash);
+      throw new ApiError(RESULT.badRequest, 'userLocked');
+    };
+    if (await this.failures.isLocked(this.db, session.username, ip)) return lockedOut();
     const [user] = await this.db
       .select({ passwordHash: sysUser.passwordHash })
       .from(sysUser)
       .where(eq(sysUser.id, session.userId));
-    return user !== undefined && verifyPassword(user.passwordHash, rawPassword);
+    if (user && (await verifyPassword(user.passwordHash, rawPassword))) return true;
+    if (await this.countFailure(session.username, ip)) return lockedOut();
+    return false;
   }
 
   /** Ends every session of the user, this one included: the user logs in again with the new password. */
-  async updatePassword(session: SessionContext, rawPassword: string, newPassword: string): Promise<void> {
-    if (!(await this.checkPassword(session, rawPassword))) throw new ApiError(RESULT.badRequest, 'rawPasswordWrong');
+  async updatePassword(session: SessionContext, rawPassword: string, newPassword: string, ip: string): Promise<void> {
+    if (!(await this.checkPassword(session, rawPassword, ip)))
+      throw new ApiError(RESULT.badRequest, 'rawPasswordWrong');
     if (rawPassword === newPassword) throw new ApiError(RESULT.badRequest, 'samePassword');
     const passwordHash = await hashPassword(newPassword);
     await this.db.transaction(async (tx) => {

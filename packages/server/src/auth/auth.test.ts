@@ -1,9 +1,10 @@
+import { inflateSync } from 'node:zlib';
 import { RES } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sysCaptcha, sysLog, sysSession, sysUser } from '../db/schema';
+import { sysCaptcha, sysLog, sysLoginFailure, sysSession, sysUser } from '../db/schema';
 import { TEST_ADMIN_PASSWORD } from '../test/constants';
-import { createTestApp, type TestApp } from '../test/harness';
+import { createTestApp, sessionCookieOf, type TestApp } from '../test/harness';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
@@ -12,7 +13,7 @@ describe('auth', () => {
   let dashboardRole: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ captchaEnabled: true, lockThreshold: 5, lockMs: 15 * 60_000 });
+    t = await createTestApp({ captchaEnabled: true, lockThreshold: 5, lockMs: 15 * 60_000, lockAddresses: 3 });
     dashboardRole = await t.createRole('dashboard-only', [RES.dashboard]);
   });
   afterAll(() => t.close());
@@ -33,11 +34,31 @@ describe('auth', () => {
   };
 
   describe('captcha', () => {
-    it('answers an SVG image and an id', async () => {
+    it('answers a PNG image and an id, with nothing a script can read the answer from', async () => {
       const c = await captcha();
       expect(c.code).toMatch(/^[0-9a-f]{32}$/);
-      expect(Buffer.from(c.img.split(',')[1]!, 'base64').toString()).toContain('<svg');
       expect(c.answer).toHaveLength(4);
+      expect(c.img.startsWith('data:image/png;base64,')).toBe(true);
+      const png = Buffer.from(c.img.split(',')[1]!, 'base64');
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([120, 40]);
+      // Only pixels: no markup, no text chunk, and the pixels themselves differ from one image to the next.
+      const text = png.toString('latin1');
+      expect(text).not.toMatch(/<svg|<path|tEXt|iTXt/);
+      expect(text.toLowerCase()).not.toContain(c.answer);
+      const pixels = (img: Buffer) => {
+        const idat: Buffer[] = [];
+        for (let at = 8; at < img.length; ) {
+          const length = img.readUInt32BE(at);
+          if (img.toString('ascii', at + 4, at + 8) === 'IDAT') idat.push(img.subarray(at + 8, at + 8 + length));
+          at += 12 + length;
+        }
+        return inflateSync(Buffer.concat(idat));
+      };
+      const first = pixels(png);
+      expect(first.length).toBe((120 * 3 + 1) * 40);
+      const other = pixels(Buffer.from((await captcha()).img.split(',')[1]!, 'base64'));
+      expect(first.equals(other)).toBe(false);
     });
 
     it('refuses a missing, wrong, reused or expired answer', async () => {
@@ -117,24 +138,84 @@ describe('auth', () => {
       expect((await login('ghost', 'nope123')).body).toMatchObject({ code: 400, msg: 'wrongCredentials' });
     });
 
-    it('locks a user after 5 failures, refuses even the right password while locked, and unlocks after the lock time', async () => {
-      const id = await t.createUser({ username: 'locky', password: 'Secret1', roleIds: [dashboardRole] });
-      const session = (await login('locky', 'Secret1')).cookie;
-      for (let i = 0; i < 4; i++) expect((await login('locky', 'bad-pass')).body.msg).toBe('wrongCredentials');
-      expect((await login('locky', 'bad-pass')).body.msg).toBe('userLocked');
-      const [locked] = await t.db.select().from(sysUser).where(eq(sysUser.id, id));
-      expect(locked!.status).toBe('locking');
-      expect(locked!.lockedUntil!.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
-      expect((await t.call('/sysuser/auth', {}, session)).status).toBe(401);
-      expect((await login('locky', 'Secret1')).body.msg).toBe('userLocked');
+    const loginFrom = async (ip: string, username: string, password: string) => {
+      const c = await captcha();
+      const response = await t.app.http.inject({
+        method: 'POST',
+        url: '/apis/sysuser/login',
+        payload: { username, password, code: c.code, codeFill: c.answer },
+        remoteAddress: ip,
+      });
+      return {
+        status: response.statusCode,
+        msg: (response.json() as { msg: string }).msg,
+        cookie: sessionCookieOf(response),
+      };
+    };
 
-      await t.db
-        .update(sysUser)
-        .set({ lockedUntil: new Date(Date.now() - 1000) })
-        .where(eq(sysUser.id, id));
-      expect((await login('locky', 'Secret1')).status).toBe(200);
-      const [after] = await t.db.select().from(sysUser).where(eq(sysUser.id, id));
-      expect(after).toMatchObject({ status: 'enabled', failedLogins: 0 });
+    it('locks a user from the address that failed 5 times only, until the lock time has passed', async () => {
+      const id = await t.createUser({ username: 'locky', password: 'Secret1', roleIds: [dashboardRole] });
+      const elsewhere = (await loginFrom('10.1.0.2', 'locky', 'Secret1')).cookie!;
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push((await loginFrom('10.1.0.1', 'locky', 'bad-pass')).msg);
+      expect(answers).toEqual([
+        'wrongCredentials',
+        'wrongCredentials',
+        'wrongCredentials',
+        'wrongCredentials',
+        'userLocked',
+      ]);
+      expect((await loginFrom('10.1.0.1', 'locky', 'Secret1')).msg).toBe('userLocked');
+
+      // Another address is not locked out, and the user's sessions go on.
+      expect((await loginFrom('10.1.0.2', 'locky', 'Secret1')).status).toBe(200);
+      expect((await t.call('/sysuser/auth', {}, elsewhere)).status).toBe(200);
+      const [user] = await t.db.select().from(sysUser).where(eq(sysUser.id, id));
+      expect(user!.status).toBe('enabled');
+
+      await t.db.update(sysLoginFailure).set({ lockedUntil: new Date(Date.now() - 1000) });
+      expect((await loginFrom('10.1.0.1', 'locky', 'Secret1')).status).toBe(200);
+      expect(await t.db.select().from(sysLoginFailure).where(eq(sysLoginFailure.username, 'locky'))).toEqual([]);
+    });
+
+    it('answers for an unknown name exactly as for a known one with a wrong password, lock included', async () => {
+      await t.createUser({ username: 'known', password: 'Secret1', roleIds: [dashboardRole] });
+      const known = [];
+      const ghost = [];
+      for (let i = 0; i < 7; i++) {
+        known.push(await loginFrom('10.2.0.1', 'known', 'bad-pass'));
+        ghost.push(await loginFrom('10.2.0.1', 'nobody-here', 'bad-pass'));
+      }
+      expect(ghost).toEqual(known);
+      expect(known.at(-1)).toMatchObject({ status: 400, msg: 'userLocked' });
+    });
+
+    it('locks a user from everywhere once enough addresses are locked out, and ends its sessions', async () => {
+      const id = await t.createUser({ username: 'besieged', password: 'Secret1', roleIds: [dashboardRole] });
+      const session = (await loginFrom('10.3.9.9', 'besieged', 'Secret1')).cookie!;
+      const siege = async (name: string) => {
+        for (const ip of ['10.3.0.1', '10.3.0.2', '10.3.0.3']) {
+          for (let i = 0; i < 5; i++) await loginFrom(ip, name, 'bad-pass');
+        }
+        return loginFrom('10.3.0.4', name, name === 'besieged' ? 'Secret1' : 'bad-pass');
+      };
+      expect(await siege('besieged')).toMatchObject({ msg: 'userLocked' });
+      expect(await siege('phantom')).toMatchObject({ msg: 'userLocked' });
+      const [user] = await t.db.select().from(sysUser).where(eq(sysUser.id, id));
+      expect(user!.status).toBe('locking');
+      expect(user!.lockedUntil!.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
+      expect((await t.call('/sysuser/auth', {}, session)).status).toBe(401);
+
+      // An administrator's unlock lets the user in again from every address.
+      const admin = await login('admin', TEST_ADMIN_PASSWORD);
+      expect((await t.call('/sysuser/unlocksysuser', { id }, admin.cookie)).status).toBe(200);
+      expect((await loginFrom('10.3.0.1', 'besieged', 'Secret1')).status).toBe(200);
+    });
+
+    it("tells of an administrator's lock only to someone who knows the password", async () => {
+      await t.createUser({ username: 'held', password: 'Secret1', roleIds: [dashboardRole], status: 'locking' });
+      expect((await loginFrom('10.4.0.1', 'held', 'bad-pass')).msg).toBe('wrongCredentials');
+      expect((await loginFrom('10.4.0.1', 'held', 'Secret1')).msg).toBe('userLocked');
     });
 
     it('refuses users not enabled, disabled or past their expiry date, each with its own message', async () => {
@@ -228,6 +309,29 @@ describe('auth', () => {
       expect((await login('pw', 'Better22')).status).toBe(200);
       const [stored] = await t.db.select().from(sysUser).where(eq(sysUser.username, 'pw'));
       expect(stored!.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    });
+
+    it('counts wrong passwords given to checkpassword and updatepassword as failed logins, with the same lock', async () => {
+      await t.createUser({ username: 'oracle', password: 'Secret1', roleIds: [dashboardRole] });
+      const cookie = (await login('oracle', 'Secret1')).cookie!;
+      for (let i = 0; i < 2; i++) {
+        const res = await t.call(
+          '/sysuser/updatepassword',
+          { rawPassword: `guess${i}`, newPassword: 'Better22' },
+          cookie,
+        );
+        expect(res.body.msg).toBe('rawPasswordWrong');
+      }
+      for (let i = 0; i < 2; i++) {
+        expect((await t.call('/sysuser/checkpassword', { rawPassword: `guess-${i}` }, cookie)).body.data).toEqual({
+          correct: false,
+        });
+      }
+      const fifth = await t.call('/sysuser/checkpassword', { rawPassword: 'guess-5' }, cookie);
+      expect(fifth.body).toMatchObject({ code: 400, msg: 'userLocked' });
+      // The guessing session is over, and the right password no longer opens one from here.
+      expect((await t.call('/sysuser/auth', {}, cookie)).status).toBe(401);
+      expect((await login('oracle', 'Secret1')).body.msg).toBe('userLocked');
     });
 
     it('stores the chosen language and applies it at the next login', async () => {

@@ -1,9 +1,9 @@
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import svgCaptcha from 'svg-captcha';
 import { deleteInBatches } from '../db/batch-delete';
 import type { Db } from '../db/driver';
 import { newId } from '../db/ids';
 import { sysCaptcha } from '../db/schema';
+import { captchaImage, captchaText } from './captcha-image';
 
 const TTL_MS = 2 * 60_000;
 
@@ -15,19 +15,12 @@ export class CaptchaStore {
   constructor(private readonly db: Db) {}
 
   async issue(): Promise<{ code: string; img: string }> {
-    const captcha = svgCaptcha.create({
-      size: 4,
-      noise: 2,
-      ignoreChars: '0oO1lIi',
-      color: true,
-      width: 120,
-      height: 40,
-    });
+    const text = captchaText();
     const id = newId();
     await this.db
       .insert(sysCaptcha)
-      .values({ id, answer: captcha.text.toLowerCase(), expiresAt: new Date(Date.now() + TTL_MS) });
-    return { code: id, img: `data:image/svg+xml;base64,${Buffer.from(captcha.data).toString('base64')}` };
+      .values({ id, answer: text.toLowerCase(), expiresAt: new Date(Date.now() + TTL_MS) });
+    return { code: id, img: `data:image/png;base64,${captchaImage(text).toString('base64')}` };
   }
 
   /** Removes captchas nobody answered in time (a scheduled job); returns how many. */

@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { ClientInfo } from '../audit/client-info';
 import type { Config } from '../config';
-import { deleteInBatches } from '../db/batch-delete';
 import type { Db, Executor } from '../db/driver';
 import { sysResource, sysRoleResource, sysSession, sysUser, sysUserRole } from '../db/schema';
 
@@ -17,14 +16,39 @@ export interface SessionContext {
 
 const TOUCH_EVERY_MS = 30_000;
 
+/** Which sessions just ended: these tokens, or every session of a user. */
+export type SessionsEnded = { tokenHashes: string[] } | { userId: string };
+export type SessionsEndedListener = (ended: SessionsEnded) => void;
+
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** Opaque 256-bit tokens; the database keeps only their hash, so a leaked table opens no session. */
+/**
+ * Opaque 256-bit tokens; the database keeps only their hash, so a leaked table opens no session.
+ * Whoever holds something open on a session's behalf (the broker's browser connections) listens
+ * with `onEnded`: every way a session ends goes through this class, so it tells them all.
+ */
 export class SessionStore {
+  private readonly listeners = new Set<SessionsEndedListener>();
+
   constructor(
     private readonly db: Db,
     private readonly config: Pick<Config, 'sessionIdleMs' | 'sessionAbsoluteMs'>,
   ) {}
+
+  /** Returns the way to stop listening. */
+  onEnded(listener: SessionsEndedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Told as soon as the rows are deleted, even inside a transaction not yet committed: a
+   * connection closed for a session that survives a rollback simply reconnects.
+   */
+  private ended(ended: SessionsEnded): void {
+    if ('tokenHashes' in ended && ended.tokenHashes.length === 0) return;
+    for (const listener of this.listeners) listener(ended);
+  }
 
   async create(userId: string, client: ClientInfo): Promise<string> {
     const token = randomBytes(32).toString('base64url');
@@ -62,7 +86,7 @@ export class SessionStore {
     const expired = now >= row.expiresAt.getTime();
     const userBarred = row.status !== 'enabled' || (row.expiryDate !== null && row.expiryDate.getTime() <= now);
     if (idle || expired || userBarred) {
-      await this.db.delete(sysSession).where(eq(sysSession.tokenHash, tokenHash));
+      await this.destroy(tokenHash);
       return null;
     }
     if (now - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
@@ -83,22 +107,37 @@ export class SessionStore {
 
   async destroy(tokenHash: string): Promise<void> {
     await this.db.delete(sysSession).where(eq(sysSession.tokenHash, tokenHash));
+    this.ended({ tokenHashes: [tokenHash] });
   }
 
   /** Logout everywhere: password change, disabling, locking or deleting a user. */
   async destroyAllForUser(userId: string, db: Executor = this.db): Promise<void> {
     await db.delete(sysSession).where(eq(sysSession.userId, userId));
+    this.ended({ userId });
   }
 
-  /** Removes sessions past their absolute or idle limit, by the database clock; returns how many. */
-  async purgeExpired(): Promise<number> {
-    const idleLimit = sql`now() - make_interval(secs => ${this.config.sessionIdleMs / 1000})`;
-    return deleteInBatches(
-      this.db,
-      sysSession,
-      sysSession.tokenHash,
-      or(lt(sysSession.expiresAt, sql`now()`), lt(sysSession.lastSeenAt, idleLimit)) as SQL,
+  /**
+   * Sessions past their time, and those of users who may no longer log in (disabled, expired,
+   * locked); only among `tokenHashes` when given (the broker's connected browsers). Returns how many.
+   */
+  async purgeExpired(tokenHashes?: readonly string[]): Promise<number> {
+    if (tokenHashes?.length === 0) return 0;
+    const idleLimit = new Date(Date.now() - this.config.sessionIdleMs);
+    const barred = this.db
+      .select({ id: sysUser.id })
+      .from(sysUser)
+      .where(or(ne(sysUser.status, 'enabled'), lte(sysUser.expiryDate, sql`now()`)));
+    const dead = or(
+      lt(sysSession.expiresAt, sql`now()`),
+      lt(sysSession.lastSeenAt, idleLimit),
+      inArray(sysSession.userId, barred),
     );
+    const gone = await this.db
+      .delete(sysSession)
+      .where(tokenHashes ? and(inArray(sysSession.tokenHash, [...tokenHashes]), dead) : dead)
+      .returning({ tokenHash: sysSession.tokenHash });
+    this.ended({ tokenHashes: gone.map((g) => g.tokenHash) });
+    return gone.length;
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
@@ -53,8 +53,13 @@ export async function openDatabase(options: {
   let client = options.pglite;
   const dir = !client && options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
   if (!client) {
-    if (dir) mkdirSync(dir, { recursive: true });
+    if (dir && options.dataDir) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makePrivate(options.dataDir);
+    }
     client = await PGlite.create(dir ? { dataDir: dir } : {});
+    // Again for the files a first start has just created.
+    if (options.dataDir) makePrivate(options.dataDir);
   }
   const owned = client;
   const db = drizzlePglite(owned, { schema, casing });
@@ -65,4 +70,23 @@ export async function openDatabase(options: {
     migrate: () => migratePglite(db, { migrationsFolder }),
     close: () => owned.close(),
   };
+}
+
+/**
+ * The data directory holds the database files (their WAL carries password hashes) and the secret
+ * key: only the service user may read them. Checked and fixed at every start, since an older
+ * version, a copy or a restore may have left them open; main.ts sets the umask for new files.
+ */
+export function makePrivate(root: string): void {
+  const walk = (p: string) => {
+    const stat = lstatSync(p);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      if ((stat.mode & 0o777) !== 0o700) chmodSync(p, 0o700);
+      for (const name of readdirSync(p)) walk(path.join(p, name));
+    } else if (stat.mode & 0o077) {
+      chmodSync(p, stat.mode & 0o700);
+    }
+  };
+  walk(root);
 }

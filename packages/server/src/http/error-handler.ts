@@ -12,22 +12,33 @@ interface ZodLikeIssue {
 
 const fieldOf = (instancePath: string) => instancePath.replace(/^\//, '').replaceAll('/', '.');
 
+/** A hostile body can carry thousands of bad keys; the answer names a few and counts the rest. */
+export const MAX_ISSUES = 5;
+/** An unknown key is echoed back as a field name, so it is cut to a length a form field could have. */
+const MAX_FIELD_LENGTH = 100;
+
 /** Zod issues → `{field, key, message}`; our schemas use MESSAGES keys as their messages. */
-export function toValidationIssues(errors: readonly ZodLikeIssue[]): ValidationIssue[] {
-  return errors.flatMap((e): ValidationIssue[] => {
+export function toValidationIssues(errors: readonly ZodLikeIssue[]): { issues: ValidationIssue[]; omitted: number } {
+  const issues: ValidationIssue[] = [];
+  let total = 0;
+  const add = (issue: ValidationIssue) => {
+    total++;
+    if (issues.length < MAX_ISSUES) issues.push({ ...issue, field: issue.field.slice(0, MAX_FIELD_LENGTH) });
+  };
+  for (const e of errors) {
     const base = fieldOf(e.instancePath);
     if (e.keyword === 'unrecognized_keys') {
-      return (e.params.keys ?? []).map((k) => ({
-        field: base ? `${base}.${k}` : k,
-        key: 'unknownField',
-        message: MESSAGES.unknownField,
-      }));
+      const keys = e.params.keys ?? [];
+      for (const k of keys.slice(0, MAX_ISSUES)) {
+        add({ field: base ? `${base}.${k}` : k, key: 'unknownField', message: MESSAGES.unknownField });
+      }
+      total += Math.max(0, keys.length - MAX_ISSUES);
+      continue;
     }
     const known = e.message in MESSAGES;
-    return [
-      { field: base, key: known ? e.message : 'invalidValue', message: known ? messageText(e.message) : e.message },
-    ];
-  });
+    add({ field: base, key: known ? e.message : 'invalidValue', message: known ? messageText(e.message) : e.message });
+  }
+  return { issues, omitted: total - issues.length };
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -36,15 +47,20 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.status(error.code).send({ code: error.code, msg: error.key, data: error.data });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const issues = toValidationIssues(error.validation as unknown as ZodLikeIssue[]);
-      const msg = issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ');
-      return reply.status(RESULT.badRequest).send({ code: RESULT.badRequest, msg, data: { issues } });
+      const { issues, omitted } = toValidationIssues(error.validation as unknown as ZodLikeIssue[]);
+      const named = issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message));
+      const msg = [...named, ...(omitted ? [`${omitted} more`] : [])].join('; ');
+      const data = omitted ? { issues, omitted } : { issues };
+      return reply.status(RESULT.badRequest).send({ code: RESULT.badRequest, msg, data });
     }
     if (isResponseSerializationError(error)) {
       req.log.error({ err: error, issues: error.cause.issues }, 'response does not match its contract');
       return reply.status(500).send({ code: 500, msg: 'interfaceError', data: null });
     }
     const status = error.statusCode ?? 500;
+    if (status === 413) {
+      return reply.status(status).send({ code: status, msg: 'bodyTooLarge', data: null });
+    }
     if (status === RESULT.tooManyRequests) {
       return reply.status(status).send({ code: status, msg: 'tooManyRequests', data: null });
     }

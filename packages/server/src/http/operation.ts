@@ -42,6 +42,7 @@ function register<Req extends z.ZodType, Res extends z.ZodType>(
   app: FastifyInstance,
   op: Operation<Req, Res>,
   run: (req: FastifyRequest, reply: FastifyReply) => Promise<z.output<Res>> | z.output<Res>,
+  extra: PublicLimits = {},
 ): void {
   const options: RouteOptions = {
     method: 'POST',
@@ -52,7 +53,12 @@ function register<Req extends z.ZodType, Res extends z.ZodType>(
       summary: op.summary,
       tags: [op.tag],
     },
-    config: { access: op.access, audit: op.audit, summary: op.summary },
+    config: {
+      access: op.access,
+      audit: op.audit,
+      summary: op.summary,
+      ...(extra.perMinute ? { rateLimit: { max: extra.perMinute, timeWindow: 60_000 } } : {}),
+    },
     handler: async (req, reply) => ({ code: 200, msg: 'success', data: await run(req, reply) }),
   };
   app.route(options);
@@ -76,13 +82,20 @@ export function registerOperation<Req extends z.ZodType, Res extends z.ZodType>(
   });
 }
 
+/** A public route's own rate, when it must be stricter than the default of every public route (login). */
+export interface PublicLimits {
+  perMinute?: number;
+}
+
+/** Public routes also get a small body limit and a rate limit from app.ts (`limitPublicRoutes`). */
 export function registerPublicOperation<Req extends z.ZodType, Res extends z.ZodType>(
   app: FastifyInstance,
   op: Operation<Req, Res>,
   handler: Handler<Res, PublicContext<z.output<Req>>>,
+  limits: PublicLimits = {},
 ): void {
   if (op.access !== PUBLIC) throw new Error(`${op.path} is not public: register it with registerOperation`);
-  register(app, op, (req, reply) => handler({ body: req.body as z.output<Req>, req, reply }));
+  register(app, op, (req, reply) => handler({ body: req.body as z.output<Req>, req, reply }), limits);
 }
 
 export interface Download {

@@ -4,6 +4,9 @@ import fastifyStatic from '@fastify/static';
 import { API_BASE, PUBLIC, RESULT } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a file name with a control character is refused
+const CONTROL_OR_NUL = /[\u0000-\u001f\u007f]/;
+
 const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
 
 /**
@@ -14,8 +17,13 @@ export async function registerSpa(app: FastifyInstance, webDist: string): Promis
   const hasBuild = existsSync(path.join(webDist, 'index.html'));
   if (hasBuild) await app.register(fastifyStatic, { root: webDist, serve: false });
 
-  app.get('/*', { config: { access: PUBLIC } }, (req, reply) => {
-    const url = decodeURIComponent((req.params as { '*': string })['*'] ?? '');
+  // Static files are cheap and a page load fetches many of them, so the public rate limit does not apply.
+  app.get('/*', { config: { access: PUBLIC, rateLimit: false } }, (req, reply) => {
+    // The router has already decoded the path; decoding again breaks on a literal '%'.
+    const url = (req.params as { '*': string })['*'] ?? '';
+    if (CONTROL_OR_NUL.test(url)) {
+      return reply.status(RESULT.badRequest).send({ code: RESULT.badRequest, msg: 'invalidParams', data: null });
+    }
     if (`/${url}`.startsWith(`${API_BASE}/`)) {
       return reply.status(RESULT.notFound).send({ code: RESULT.notFound, msg: 'wrongApi', data: null });
     }

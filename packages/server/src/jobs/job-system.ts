@@ -1,3 +1,4 @@
+import { progressTopic } from '@meterdesk/contracts';
 import PgBoss from 'pg-boss';
 import type { Database } from '../db/driver';
 import { openPgliteSocket, type PgliteSocket } from './pglite-socket';
@@ -6,7 +7,6 @@ import { openPgliteSocket, type PgliteSocket } from './pglite-socket';
 export const JOB_SCHEMA = 'pgboss';
 
 /** The browser topic on which the user who started a job follows its progress. */
-export const progressTopic = (jobId: string) => `progress/${jobId}`;
 
 export interface JobProgress {
   done: number;

@@ -1,4 +1,4 @@
-import { RESULT, type SmtpConfSave } from '@meterdesk/contracts';
+import { type MessageKey, messageText, RESULT, type SmtpConfSave } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import type { SecretBox } from '../crypto/secret-box';
@@ -17,6 +17,21 @@ interface StoredSmtp {
 }
 
 const KEY = 'smtp';
+
+/**
+ * A failed send → one of a few message keys. The raw text (socket errors, the server's own reply)
+ * names internal addresses and software versions, so it stays on the server.
+ */
+export function sendFailureReason(err: unknown): MessageKey {
+  const { code, responseCode } = (err ?? {}) as { code?: string; responseCode?: number };
+  if (code === 'EAUTH' || responseCode === 535) return 'smtpAuthFailed';
+  if (code === 'ETLS') return 'smtpTlsFailed';
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'smtpTimeout';
+  if (code === 'EENVELOPE' || code === 'EMESSAGE' || (responseCode !== undefined && responseCode >= 400)) {
+    return 'smtpRejected';
+  }
+  return 'smtpUnreachable';
+}
 const TIMEOUT_MS = 15_000;
 
 /** The SMTP configuration and the only code that sends e-mail. */
@@ -64,7 +79,10 @@ export class Mailer {
     return (await this.stored()) !== null;
   }
 
-  /** Answers `reconfigureSmtp` without a configuration and `sendFailure` when the server refuses or cannot be reached. */
+  /**
+   * Answers `reconfigureSmtp` without a configuration and `sendFailure` with a short `reason` when the
+   * server refuses or cannot be reached.
+   */
   async send(to: string, subject: string, text: string): Promise<void> {
     const s = await this.stored();
     if (!s) throw new ApiError(RESULT.badRequest, 'reconfigureSmtp');
@@ -80,9 +98,8 @@ export class Mailer {
     try {
       await transport.sendMail({ from: s.sender, to, subject, text });
     } catch (err) {
-      throw new ApiError(RESULT.badRequest, 'sendFailure', {
-        detail: err instanceof Error ? err.message : String(err),
-      });
+      const reason = sendFailureReason(err);
+      throw new ApiError(RESULT.badRequest, 'sendFailure', { reason, message: messageText(reason) });
     } finally {
       transport.close();
     }

@@ -1,6 +1,8 @@
-import { noticeUnreadTopic, RES, SESSION_COOKIE } from '@meterdesk/contracts';
+import { noticeUnreadTopic, progressTopic, RES, SESSION_COOKIE } from '@meterdesk/contracts';
+import { eq, sql } from 'drizzle-orm';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sysSession } from '../db/schema';
 import { createTestApp, type TestApp } from '../test/harness';
 
 const externalUrl = process.env.TEST_MQTT_URL;
@@ -19,15 +21,18 @@ describe('message broker', () => {
   let base: string;
   let adminCookie: string;
   let viewerCookie: string;
+  let subscriberRole: string;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ browserSessionCheckMs: 200 });
+    // Who started which job is the job system's to say (tested there); here only the broker's use of it.
+    t.app.jobs.jobOwner = async (id) => (id === 'job1' ? 'viewer' : null);
     await t.app.http.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.http.server.address();
     base = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     adminCookie = await t.loginAdmin();
-    const role = await t.createRole('subscriber', [RES.dashboard, RES.noticeSubscribe]);
-    await t.createUser({ username: 'viewer', password: 'Secret1', roleIds: [role] });
+    subscriberRole = await t.createRole('subscriber', [RES.dashboard, RES.noticeSubscribe]);
+    await t.createUser({ username: 'viewer', password: 'Secret1', roleIds: [subscriberRole] });
     viewerCookie = await t.login('viewer', 'Secret1');
   });
   afterAll(() => t.close());
@@ -41,13 +46,14 @@ describe('message broker', () => {
 
   describe.skipIf(externalUrl)('embedded broker over WebSocket', () => {
     // Settles on the first of connect, error or close, so a refused upgrade fails fast instead of retrying.
-    const connect = (cookie?: string) =>
+    const connect = (cookie?: string, options: { clientId?: string; headers?: Record<string, string> } = {}) =>
       new Promise<mqtt.MqttClient>((resolve, reject) => {
         const client = mqtt.connect(`ws://${base}/mqtt`, {
           protocolVersion: 4,
           reconnectPeriod: 0,
           connectTimeout: 3000,
-          wsOptions: cookie ? { headers: { cookie } } : {},
+          ...(options.clientId ? { clientId: options.clientId } : {}),
+          wsOptions: { headers: { ...options.headers, ...(cookie ? { cookie } : {}) } },
         });
         client.once('connect', () => resolve(client));
         const fail = (reason: unknown) => {
@@ -78,6 +84,102 @@ describe('message broker', () => {
       await client.endAsync();
     });
 
+    const closed = (client: mqtt.MqttClient) =>
+      new Promise<void>((resolve) => (client.connected ? client.once('close', () => resolve()) : resolve()));
+    const freshUser = async (username: string, roles = [subscriberRole]) => {
+      const id = await t.createUser({ username, password: 'Secret1', roleIds: roles });
+      return { id, cookie: await t.login(username, 'Secret1') };
+    };
+
+    it('closes a browser connection as soon as its session ends, however it ends', async () => {
+      const a = await freshUser('ender');
+      const loggedOut = await connect(a.cookie);
+      await loggedOut.subscribeAsync(noticeUnreadTopic('ender'));
+      const other = await connect(await t.login('ender', 'Secret1'));
+      const logout = closed(loggedOut);
+      await t.call('/sysuser/loginout', {}, a.cookie);
+      await logout;
+      // Only that session's connection: the user's other session keeps its own.
+      expect(other.connected).toBe(true);
+
+      const changing = await connect(await t.login('ender', 'Secret1'));
+      const cookie = await t.login('ender', 'Secret1');
+      const changed = Promise.all([closed(changing), closed(other)]);
+      expect(
+        (await t.call('/sysuser/updatepassword', { rawPassword: 'Secret1', newPassword: 'Better22' }, cookie)).status,
+      ).toBe(200);
+      await changed;
+
+      // Time-outs need no request and no purge: the connected sessions are checked.
+      const expiring = await connect(await t.login('ender', 'Better22'));
+      const expiry = closed(expiring);
+      await t.db
+        .update(sysSession)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(sysSession.userId, a.id));
+      await expiry;
+      const idling = await connect(await t.login('ender', 'Better22'));
+      const idle = closed(idling);
+      await t.db
+        .update(sysSession)
+        .set({ lastSeenAt: new Date(Date.now() - t.config.sessionIdleMs - 1000) })
+        .where(eq(sysSession.userId, a.id));
+      await idle;
+
+      const deleted = await connect(await t.login('ender', 'Better22'));
+      const deletion = closed(deleted);
+      expect((await t.call('/sysuser/deletesysuser', { id: a.id, username: 'ender' }, adminCookie)).status).toBe(200);
+      await deletion;
+    });
+
+    it('closes the connections of a user who is disabled or locked', async () => {
+      const u = await freshUser('disabled-later');
+      const client = await connect(u.cookie);
+      const gone = closed(client);
+      // Even a change made straight in the database is noticed by the sweep.
+      await t.db.execute(sql`update sys_user set status = 'disabled' where id = ${u.id}`);
+      await gone;
+    });
+
+    it("refuses a client id another session uses, and keeps the first one's connection", async () => {
+      const owner = await connect(viewerCookie, { clientId: 'browser-shared' });
+      await expect(connect(adminCookie, { clientId: 'browser-shared' })).rejects.toThrow();
+      expect(owner.connected).toBe(true);
+      // The same session may reconnect under its own id.
+      const again = await connect(viewerCookie, { clientId: 'browser-shared' });
+      expect(again.connected).toBe(true);
+      await again.endAsync();
+      await owner.endAsync(true);
+    });
+
+    it('refuses notices to a user without the subscribe permission', async () => {
+      const plainRole = await t.createRole('dashboard only', [RES.dashboard]);
+      const u = await freshUser('plain', [plainRole]);
+      const client = await connect(u.cookie);
+      await expect(client.subscribeAsync(noticeUnreadTopic('plain'))).rejects.toThrow(/Subscribe error/);
+      await client.endAsync();
+    });
+
+    it("lets only the job's starter follow its progress", async () => {
+      const viewer = await connect(viewerCookie);
+      expect((await viewer.subscribeAsync(progressTopic('job1')))[0]?.qos).toBe(0);
+      await expect(viewer.subscribeAsync(progressTopic('job2'))).rejects.toThrow(/Subscribe error/);
+      await expect(viewer.subscribeAsync('progress/+')).rejects.toThrow(/Subscribe error/);
+      const admin = await connect(adminCookie);
+      await expect(admin.subscribeAsync(progressTopic('job1'))).rejects.toThrow(/Subscribe error/);
+      const heard = nextMessage(viewer);
+      await t.broker.publish(progressTopic('job1'), { done: 3, total: 10 });
+      expect(await heard).toEqual({ topic: 'progress/job1', payload: { done: 3, total: 10 } });
+      await viewer.endAsync();
+      await admin.endAsync();
+    });
+
+    it('refuses an upgrade sent from another site', async () => {
+      await expect(connect(viewerCookie, { headers: { origin: 'http://evil.example' } })).rejects.toThrow();
+      const same = await connect(viewerCookie, { headers: { origin: `http://${base}` } });
+      await same.endAsync();
+    });
+
     it('ignores what a browser publishes', async () => {
       const spy = await connect(adminCookie);
       await spy.subscribeAsync(noticeUnreadTopic('admin'));
@@ -88,6 +190,21 @@ describe('message broker', () => {
       await forger.endAsync();
       await spy.endAsync();
     });
+  });
+
+  it('lets server code subscribe with wildcards, and stop', async () => {
+    const heard: { topic: string; payload: unknown }[] = [];
+    const stop = await t.broker.subscribe('devices/+/up', (topic, payload) => {
+      heard.push({ topic, payload: JSON.parse(payload.toString()) });
+    });
+    const probe = `devices/m${Date.now()}/up`;
+    await t.broker.publish(probe, { v: 1 });
+    await t.broker.publish('devices/other/down', { v: 2 });
+    await expect.poll(() => heard).toEqual([{ topic: probe, payload: { v: 1 } }]);
+    await stop();
+    await t.broker.publish(probe, { v: 3 });
+    await t.broker.publish('sentinel', {});
+    expect(heard).toHaveLength(1);
   });
 
   describe.runIf(externalUrl)('external broker', () => {

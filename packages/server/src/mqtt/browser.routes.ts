@@ -1,13 +1,41 @@
-import { type MqttConfig, noticeUnreadTopic, PUBLIC, SESSION } from '@meterdesk/contracts';
+import { type MqttConfig, matchBrowserTopic, noticeUnreadTopic, PUBLIC, SESSION } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { createWebSocketStream } from 'ws';
+import { permittedUris, type SessionStore } from '../auth/session';
 import type { Config } from '../config';
-import type { Broker } from './broker';
+import type { Db } from '../db/driver';
+import type { Broker, BrowserPolicy } from './broker';
 
 export const MQTT_PATH = '/mqtt';
 
+/** Who started a job, so that only they follow its `progress/{jobId}` topic. The job system implements it. */
+export interface JobOwners {
+  /** The username that started the job, or null when unknown (the subscription is refused). */
+  jobOwner(jobId: string): Promise<string | null>;
+}
+
+/** Until the job system answers, no one follows a job's progress. */
+export const NO_JOB_OWNERS: JobOwners = { jobOwner: async () => null };
+
+/** The broker asks this for every browser subscription: the topic table in contracts decides. */
+export function browserPolicy(db: Db, jobs: JobOwners): BrowserPolicy {
+  return {
+    maySubscribe: async (session, topic) => {
+      const match = matchBrowserTopic(topic);
+      if (!match) return false;
+      if (match.topic.resource && !(await permittedUris(db, session.userId)).has(match.topic.resource)) return false;
+      if (match.topic.owner === 'user') return match.params.username === session.username;
+      const jobId = match.params.jobId;
+      return jobId !== undefined && (await jobs.jobOwner(jobId)) === session.username;
+    },
+  };
+}
+
 /** What the browser needs to reach the broker: spec §7 `GET /static-config/mqtt.json`. */
-export function registerBrowserMqtt(app: FastifyInstance, deps: { broker: Broker; config: Config }): void {
+export function registerBrowserMqtt(
+  app: FastifyInstance,
+  deps: { broker: Broker; config: Config; db: Db; sessions: SessionStore; jobs: JobOwners },
+): void {
   app.get(
     '/static-config/mqtt.json',
     { config: { access: PUBLIC } },
@@ -18,15 +46,30 @@ export function registerBrowserMqtt(app: FastifyInstance, deps: { broker: Broker
     }),
   );
 
-  const { acceptBrowser } = deps.broker;
+  const { acceptBrowser, endBrowserSessions, browserSessions } = deps.broker;
   if (!acceptBrowser) return;
+  if (endBrowserSessions) {
+    const stop = deps.sessions.onEnded((ended) => endBrowserSessions(ended));
+    // An idle or absolute time-out happens without a request to notice it: look at the connected ones.
+    const sweep = setInterval(() => {
+      if (!browserSessions) return;
+      deps.sessions.purgeExpired(browserSessions()).catch((err: unknown) => app.log.warn({ err }, 'session sweep'));
+    }, deps.config.browserSessionCheckMs);
+    sweep.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(sweep);
+      stop();
+    });
+  }
+  const policy = browserPolicy(deps.db, deps.jobs);
   // The access hook refuses the upgrade without a session, so only logged-in browsers reach the broker.
   app.get(MQTT_PATH, { websocket: true, config: { access: SESSION } }, (socket, req) => {
-    const username = req.session?.username;
-    if (!username) {
+    const session = req.session;
+    if (!session) {
       socket.close(4401, 'not logged in');
       return;
     }
-    acceptBrowser(createWebSocketStream(socket), username);
+    const { tokenHash, userId, username } = session;
+    acceptBrowser(createWebSocketStream(socket), { tokenHash, userId, username }, policy);
   });
 }

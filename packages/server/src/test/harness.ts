@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { API_BASE, type Envelope, SESSION_COOKIE, type UserStatus } from '@meterdesk/contracts';
 import { inArray } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type App, buildApp } from '../app';
@@ -84,6 +84,8 @@ export const sessionCookieOf = (response: LightMyRequestResponse): string | unde
 export interface TestAppOptions {
   /** Start the job system (pg-boss) with quick polling; off by default, since most files need no jobs. */
   jobs?: boolean;
+  /** Capture the app's log (tests of what reaches it). */
+  logger?: FastifyBaseLogger;
 }
 
 /** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
@@ -92,6 +94,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     ...loadConfig({}),
     captchaEnabled: false,
     loginRateLimitPerMinute: 10_000,
+    publicRateLimitPerMinute: 10_000,
     logLevel: 'silent',
     mqttTcpPort: null,
     webDist: '/nonexistent',
@@ -102,7 +105,14 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
-  const app = await buildApp({ config, database, broker, secretKey: randomBytes(32), jobPollingIntervalSeconds: 0.5 });
+  const app = await buildApp({
+    config,
+    database,
+    broker,
+    secretKey: randomBytes(32),
+    jobPollingIntervalSeconds: 0.5,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   await app.http.ready();
   if (options.jobs) await app.jobs.start();
   const db = database.db;

@@ -1,4 +1,4 @@
-import { index, pgTable, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, timestamp, varchar } from 'drizzle-orm/pg-core';
 import { createdAt, id, ref } from './columns';
 import { sysUser } from './people';
 
@@ -24,3 +24,20 @@ export const sysCaptcha = pgTable('sys_captcha', {
   answer: varchar({ length: 16 }).notNull(),
   expiresAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
 });
+
+/**
+ * Failed logins counted per typed username (lower case, whether or not such a user exists) and
+ * client address, so one address cannot lock a user out of every other, and an unknown name
+ * behaves exactly like a known one. See docs/architecture.md §Sessions and login.
+ */
+export const sysLoginFailure = pgTable(
+  'sys_login_failure',
+  {
+    username: varchar({ length: 50 }).notNull(),
+    ip: varchar({ length: 64 }).notNull(),
+    failures: integer().notNull().default(0),
+    lastFailureAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    lockedUntil: timestamp({ withTimezone: true, mode: 'date' }),
+  },
+  (t) => [primaryKey({ columns: [t.username, t.ip] })],
+);

@@ -55,10 +55,17 @@ describe('system settings', () => {
     expect((await t.call('/systemparameter/checkifcansendemail', { to: 'ops@example.com' }, admin)).status).toBe(200);
 
     await t.call('/systemparameter/savesmtpconf', { ...conf, password: 'wrong' }, admin);
-    expect((await t.call('/systemparameter/checkifcansendemail', { to: 'ops@example.com' }, admin)).body.msg).toBe(
-      'sendFailure',
-    );
+    const refused = await t.call('/systemparameter/checkifcansendemail', { to: 'ops@example.com' }, admin);
+    expect(refused.body).toMatchObject({ msg: 'sendFailure', data: { reason: 'smtpAuthFailed' } });
+    expect(JSON.stringify(refused.body)).not.toMatch(/535|Invalid username/);
     await peer.close();
+    // A short reason, never the socket's own text with its address and error code.
+    const unreachable = await t.call('/systemparameter/checkifcansendemail', { to: 'ops@example.com' }, admin);
+    expect(unreachable.body).toEqual({
+      code: 400,
+      msg: 'sendFailure',
+      data: { reason: 'smtpUnreachable', message: 'The mail server cannot be reached' },
+    });
     expect(JSON.stringify(await t.db.select().from((await import('../../db/schema')).sysLog))).not.toContain(
       'p@ss-word',
     );

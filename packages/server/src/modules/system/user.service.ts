@@ -1,4 +1,5 @@
 import { RESULT, type UserCreate, type UserListQuery, type UserUpdate } from '@meterdesk/contracts';
+import { clearLoginFailures } from '../../auth/login-failures';
 import { hashPassword } from '../../auth/password';
 import type { SessionContext, SessionStore } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
@@ -84,6 +85,7 @@ export class UserService {
       });
       await repo.setMemberships(input.id, input.roleIdList, groupIds);
       if (current.username !== input.username) await repo.renameInNotices(current.username, input.username);
+      if (unlocking) await clearLoginFailures(tx, current.username);
       if (input.status !== 'enabled') await this.sessions.destroyAllForUser(input.id, tx);
     });
   }
@@ -102,8 +104,9 @@ export class UserService {
 
   async unlock(id: string, caller: SessionContext): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await this.reachable(tx, await this.scope(caller, tx), caller, id);
+      const user = await this.reachable(tx, await this.scope(caller, tx), caller, id);
       await new UserRepository(tx).setLock(id, { status: 'enabled', failedLogins: 0, lockedUntil: null });
+      await clearLoginFailures(tx, user.username);
     });
   }
 

@@ -1,0 +1,51 @@
+import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_ORG_ID } from './db/seed';
+import { createLogger } from './logger';
+import { createTestApp, type TestApp } from './test/harness';
+
+describe('logs', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+  const capture = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+
+  beforeAll(async () => {
+    t = await createTestApp({}, { logger: createLogger('info', capture) });
+  });
+  afterAll(() => t.close());
+
+  it('log a failed insert with its SQL but without its parameters, whose values may be password hashes', async () => {
+    // A rule the service does not check, so the insert itself fails as a database error would.
+    await t.db.execute(sql`ALTER TABLE sys_user ADD CONSTRAINT no_mallory CHECK (username <> 'mallory')`);
+    const admin = await t.loginAdmin();
+    const res = await t.call(
+      '/sysuser/savesysuser',
+      {
+        username: 'mallory',
+        password: 'Secret-Param-77',
+        fullName: 'Visible Param Value',
+        status: 'enabled',
+        orgId: ROOT_ORG_ID,
+        roleIdList: [],
+        groupCodeList: [],
+      },
+      admin,
+    );
+    expect(res.status).toBe(500);
+
+    const logged = lines.join('');
+    const entry = lines.map((l) => JSON.parse(l) as { msg?: string; err?: unknown }).find((l) => l.err);
+    expect(JSON.stringify(entry)).toContain('Failed query: insert into');
+    expect(JSON.stringify(entry)).toContain('no_mallory');
+    expect(logged).not.toContain('$argon2id$');
+    expect(logged).not.toContain('Visible Param Value');
+    expect(logged).not.toContain('params:');
+    expect(logged).not.toContain('Secret-Param-77');
+  });
+});
