@@ -17,6 +17,10 @@ export const ValidationIssueSchema = z.object({
   field: z.string().describe('Dotted path of the offending field, empty for the whole body'),
   key: z.string().describe('Stable message key, translated by the web'),
   message: z.string(),
+  params: z
+    .record(z.string(), z.union([z.string(), z.number()]))
+    .optional()
+    .describe('What the message names: a limit (max, min) or the label key of the field (label)'),
 });
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
 

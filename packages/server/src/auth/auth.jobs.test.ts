@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../test/harness';
 import { runJob } from '../test/jobs';
 import { hashToken } from './session';
 
-describe('session and captcha purges', () => {
+describe('session, captcha and login-failure purges', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ sessionIdleMs: 30 * 60_000 }, { jobs: true });
@@ -17,6 +17,7 @@ describe('session and captcha purges', () => {
     expect((schedules as unknown as { rows: { name: string }[] }).rows.map((r) => r.name)).toEqual([
       'captcha-purge',
       'log-retention',
+      'login-failure-purge',
       'session-purge',
     ]);
   });

@@ -1,6 +1,7 @@
 import { MESSAGES, messageText, RESULT, type ValidationIssue } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { uniqueViolation } from '../db/unique';
 import { ApiError } from './api-error';
 
 interface ZodLikeIssue {
@@ -43,6 +44,9 @@ export function toValidationIssues(errors: readonly ZodLikeIssue[]): { issues: V
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: Error & { statusCode?: number }, req, reply) => {
+    const conflict = uniqueViolation(error);
+    if (conflict)
+      return reply.status(conflict.code).send({ code: conflict.code, msg: conflict.key, data: conflict.data });
     if (error instanceof ApiError) {
       return reply.status(error.code).send({ code: error.code, msg: error.key, data: error.data });
     }

@@ -1,7 +1,7 @@
 export const org = {
   fields: {
-    orgName: 'Organisation',
-    orgCode: 'Code',
+    orgName: 'Organisation name',
+    orgCode: 'Organisation code',
     pid: 'Parent organisation',
     remark: 'Remark',
     extendInfo: 'Contact',

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, smallint, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 import { createdAt, id, ref, updatedAt } from './columns';
 
@@ -16,7 +17,12 @@ export const sysResource = pgTable(
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
-  (t) => [uniqueIndex('sys_resource_uri_uq').on(t.resourceUri), index('sys_resource_parent_idx').on(t.parentId)],
+  (t) => [
+    uniqueIndex('sys_resource_uri_uq').on(t.resourceUri),
+    index('sys_resource_parent_idx').on(t.parentId),
+    uniqueIndex('sys_resource_name_uq').on(t.parentId, sql`lower(${t.resourceName})`),
+    uniqueIndex('sys_resource_name_en_uq').on(t.parentId, sql`lower(${t.resourceNameEn})`),
+  ],
 );
 
 export const sysRole = pgTable(
@@ -30,7 +36,7 @@ export const sysRole = pgTable(
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
-  (t) => [uniqueIndex('sys_role_name_uq').on(t.roleName)],
+  (t) => [uniqueIndex('sys_role_name_uq').on(sql`lower(${t.roleName})`)],
 );
 
 export const sysRoleResource = pgTable(

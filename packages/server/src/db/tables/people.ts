@@ -1,4 +1,5 @@
 import type { UserStatus } from '@meterdesk/contracts';
+import { sql } from 'drizzle-orm';
 import {
   boolean,
   date,
@@ -28,7 +29,10 @@ export const sysOrg = pgTable(
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
-  (t) => [uniqueIndex('sys_org_name_uq').on(t.orgName)],
+  (t) => [
+    uniqueIndex('sys_org_name_uq').on(sql`lower(${t.orgName})`),
+    uniqueIndex('sys_org_code_uq').on(sql`lower(${t.orgCode})`),
+  ],
 );
 
 export const sysUser = pgTable(
@@ -59,7 +63,7 @@ export const sysUser = pgTable(
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
-  (t) => [uniqueIndex('sys_user_username_uq').on(t.username)],
+  (t) => [uniqueIndex('sys_user_username_uq').on(sql`lower(${t.username})`)],
 );
 
 export const sysUserRole = pgTable(
@@ -88,7 +92,10 @@ export const sysGroup = pgTable(
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
-  (t) => [uniqueIndex('sys_group_name_uq').on(t.groupName), uniqueIndex('sys_group_code_uq').on(t.groupCode)],
+  (t) => [
+    uniqueIndex('sys_group_name_uq').on(sql`lower(${t.groupName})`),
+    uniqueIndex('sys_group_code_uq').on(sql`lower(${t.groupCode})`),
+  ],
 );
 
 export const sysUserGroup = pgTable(

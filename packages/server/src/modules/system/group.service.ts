@@ -1,7 +1,7 @@
-import { type GroupCreate, type GroupListQuery, RESULT } from '@meterdesk/contracts';
+import { type GroupCreate, type GroupListQuery, groupEntity, RESULT } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
 import { GroupRepository } from './group.repository';
 
 export class GroupService {
@@ -52,7 +52,7 @@ export class GroupService {
 
   private async check(repo: GroupRepository, input: GroupCreate, id?: string) {
     if (!(await repo.gridExists(input.gridId))) throw fieldError(RESULT.badRequest, 'gridId', 'gridNotFound');
-    if (await repo.taken('groupName', input.groupName, id)) throw fieldError(RESULT.conflict, 'groupName', 'existed');
-    if (await repo.taken('groupCode', input.groupCode, id)) throw fieldError(RESULT.conflict, 'groupCode', 'existed');
+    if (await repo.taken('groupName', input.groupName, id)) throw existedError(groupEntity, 'groupName');
+    if (await repo.taken('groupCode', input.groupCode, id)) throw existedError(groupEntity, 'groupCode');
   }
 }

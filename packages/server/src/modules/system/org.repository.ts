@@ -60,6 +60,14 @@ export class OrgRepository {
     return row;
   }
 
+  codeTaken(code: string, exceptId?: string) {
+    return anyRow(
+      this.db,
+      sysOrg,
+      and(eq(sql`lower(${sysOrg.orgCode})`, code.toLowerCase()), exceptId ? ne(sysOrg.id, exceptId) : undefined),
+    );
+  }
+
   nameTaken(name: string, exceptId?: string) {
     return anyRow(
       this.db,

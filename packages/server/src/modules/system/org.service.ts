@@ -1,9 +1,9 @@
-import { type OrgCreate, RESULT, ROOT_PARENT_ID } from '@meterdesk/contracts';
+import { type OrgCreate, orgEntity, RESULT, ROOT_PARENT_ID } from '@meterdesk/contracts';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysOrg } from '../../db/schema';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
 import { orgScope, resolveScope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';
 
@@ -74,6 +74,7 @@ export class OrgService {
       if (id && (await repo.subtreeIds(id)).includes(input.pid))
         throw fieldError(RESULT.badRequest, 'pid', 'parentCycle');
     }
-    if (await repo.nameTaken(input.orgName, id)) throw fieldError(RESULT.conflict, 'orgName', 'existed');
+    if (await repo.nameTaken(input.orgName, id)) throw existedError(orgEntity, 'orgName');
+    if (await repo.codeTaken(input.orgCode, id)) throw existedError(orgEntity, 'orgCode');
   }
 }

@@ -6,11 +6,12 @@ import {
   type ResourceListQuery,
   type ResourceUpdate,
   ROOT_PARENT_ID,
+  resourceEntity,
 } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { resourceIdOf } from '../../db/seed';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
 import { ResourceRepository } from './resource.repository';
 
 /** The uris of the built-in tree: the server guards its routes with them, so no other node may take one. */
@@ -108,10 +109,10 @@ export class ResourceService {
     }
     if (id && input.resourceType === 3 && (await repo.hasChildren(id))) refuse('resourceType', 'parentTypeMismatch');
     if (await repo.siblingNameTaken('resourceName', input.resourceName, input.parentId, id)) {
-      refuse('resourceName', 'existed', RESULT.conflict);
+      throw existedError(resourceEntity, 'resourceName');
     }
     if (await repo.siblingNameTaken('resourceNameEn', input.resourceNameEn, input.parentId, id)) {
-      refuse('resourceNameEn', 'existed', RESULT.conflict);
+      throw existedError(resourceEntity, 'resourceNameEn');
     }
     if (!builtIn && BUILT_IN_URIS.has(input.resourceUri)) refuse('resourceUri', 'resourceUriGuarded');
     if (await repo.uriTaken(input.resourceUri, id)) refuse('resourceUri', 'resourceUriExisted', RESULT.conflict);

@@ -1,9 +1,9 @@
-import { RESULT, type RoleCreate, type RoleListQuery } from '@meterdesk/contracts';
+import { RESULT, type RoleCreate, type RoleListQuery, roleEntity } from '@meterdesk/contracts';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysUser } from '../../db/schema';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
 import { Grants } from '../../rbac/grants';
 import { orgScope, resolveScope } from '../../rbac/scope';
 import { RoleRepository } from './role.repository';
@@ -110,6 +110,6 @@ export class RoleService {
     if ((await repo.countExisting('resource', unique)) !== unique.length) {
       throw fieldError(RESULT.badRequest, 'resourceIdList', 'invalidValue');
     }
-    if (await repo.nameTaken(input.roleName, id)) throw fieldError(RESULT.conflict, 'roleName', 'existed');
+    if (await repo.nameTaken(input.roleName, id)) throw existedError(roleEntity, 'roleName');
   }
 }

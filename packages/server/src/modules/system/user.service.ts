@@ -1,4 +1,4 @@
-import { RESULT, type UserCreate, type UserListQuery, type UserUpdate } from '@meterdesk/contracts';
+import { RESULT, type UserCreate, type UserListQuery, type UserUpdate, userEntity } from '@meterdesk/contracts';
 import { clearLoginFailures } from '../../auth/login-failures';
 import { hashPassword } from '../../auth/password';
 import type { SessionContext, SessionStore } from '../../auth/session';
@@ -6,7 +6,7 @@ import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysUser } from '../../db/schema';
 import { ADMIN_ROLE_ID } from '../../db/seed';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
 import { Grants } from '../../rbac/grants';
 import { orgInScope, orgScope, resolveScope, type Scope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';
@@ -134,7 +134,7 @@ export class UserService {
     if (await repo.missingRoles(input.roleIdList)) throw fieldError(RESULT.badRequest, 'roleIdList', 'roleNotFound');
     const groupIds = await repo.groupIdsOf(input.groupCodeList);
     if (!groupIds) throw fieldError(RESULT.badRequest, 'groupCodeList', 'groupNotFound');
-    if (await repo.usernameTaken(input.username, id)) throw fieldError(RESULT.conflict, 'username', 'existed');
+    if (await repo.usernameTaken(input.username, id)) throw existedError(userEntity, 'username');
     return groupIds;
   }
 }

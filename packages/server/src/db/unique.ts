@@ -1,0 +1,32 @@
+import { groupEntity, orgEntity, resourceEntity, roleEntity, userEntity } from '@meterdesk/contracts';
+import { type ApiError, existedError } from '../http/api-error';
+
+/**
+ * The field behind each unique index: a check and an insert racing past it both end as 409
+ * `existed` naming the field, never as a 500.
+ */
+const UNIQUE_FIELDS: Record<string, () => ApiError> = {
+  sys_user_username_uq: () => existedError(userEntity, 'username'),
+  sys_org_name_uq: () => existedError(orgEntity, 'orgName'),
+  sys_org_code_uq: () => existedError(orgEntity, 'orgCode'),
+  sys_role_name_uq: () => existedError(roleEntity, 'roleName'),
+  sys_group_name_uq: () => existedError(groupEntity, 'groupName'),
+  sys_group_code_uq: () => existedError(groupEntity, 'groupCode'),
+  sys_resource_name_uq: () => existedError(resourceEntity, 'resourceName'),
+  sys_resource_name_en_uq: () => existedError(resourceEntity, 'resourceNameEn'),
+};
+
+/** The 409 for a unique violation (PostgreSQL 23505) anywhere in an error's cause chain; null otherwise. */
+export function uniqueViolation(error: unknown): ApiError | null {
+  for (
+    let e = error as { code?: unknown; constraint?: unknown; cause?: unknown } | undefined;
+    e;
+    e = e.cause as never
+  ) {
+    if (e.code === '23505') {
+      const known = typeof e.constraint === 'string' ? UNIQUE_FIELDS[e.constraint] : undefined;
+      return known ? known() : null;
+    }
+  }
+  return null;
+}
