@@ -17,6 +17,14 @@ export const ValidationIssueSchema = z.object({
   field: z.string().describe('Dotted path of the offending field, empty for the whole body'),
   key: z.string().describe('Stable message key, translated by the web'),
   message: z.string(),
+  params: z
+    .object({
+      min: z.number().optional(),
+      max: z.number().optional(),
+      unit: z.enum(['characters', 'items']).optional(),
+    })
+    .optional()
+    .describe('The limit the value broke (e.g. {max: 64, unit: "characters"}), which the message states'),
 });
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
 

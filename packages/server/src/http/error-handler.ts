@@ -1,4 +1,4 @@
-import { MESSAGES, messageText, RESULT, type ValidationIssue } from '@meterdesk/contracts';
+import { issueKey, issueParams, MESSAGES, messageText, RESULT, type ValidationIssue } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ApiError } from './api-error';
@@ -7,12 +7,16 @@ interface ZodLikeIssue {
   keyword: string;
   instancePath: string;
   message: string;
-  params: { keys?: string[] };
+  /** The zod issue's own members: `keys` of unrecognized_keys, `minimum`/`maximum`/`origin` of size checks. */
+  params: { keys?: string[]; minimum?: unknown; maximum?: unknown; origin?: unknown; input?: unknown };
 }
 
 const fieldOf = (instancePath: string) => instancePath.replace(/^\//, '').replaceAll('/', '.');
 
-/** Zod issues → `{field, key, message}`; our schemas use MESSAGES keys as their messages. */
+/**
+ * Zod issues → `{field, key, message, params?}`; our schemas use MESSAGES keys as their messages, and a
+ * size check's limit travels in `params` so the English message and the web's translation can state it.
+ */
 export function toValidationIssues(errors: readonly ZodLikeIssue[]): ValidationIssue[] {
   return errors.flatMap((e): ValidationIssue[] => {
     const base = fieldOf(e.instancePath);
@@ -23,10 +27,10 @@ export function toValidationIssues(errors: readonly ZodLikeIssue[]): ValidationI
         message: MESSAGES.unknownField,
       }));
     }
-    const known = e.message in MESSAGES;
-    return [
-      { field: base, key: known ? e.message : 'invalidValue', message: known ? messageText(e.message) : e.message },
-    ];
+    const issue = { ...e.params, code: e.keyword, message: e.message };
+    const key = issueKey(issue);
+    const params = issueParams(issue);
+    return [{ field: base, key, message: messageText(key, params), ...(params && { params }) }];
   });
 }
 

@@ -104,7 +104,7 @@ function CrudForm({
     if (!operation) return;
     const parsed = operation.request.safeParse(requestBody(shape, form.getFieldsValue(), id));
     if (!parsed.success) {
-      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t));
+      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t, shape));
       return;
     }
     save.mutate(parsed.data);

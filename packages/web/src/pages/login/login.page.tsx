@@ -85,7 +85,7 @@ function LoginForm() {
       if (error instanceof ApiError) {
         setErrors(
           Object.fromEntries(
-            error.issues.map((issue) => [onScreen(issue.field.split('.')[0]), messageText(t, issue.key)]),
+            error.issues.map((issue) => [onScreen(issue.field.split('.')[0]), messageText(t, issue.key, issue.params)]),
           ),
         );
       }
