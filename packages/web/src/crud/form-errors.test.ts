@@ -1,5 +1,6 @@
 import { ResourceCreateSchema, settingsApi } from '@meterdesk/contracts';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { applyLanguage, i18n } from '@/i18n/i18n';
 import { requestShape } from './crud-config';
 import { apiIssuesToFieldErrors, zodIssuesToFieldErrors } from './form-errors';
@@ -47,17 +48,10 @@ describe('zodIssuesToFieldErrors', () => {
   });
 
   it("never shows zod's own English: a missing value is mandatory, anything else an invalid value", () => {
-    const issues = [
-      {
-        code: 'invalid_type',
-        expected: 'string',
-        path: ['a'],
-        message: 'Invalid input: expected string, received undefined',
-      },
-      { code: 'custom', path: ['b'], message: 'Plain text', input: 1 },
-    ] as const;
+    const parsed = z.object({ a: z.string(), b: z.string().refine(() => false, 'Plain text') }).safeParse({ b: 'x' });
+    if (parsed.success) throw new Error('expected the body to be refused');
 
-    expect(zodIssuesToFieldErrors([...issues], t)).toEqual([
+    expect(zodIssuesToFieldErrors(parsed.error.issues, t)).toEqual([
       { name: ['a'], errors: ['This part is mandatory'] },
       { name: ['b'], errors: ['Invalid value'] },
     ]);
