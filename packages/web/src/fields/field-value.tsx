@@ -36,6 +36,9 @@ export function FieldValue({ field, value }: { field: FieldDescriptor; value: un
   const { t } = useTranslation();
   if (value === undefined || value === null || value === '') return null;
   switch (field.widget) {
+    case 'textarea':
+      // A notice or remark keeps the lines it was written in.
+      return <span style={{ whiteSpace: 'pre-wrap' }}>{fieldText(field, value, t)}</span>;
     case 'icon':
       return (
         <Space>
