@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { ApiError, callApi } from '@/api/api-client';
 import { normalizePath } from '@/app/routing/route-table';
 import { useTabStore } from '@/app/tabs/tabs-context';
+import { EditedRecordContext } from '@/fields/field-input';
 import { errorText } from '@/i18n/message-text';
 import { type CrudConfig, createDefaults, describeField, normalizeValue, type Row, requestShape } from './crud-config';
 import { showSaveError, zodIssuesToFieldErrors } from './form-errors';
@@ -123,7 +124,9 @@ function CrudForm({
         style={{ maxWidth: 760 }}
         data-testid={`${entity.name}-form`}
       >
-        <FormFields fields={fields} shape={shape} form={form} uniqueChecks={crud.uniqueChecks} id={id} />
+        <EditedRecordContext value={id}>
+          <FormFields fields={fields} shape={shape} form={form} uniqueChecks={crud.uniqueChecks} id={id} />
+        </EditedRecordContext>
         <Form.Item wrapperCol={{ offset: 6, span: 14 }}>
           <Flex gap="small">
             <Button type="primary" htmlType="submit" loading={save.isPending} data-testid="crud-save">
