@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { FieldDescriptor } from '@/crud/crud-config';
 import type { LookupOption } from '@/resources/lookups';
 import { CheckTreeInput } from './check-tree-input';
-import { toIsoMoment } from './date-range';
+import { keepTypedDate, toIsoMoment } from './date-range';
 import { ICONS } from './icon-registry';
 import { useLookup } from './use-lookup';
 
@@ -135,6 +135,7 @@ export function FieldInput(props: FieldInputProps) {
         <DatePicker
           {...common}
           value={asDay(value)}
+          onKeyDown={keepTypedDate}
           onChange={(next) => onChange?.(next ? next.format('YYYY-MM-DD') : '')}
           style={{ width: '100%' }}
         />
@@ -145,6 +146,7 @@ export function FieldInput(props: FieldInputProps) {
           {...common}
           showTime
           value={asDay(value)}
+          onKeyDown={keepTypedDate}
           onChange={(next) => onChange?.(next ? toIsoMoment(next) : '')}
           style={{ width: '100%' }}
         />
