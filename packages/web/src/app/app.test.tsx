@@ -127,17 +127,31 @@ describe('permissions', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
   });
 
-  it('returns to login when any call answers 401', async () => {
-    stubApi({
+  it('offers to stay or log in again when a call answers 401 after login (spec §8)', async () => {
+    const api = stubApi({
       [authApi.getuserresourcelist.path]: () => ok(permittedTree(['/sysMGT/resourceMGT'])),
       [resourceApi.getsysresourcelist.path]: () => fail(401, 'sessionExpired'),
       [authApi.getgifcode.path]: captchaApi(),
     });
     act(() => signIn(admin));
-    const { router } = renderApp('/sysMGT/resourceMGT');
+    const { router, user } = renderApp('/sysMGT/resourceMGT');
+
+    const dialog = await screen.findByTestId('session-lost');
+    expect(within(dialog).getByText('Your session has expired, please log in again')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/sysMGT/resourceMGT');
+
+    await user.click(screen.getByTestId('session-stay'));
+    await waitFor(() => expect(screen.queryByTestId('session-lost')).toBeNull());
+    expect(router.state.location.pathname).toBe('/sysMGT/resourceMGT');
+    expect(screen.getByTestId('resource-list')).toBeTruthy();
+
+    const calls = api.callsTo(resourceApi.getsysresourcelist.path).length;
+    await user.click(screen.getByTestId('crud-refresh'));
+    await waitFor(() => expect(api.callsTo(resourceApi.getsysresourcelist.path).length).toBeGreaterThan(calls));
+    await user.click(await screen.findByTestId('session-login'));
 
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
-    expect(await screen.findByText('Your session has expired, please log in again')).toBeTruthy();
+    expect(await screen.findByTestId('login-captcha-image')).toBeTruthy();
   });
 
   it('shows the notice badge only with the subscribe button', async () => {

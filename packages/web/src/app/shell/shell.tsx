@@ -125,7 +125,7 @@ function PermissionGate({ user }: { user: SessionUser }) {
   const empty = resources.data?.length === 0;
 
   useEffect(() => {
-    // A 401 already took the user to /login through the client's handler.
+    // A 401 already offers staying or logging in again (the root layout's dialog).
     if (failure instanceof ApiError && failure.code === RESULT.unauthorized) return;
     if (failure) {
       message.warning(t('shell.permissionLoadFailed'));
