@@ -48,6 +48,7 @@ function CrudForm({
   const listLocation = useListLocation(crud.entity.pagePath);
   const [form] = Form.useForm();
   const [dirty, setDirty] = useState(false);
+  const [leaving, setLeaving] = useState(false);
   const saved = useRef(false);
   const { entity } = crud;
   const operation = id === undefined ? crud.create : crud.update;
@@ -85,7 +86,10 @@ function CrudForm({
       saved.current = true;
       message.success(t('crud.saved'));
       // Leave first: a refetch that lands after the user has started filtering the list must not
-      // navigate again and wipe what they typed.
+      // navigate again and wipe what they typed. The router renders the list in a transition, which
+      // keeps this form on screen until the list is ready; the form goes at once, so nothing typed
+      // meanwhile lands in a field about to vanish (the list's filter has the same name and label).
+      setLeaving(true);
       tabs.close(normalizePath(location.pathname));
       navigate(listLocation);
       await Promise.all([
@@ -111,6 +115,7 @@ function CrudForm({
     save.mutate(parsed.data);
   };
 
+  if (leaving) return <Spin data-testid="crud-leaving" />;
   return (
     <>
       <Form

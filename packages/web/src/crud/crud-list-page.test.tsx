@@ -108,3 +108,40 @@ describe('generic list', () => {
     expect(cell.closest('td')?.className).toContain('ant-table-cell-ellipsis');
   });
 });
+
+describe('the list after a save', () => {
+  it('keeps what is typed into the filter bar while its refreshed rows arrive', async () => {
+    let release: () => void = () => undefined;
+    let calls = 0;
+    const api = stubApi({
+      [resourceApi.getsysresourcelist.path]: async () => {
+        calls += 1;
+        // The refetch the save starts answers only when the test says so.
+        if (calls > 1) await new Promise<void>((resolve) => (release = resolve));
+        return page([child]);
+      },
+      [resourceApi.getsysresourcedetail.path]: () => ok(child),
+      [resourceApi.getsysresourcetree.path]: () => ok([]),
+      [resourceApi.checkresourcename.path]: () => ok({ existed: false }),
+      [resourceApi.updatesysresource.path]: () => ok(null),
+    });
+    const user = userEvent.setup();
+    const { router } = renderInShell(
+      permittedTree(['/sysMGT/resourceMGT', '/sysMGT/resourceMGT/edit']),
+      '/sysMGT/resourceMGT',
+    );
+    await user.click(await screen.findByTestId(`row-edit-${ID}`));
+    await screen.findByDisplayValue('Users');
+    await user.click(screen.getByTestId('crud-save'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/sysMGT/resourceMGT'));
+
+    const filter = await screen.findByTestId('field-resourceNameEn');
+    expect(filter.closest('[data-testid="resource-list"]')).toBeTruthy();
+    await user.type(filter, 'Export');
+    await waitFor(() => expect(api.callsTo(resourceApi.getsysresourcelist.path).length).toBe(2));
+    release();
+    await waitFor(() => expect(screen.getByTestId('crud-refresh').className).not.toContain('loading'));
+
+    expect(screen.getByTestId('field-resourceNameEn')).toHaveProperty('value', 'Export');
+  });
+});
