@@ -183,6 +183,27 @@ describe('permissions', () => {
 describe('shell', () => {
   const tree = permittedTree(['/dashboard', '/sysMGT/resourceMGT', '/archiveSetting/meter', '/dataAnalytic/gis']);
 
+  it('keeps a half-filled form when the user switches tabs and back, and asks before closing it', async () => {
+    stubApi({
+      [authApi.getuserresourcelist.path]: () => ok(permittedTree(['/dashboard', '/sysMGT/resourceMGT/add'])),
+      [resourceApi.getsysresourcetree.path]: () => ok([]),
+      [resourceApi.checkresourcename.path]: () => ok({ existed: false }),
+    });
+    act(() => signIn(admin));
+    const { router, user } = renderApp('/sysMGT/resourceMGT/add');
+
+    await user.type(await screen.findByTestId('field-resourceNameEn'), 'Half done');
+    await user.click(screen.getByTestId('tab-/dashboard'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+    expect(screen.queryByText('Leave this page?')).toBeNull();
+    await user.click(await screen.findByTestId('tab-/sysMGT/resourceMGT/add'));
+
+    expect(await screen.findByDisplayValue('Half done')).toBeTruthy();
+
+    await user.click(screen.getByTestId('tab-close-/sysMGT/resourceMGT/add'));
+    expect(await screen.findByText('Leave this page?')).toBeTruthy();
+  });
+
   it('opens a tab per page, closes them, and keeps the dashboard', async () => {
     stubApi({
       [authApi.getuserresourcelist.path]: () => ok(tree),

@@ -3,7 +3,7 @@ import { DatePicker } from 'antd';
 import dayjs from 'dayjs';
 import { describe, expect, it } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
-import { LocaleProvider } from './app';
+import { LocaleProvider } from './antd-root';
 
 function openPicker() {
   render(

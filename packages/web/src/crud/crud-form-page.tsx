@@ -10,6 +10,7 @@ import { useTabStore } from '@/app/tabs/tabs-context';
 import { EditedRecordContext } from '@/fields/field-input';
 import { errorText } from '@/i18n/message-text';
 import { type CrudConfig, createDefaults, describeField, normalizeValue, type Row, requestShape } from './crud-config';
+import { formDrafts } from './form-drafts';
 import { showSaveError, zodIssuesToFieldErrors } from './form-errors';
 import { FormFields } from './form-fields';
 import { useListLocation } from './use-list-location';
@@ -47,7 +48,6 @@ function CrudForm({
   const tabs = useTabStore();
   const listLocation = useListLocation(crud.entity.pagePath);
   const [form] = Form.useForm();
-  const [dirty, setDirty] = useState(false);
   const [leaving, setLeaving] = useState(false);
   const saved = useRef(false);
   const { entity } = crud;
@@ -58,17 +58,32 @@ function CrudForm({
     [crud, entity, id],
   );
   const fields = useMemo(() => keys.map((key) => describeField(crud, key)), [crud, keys]);
+  const tabKey = normalizePath(location.pathname);
+  const draftKey = `${tabKey}${location.search}`;
+  // Coming back to this form's open tab brings back what was typed; a fresh open starts clean.
+  const [draft] = useState(() => {
+    const open = tabs.getState().tabs.some((tab) => tab.key === tabKey);
+    if (!open) formDrafts.drop(draftKey);
+    return open ? formDrafts.get(draftKey) : undefined;
+  });
+  const [dirty, setDirty] = useState(draft !== undefined);
   const initialValues = useMemo(
-    () =>
-      record
+    () => ({
+      ...(record
         ? Object.fromEntries(keys.map((key) => [key, record[key]]))
-        : { ...createDefaults(crud, keys), ...prefill },
-    [crud, keys, record, prefill],
+        : { ...createDefaults(crud, keys), ...prefill }),
+      ...draft,
+    }),
+    [crud, keys, record, prefill, draft],
   );
 
+  // Switching tabs keeps the draft, so only closing this form's tab loses what was typed.
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
-      dirty && !saved.current && currentLocation.pathname !== nextLocation.pathname,
+      dirty &&
+      !saved.current &&
+      currentLocation.pathname !== nextLocation.pathname &&
+      !tabs.getState().tabs.some((tab) => tab.key === tabKey),
   );
   useEffect(() => {
     if (!dirty) return;
@@ -84,6 +99,7 @@ function CrudForm({
     },
     onSuccess: async () => {
       saved.current = true;
+      formDrafts.drop(draftKey);
       message.success(t('crud.saved'));
       // Leave first: a refetch that lands after the user has started filtering the list must not
       // navigate again and wipe what they typed. The router renders the list in a transition, which
@@ -124,7 +140,10 @@ function CrudForm({
         labelCol={{ span: 6 }}
         wrapperCol={{ span: 14 }}
         initialValues={initialValues}
-        onValuesChange={() => setDirty(true)}
+        onValuesChange={(_changed, values: Record<string, unknown>) => {
+          setDirty(true);
+          formDrafts.set(draftKey, values);
+        }}
         onFinish={submit}
         style={{ maxWidth: 760 }}
         data-testid={`${entity.name}-form`}
@@ -137,7 +156,14 @@ function CrudForm({
             <Button type="primary" htmlType="submit" loading={save.isPending} data-testid="crud-save">
               {t('common.actions.save')}
             </Button>
-            <Button data-testid="crud-cancel" onClick={() => navigate(listLocation)}>
+            <Button
+              data-testid="crud-cancel"
+              onClick={() => {
+                // Cancel closes this form's tab: with something typed, the blocker asks first.
+                tabs.close(tabKey);
+                navigate(listLocation);
+              }}
+            >
               {t('common.actions.cancel')}
             </Button>
           </Flex>
@@ -148,8 +174,15 @@ function CrudForm({
         title={t('crud.unsavedTitle')}
         okText={t('crud.leave')}
         cancelText={t('crud.stay')}
-        onOk={() => blocker.proceed?.()}
-        onCancel={() => blocker.reset?.()}
+        onOk={() => {
+          formDrafts.drop(draftKey);
+          blocker.proceed?.();
+        }}
+        onCancel={() => {
+          // Staying undoes the close that led here.
+          tabs.open(tabKey, draftKey);
+          blocker.reset?.();
+        }}
       >
         {t('crud.unsavedContent')}
       </Modal>
