@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '@/api/query-client';
 import { i18n } from '@/i18n/i18n';
 import { fail, ok, stubApi } from '@/test/api-stub';
-import { permittedTree } from '@/test/resource-tree';
+import { fullTree, permittedTree } from '@/test/resource-tree';
 import { AppRoot } from './app';
 import { APP_ROUTES } from './router';
 import { signIn, signOut } from './session/session-store';
@@ -226,6 +226,18 @@ describe('shell', () => {
     await user.click(screen.getByTestId('tabs-close-all'));
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
     expect(screen.queryByTestId('tab-/archiveSetting/meter')).toBeNull();
+  });
+
+  it('shows every area in the header menu, none folded into an overflow item', async () => {
+    stubApi({ [authApi.getuserresourcelist.path]: () => ok(fullTree()) });
+    act(() => signIn(admin));
+    renderApp('/dashboard');
+
+    const menu = await screen.findByTestId('header-menu');
+    const areas = fullTree().filter((node) => node.resourceType === 0);
+    expect(areas).toHaveLength(8);
+    for (const area of areas) expect(within(menu).getByTestId(`menu-${area.resourceUri}`)).toBeTruthy();
+    expect(menu.querySelector('.ant-menu-overflow-item-rest')).toBeNull();
   });
 
   it('switches menu and tab titles with the language', async () => {
