@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-const LOGIN_BUDGET_KB = 300;
+const LOGIN_BUDGET_KB = 250;
 const ROUTES = {
   login: ['src/pages/login/login.page.tsx'],
   dashboard: ['src/app/shell/shell.tsx', 'src/pages/dashboard/dashboard.page.tsx'],

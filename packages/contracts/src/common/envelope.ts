@@ -18,9 +18,14 @@ export const ValidationIssueSchema = z.object({
   key: z.string().describe('Stable message key, translated by the web'),
   message: z.string(),
   params: z
-    .record(z.string(), z.union([z.string(), z.number()]))
+    .object({
+      min: z.number().optional(),
+      max: z.number().optional(),
+      unit: z.enum(['characters', 'items']).optional(),
+      label: z.string().optional().describe("The label key of the field a 409 'existed' names"),
+    })
     .optional()
-    .describe('What the message names: a limit (max, min) or the label key of the field (label)'),
+    .describe('What the message states: the limit the value broke (e.g. {max: 64, unit: "characters"}) or the field'),
 });
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
 

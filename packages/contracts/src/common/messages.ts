@@ -52,6 +52,7 @@ export const MESSAGES = {
   parentNotFound: 'The parent resource does not exist',
   parentTypeMismatch: 'This resource type cannot sit under that parent',
   parentCycle: 'A resource cannot sit under itself or its descendants',
+  orgParentCycle: 'An organisation cannot sit under itself or its descendants',
   resourceUriExisted: 'This resource path is already used',
   // system management
   orgHasChildren: 'This organisation still has child organisations',
@@ -88,6 +89,100 @@ export const MESSAGES = {
 
 export type MessageKey = keyof typeof MESSAGES;
 
-export function messageText(key: string): string {
+/**
+ * The limits a validation issue carries (`data.issues[].params`), so its text can state them. `unit`
+ * tells characters from items (a list's length) and is absent for numbers.
+ */
+export interface IssueParams {
+  min?: number;
+  max?: number;
+  unit?: 'characters' | 'items';
+  /** The label key of the field an 'existed' conflict names. */
+  label?: string;
+}
+
+/**
+ * Texts of a key that state its limits, as `<key>_<context>` (i18next's context suffix, so the web's
+ * lookup falls back to the plain key when a key has no variant). `{{min}}`/`{{max}}` interpolate.
+ */
+export const LIMIT_MESSAGES = {
+  tooLong_max: 'At most {{max}} characters',
+  tooLong_maxItems: 'At most {{max}} items',
+  outOfRange_min: 'At least {{min}}',
+  outOfRange_max: 'At most {{max}}',
+  outOfRange_range: 'Between {{min}} and {{max}}',
+  existed_label: '{{label}} existed',
+} as const;
+
+/** Which limit text fits the params: `range` with both bounds, else the one bound (and items for lists). */
+export function limitContext(params: IssueParams | undefined): string | undefined {
+  if (!params) return undefined;
+  if (params.label !== undefined) return 'label';
+  const items = params.unit === 'items' ? 'Items' : '';
+  if (params.min !== undefined && params.max !== undefined) return 'range';
+  if (params.max !== undefined) return `max${items}`;
+  if (params.min !== undefined) return `min${items}`;
+  return undefined;
+}
+
+/** A zod issue as the contracts' checks raise it: its message is a MESSAGES key. */
+interface ZodIssueLike {
+  code?: string;
+  message: string;
+  minimum?: unknown;
+  maximum?: unknown;
+  origin?: unknown;
+  input?: unknown;
+}
+
+/**
+ * The MESSAGES key of a zod issue. A missing value fails a bare type check with zod's own English
+ * ("expected string, received undefined"), which reads as 'mandatory'; any other text that is not a
+ * key is 'invalidValue', so a user never sees a validator's developer text.
+ */
+export function issueKey(issue: ZodIssueLike): MessageKey {
+  if (issue.message in MESSAGES) return issue.message as MessageKey;
+  if (issue.code === 'invalid_type' && (issue.input === undefined || /received undefined/.test(issue.message))) {
+    return 'mandatory';
+  }
+  return 'invalidValue';
+}
+
+const bound = (value: unknown) => (typeof value === 'number' || typeof value === 'bigint' ? Number(value) : undefined);
+
+/**
+ * The limit a size check (too_small/too_big) refused, for the message to state; only for keys with a
+ * text that states it (a `min(1, 'mandatory')` stays plain 'This part is mandatory').
+ */
+export function issueParams(issue: ZodIssueLike): IssueParams | undefined {
+  const min = issue.code === 'too_small' ? bound(issue.minimum) : undefined;
+  const max = issue.code === 'too_big' ? bound(issue.maximum) : undefined;
+  if (min === undefined && max === undefined) return undefined;
+  const unit =
+    issue.origin === 'array' || issue.origin === 'set' ? 'items' : issue.origin === 'string' ? 'characters' : undefined;
+  const params: IssueParams = {
+    ...(min !== undefined && { min }),
+    ...(max !== undefined && { max }),
+    ...(unit && { unit }),
+  };
+  return hasLimitText(issueKey(issue), params) ? params : undefined;
+}
+
+function hasLimitText(key: string, params: IssueParams): boolean {
+  return `${key}_${limitContext(params)}` in LIMIT_MESSAGES;
+}
+
+function interpolate(text: string, params: IssueParams): string {
+  return text.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => {
+    const value = params[name as keyof IssueParams];
+    return value === undefined ? whole : String(value);
+  });
+}
+
+/** The English text of a key; with params, the variant that states the limit when the key has one. */
+export function messageText(key: string, params?: IssueParams): string {
+  if (params && hasLimitText(key, params)) {
+    return interpolate(LIMIT_MESSAGES[`${key}_${limitContext(params)}` as keyof typeof LIMIT_MESSAGES], params);
+  }
   return key in MESSAGES ? MESSAGES[key as MessageKey] : key;
 }

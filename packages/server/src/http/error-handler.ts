@@ -1,4 +1,4 @@
-import { MESSAGES, messageText, RESULT, type ValidationIssue } from '@meterdesk/contracts';
+import { issueKey, issueParams, MESSAGES, messageText, RESULT, type ValidationIssue } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { uniqueViolation } from '../db/unique';
@@ -8,7 +8,8 @@ interface ZodLikeIssue {
   keyword: string;
   instancePath: string;
   message: string;
-  params: { keys?: string[] };
+  /** The zod issue's own members: `keys` of unrecognized_keys, `minimum`/`maximum`/`origin` of size checks. */
+  params: { keys?: string[]; minimum?: unknown; maximum?: unknown; origin?: unknown; input?: unknown };
 }
 
 const fieldOf = (instancePath: string) => instancePath.replace(/^\//, '').replaceAll('/', '.');
@@ -18,7 +19,10 @@ export const MAX_ISSUES = 5;
 /** An unknown key is echoed back as a field name, so it is cut to a length a form field could have. */
 const MAX_FIELD_LENGTH = 100;
 
-/** Zod issues → `{field, key, message}`; our schemas use MESSAGES keys as their messages. */
+/**
+ * Zod issues → `{field, key, message, params?}`; our schemas use MESSAGES keys as their messages, and a
+ * size check's limit travels in `params` so the English message and the web's translation can state it.
+ */
 export function toValidationIssues(errors: readonly ZodLikeIssue[]): { issues: ValidationIssue[]; omitted: number } {
   const issues: ValidationIssue[] = [];
   let total = 0;
@@ -36,8 +40,10 @@ export function toValidationIssues(errors: readonly ZodLikeIssue[]): { issues: V
       total += Math.max(0, keys.length - MAX_ISSUES);
       continue;
     }
-    const known = e.message in MESSAGES;
-    add({ field: base, key: known ? e.message : 'invalidValue', message: known ? messageText(e.message) : e.message });
+    const issue = { ...e.params, code: e.keyword, message: e.message };
+    const key = issueKey(issue);
+    const params = issueParams(issue);
+    add({ field: base, key, message: messageText(key, params), ...(params && { params }) });
   }
   return { issues, omitted: total - issues.length };
 }

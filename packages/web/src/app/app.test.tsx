@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '@/api/query-client';
 import { i18n } from '@/i18n/i18n';
 import { fail, ok, stubApi } from '@/test/api-stub';
-import { permittedTree } from '@/test/resource-tree';
+import { fullTree, permittedTree } from '@/test/resource-tree';
 import { AppRoot } from './app';
 import { APP_ROUTES } from './router';
 import { signIn, signOut } from './session/session-store';
@@ -127,17 +127,31 @@ describe('permissions', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
   });
 
-  it('returns to login when any call answers 401', async () => {
-    stubApi({
+  it('offers to stay or log in again when a call answers 401 after login (spec §8)', async () => {
+    const api = stubApi({
       [authApi.getuserresourcelist.path]: () => ok(permittedTree(['/sysMGT/resourceMGT'])),
       [resourceApi.getsysresourcelist.path]: () => fail(401, 'sessionExpired'),
       [authApi.getgifcode.path]: captchaApi(),
     });
     act(() => signIn(admin));
-    const { router } = renderApp('/sysMGT/resourceMGT');
+    const { router, user } = renderApp('/sysMGT/resourceMGT');
+
+    const dialog = await screen.findByTestId('session-lost');
+    expect(within(dialog).getByText('Your session has expired, please log in again')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/sysMGT/resourceMGT');
+
+    await user.click(screen.getByTestId('session-stay'));
+    await waitFor(() => expect(screen.queryByTestId('session-lost')).toBeNull());
+    expect(router.state.location.pathname).toBe('/sysMGT/resourceMGT');
+    expect(screen.getByTestId('resource-list')).toBeTruthy();
+
+    const calls = api.callsTo(resourceApi.getsysresourcelist.path).length;
+    await user.click(screen.getByTestId('crud-refresh'));
+    await waitFor(() => expect(api.callsTo(resourceApi.getsysresourcelist.path).length).toBeGreaterThan(calls));
+    await user.click(await screen.findByTestId('session-login'));
 
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
-    expect(await screen.findByText('Your session has expired, please log in again')).toBeTruthy();
+    expect(await screen.findByTestId('login-captcha-image')).toBeTruthy();
   });
 
   it('shows the notice badge only with the subscribe button', async () => {
@@ -169,6 +183,27 @@ describe('permissions', () => {
 describe('shell', () => {
   const tree = permittedTree(['/dashboard', '/sysMGT/resourceMGT', '/archiveSetting/meter', '/dataAnalytic/gis']);
 
+  it('keeps a half-filled form when the user switches tabs and back, and asks before closing it', async () => {
+    stubApi({
+      [authApi.getuserresourcelist.path]: () => ok(permittedTree(['/dashboard', '/sysMGT/resourceMGT/add'])),
+      [resourceApi.getsysresourcetree.path]: () => ok([]),
+      [resourceApi.checkresourcename.path]: () => ok({ existed: false }),
+    });
+    act(() => signIn(admin));
+    const { router, user } = renderApp('/sysMGT/resourceMGT/add');
+
+    await user.type(await screen.findByTestId('field-resourceNameEn'), 'Half done');
+    await user.click(screen.getByTestId('tab-/dashboard'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+    expect(screen.queryByText('Leave this page?')).toBeNull();
+    await user.click(await screen.findByTestId('tab-/sysMGT/resourceMGT/add'));
+
+    expect(await screen.findByDisplayValue('Half done')).toBeTruthy();
+
+    await user.click(screen.getByTestId('tab-close-/sysMGT/resourceMGT/add'));
+    expect(await screen.findByText('Leave this page?')).toBeTruthy();
+  });
+
   it('opens a tab per page, closes them, and keeps the dashboard', async () => {
     stubApi({
       [authApi.getuserresourcelist.path]: () => ok(tree),
@@ -191,6 +226,18 @@ describe('shell', () => {
     await user.click(screen.getByTestId('tabs-close-all'));
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
     expect(screen.queryByTestId('tab-/archiveSetting/meter')).toBeNull();
+  });
+
+  it('shows every area in the header menu, none folded into an overflow item', async () => {
+    stubApi({ [authApi.getuserresourcelist.path]: () => ok(fullTree()) });
+    act(() => signIn(admin));
+    renderApp('/dashboard');
+
+    const menu = await screen.findByTestId('header-menu');
+    const areas = fullTree().filter((node) => node.resourceType === 0);
+    expect(areas).toHaveLength(8);
+    for (const area of areas) expect(within(menu).getByTestId(`menu-${area.resourceUri}`)).toBeTruthy();
+    expect(menu.querySelector('.ant-menu-overflow-item-rest')).toBeNull();
   });
 
   it('switches menu and tab titles with the language', async () => {

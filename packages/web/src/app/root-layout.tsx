@@ -1,21 +1,26 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { App } from 'antd';
-import { useEffect, useRef } from 'react';
-import { useTranslation } from 'react-i18next';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router';
 import { onUnauthorized } from '@/api/api-client';
-import { messageText } from '@/i18n/message-text';
 import { PageLoading } from './routing/page-boundary';
+import { LOGIN_PATH } from './routing/paths';
 import { getSession, resolveSession, signOut, useSession } from './session/session-store';
 
-/** Above /login and the shell: learns who is logged in, and ends the session on any 401 (spec §7). */
+// Only a lost session needs it; it stays out of the login page's first chunk.
+const SessionLostDialog = lazy(() =>
+  import('./session/session-lost-dialog').then((m) => ({ default: m.SessionLostDialog })),
+);
+
+/**
+ * Above /login and the shell: learns who is logged in and, when a call answers 401 after login,
+ * offers to stay or log in again (spec §8).
+ */
 export function RootLayout() {
   const session = useSession();
   const navigate = useNavigate();
   const location = useLocation();
   const queryClient = useQueryClient();
-  const { message } = App.useApp();
-  const { t } = useTranslation();
+  const [lost, setLost] = useState<string | null>(null);
   const here = useRef(location);
   here.current = location;
 
@@ -25,13 +30,27 @@ export function RootLayout() {
 
   useEffect(() => {
     onUnauthorized((error) => {
-      signOut();
-      queryClient.clear();
-      message.warning({ key: 'session', content: messageText(t, error.msg) });
-      navigate('/login', { replace: true, state: { from: here.current } });
+      if (here.current.pathname === LOGIN_PATH) return;
+      setLost((current) => current ?? error.msg);
     });
     return () => onUnauthorized(undefined);
-  }, [navigate, queryClient, message, t]);
+  }, []);
 
-  return session.status === 'unknown' ? <PageLoading /> : <Outlet />;
+  const loginAgain = useCallback(() => {
+    setLost(null);
+    signOut();
+    queryClient.clear();
+    navigate(LOGIN_PATH, { replace: true, state: { from: here.current } });
+  }, [navigate, queryClient]);
+
+  return (
+    <>
+      {session.status === 'unknown' ? <PageLoading /> : <Outlet />}
+      {lost !== null && (
+        <Suspense fallback={null}>
+          <SessionLostDialog reason={lost} onStay={() => setLost(null)} onLogin={loginAgain} />
+        </Suspense>
+      )}
+    </>
+  );
 }

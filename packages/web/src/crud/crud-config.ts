@@ -85,6 +85,13 @@ export interface CrudConfig {
   View?: ComponentType<{ crud: CrudConfig; row: Row }>;
   /** Presentation the contracts do not declare yet; each entry belongs in the entity's schema. */
   overrides: Readonly<Partial<Record<string, Partial<FieldMeta>>>>;
+  /** Fields stored in Chinese whose English twin an English interface shows (parentName → parentNameEn). */
+  englishNames: Readonly<Partial<Record<string, string>>>;
+  /**
+   * The list keeps every row on one line: columns take their declared widths, a cell too long for its
+   * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
+   */
+  singleLineRows: boolean;
 }
 
 type Shape<S extends z.ZodObject> = z.output<S>;
@@ -118,6 +125,8 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   timeRange?: TimeRangeFilter;
   View?: ComponentType<{ crud: CrudConfig; row: Row }>;
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
+  englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
+  singleLineRows?: boolean;
 }
 
 export const DELETE_ACTION = 'delete';
@@ -170,7 +179,16 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     timeRange: definition.timeRange,
     View: definition.View,
     overrides: definition.overrides ?? {},
+    englishNames: definition.englishNames ?? {},
+    singleLineRows: definition.singleLineRows ?? false,
   };
+}
+
+/** A row's value of `key` as the interface language shows it: the English twin when there is one. */
+export function shownValue(config: CrudConfig, row: Row, key: string, language: 'en' | 'zh'): unknown {
+  const twin = config.englishNames[key];
+  const english = twin && language === 'en' ? row[twin] : undefined;
+  return english === undefined || english === null || english === '' ? row[key] : english;
 }
 
 /** The object inside default/optional/nullable wrappers, if the schema is one. */

@@ -6,12 +6,14 @@ import { ApiError, callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { FieldValue } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
-import { type CrudConfig, describeField, type Row } from './crud-config';
+import { useLanguage } from '@/i18n/use-language';
+import { type CrudConfig, describeField, type Row, shownValue } from './crud-config';
 import { useListLocation } from './use-list-location';
 
 /** The entity's `detail` fields as a description list. */
 export function CrudDetail({ crud, record }: { crud: CrudConfig; record: Row }) {
   const { t } = useTranslation();
+  const language = useLanguage();
   return (
     <Descriptions
       bordered
@@ -19,7 +21,11 @@ export function CrudDetail({ crud, record }: { crud: CrudConfig; record: Row }) 
       data-testid={`${crud.entity.name}-detail`}
       items={crud.entity.detail.map((key) => {
         const field = describeField(crud, key);
-        return { key, label: t(field.label), children: <FieldValue field={field} value={record[key]} /> };
+        return {
+          key,
+          label: t(field.label),
+          children: <FieldValue field={field} value={shownValue(crud, record, key, language)} />,
+        };
       })}
     />
   );

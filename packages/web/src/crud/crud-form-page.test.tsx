@@ -117,13 +117,15 @@ describe('generic form on the resource entity', () => {
   });
 
   it('offers add and edit on the list only with their hidden pages', async () => {
+    // The other half (both offered with their pages) is in crud-list-page.test.tsx.
     stubApi({
       [resourceApi.getsysresourcelist.path]: () => ok({ list: [record], total: 1, curPage: 1, pageSize: 10 }),
     });
     renderInShell(permittedTree(['/sysMGT/resourceMGT']), '/sysMGT/resourceMGT');
 
     expect(await screen.findByText('资源管理')).toBeTruthy();
+    expect(screen.getByTestId(`row-view-${ID}`)).toBeTruthy();
     expect(screen.queryByTestId('crud-add')).toBeNull();
-    expect(screen.queryByTestId('crud-edit')).toBeNull();
+    expect(screen.queryByTestId(`row-edit-${ID}`)).toBeNull();
   });
 });

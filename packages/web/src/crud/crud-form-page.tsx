@@ -7,8 +7,10 @@ import type { z } from 'zod';
 import { ApiError, callApi } from '@/api/api-client';
 import { normalizePath } from '@/app/routing/route-table';
 import { useTabStore } from '@/app/tabs/tabs-context';
+import { EditedRecordContext } from '@/fields/field-input';
 import { errorText } from '@/i18n/message-text';
 import { type CrudConfig, createDefaults, describeField, normalizeValue, type Row, requestShape } from './crud-config';
+import { formDrafts } from './form-drafts';
 import { showSaveError, zodIssuesToFieldErrors } from './form-errors';
 import { FormFields } from './form-fields';
 import { useListLocation } from './use-list-location';
@@ -46,7 +48,7 @@ function CrudForm({
   const tabs = useTabStore();
   const listLocation = useListLocation(crud.entity.pagePath);
   const [form] = Form.useForm();
-  const [dirty, setDirty] = useState(false);
+  const [leaving, setLeaving] = useState(false);
   const saved = useRef(false);
   const { entity } = crud;
   const operation = id === undefined ? crud.create : crud.update;
@@ -56,17 +58,32 @@ function CrudForm({
     [crud, entity, id],
   );
   const fields = useMemo(() => keys.map((key) => describeField(crud, key)), [crud, keys]);
+  const tabKey = normalizePath(location.pathname);
+  const draftKey = `${tabKey}${location.search}`;
+  // Coming back to this form's open tab brings back what was typed; a fresh open starts clean.
+  const [draft] = useState(() => {
+    const open = tabs.getState().tabs.some((tab) => tab.key === tabKey);
+    if (!open) formDrafts.drop(draftKey);
+    return open ? formDrafts.get(draftKey) : undefined;
+  });
+  const [dirty, setDirty] = useState(draft !== undefined);
   const initialValues = useMemo(
-    () =>
-      record
+    () => ({
+      ...(record
         ? Object.fromEntries(keys.map((key) => [key, record[key]]))
-        : { ...createDefaults(crud, keys), ...prefill },
-    [crud, keys, record, prefill],
+        : { ...createDefaults(crud, keys), ...prefill }),
+      ...draft,
+    }),
+    [crud, keys, record, prefill, draft],
   );
 
+  // Switching tabs keeps the draft, so only closing this form's tab loses what was typed.
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
-      dirty && !saved.current && currentLocation.pathname !== nextLocation.pathname,
+      dirty &&
+      !saved.current &&
+      currentLocation.pathname !== nextLocation.pathname &&
+      !tabs.getState().tabs.some((tab) => tab.key === tabKey),
   );
   useEffect(() => {
     if (!dirty) return;
@@ -82,9 +99,13 @@ function CrudForm({
     },
     onSuccess: async () => {
       saved.current = true;
+      formDrafts.drop(draftKey);
       message.success(t('crud.saved'));
       // Leave first: a refetch that lands after the user has started filtering the list must not
-      // navigate again and wipe what they typed.
+      // navigate again and wipe what they typed. The router renders the list in a transition, which
+      // keeps this form on screen until the list is ready; the form goes at once, so nothing typed
+      // meanwhile lands in a field about to vanish (the list's filter has the same name and label).
+      setLeaving(true);
       tabs.close(normalizePath(location.pathname));
       navigate(listLocation);
       await Promise.all([
@@ -104,12 +125,13 @@ function CrudForm({
     if (!operation) return;
     const parsed = operation.request.safeParse(requestBody(shape, form.getFieldsValue(), id));
     if (!parsed.success) {
-      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t));
+      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t, shape));
       return;
     }
     save.mutate(parsed.data);
   };
 
+  if (leaving) return <Spin data-testid="crud-leaving" />;
   return (
     <>
       <Form
@@ -118,18 +140,30 @@ function CrudForm({
         labelCol={{ span: 6 }}
         wrapperCol={{ span: 14 }}
         initialValues={initialValues}
-        onValuesChange={() => setDirty(true)}
+        onValuesChange={(_changed, values: Record<string, unknown>) => {
+          setDirty(true);
+          formDrafts.set(draftKey, values);
+        }}
         onFinish={submit}
         style={{ maxWidth: 760 }}
         data-testid={`${entity.name}-form`}
       >
-        <FormFields fields={fields} shape={shape} form={form} uniqueChecks={crud.uniqueChecks} id={id} />
+        <EditedRecordContext value={id}>
+          <FormFields fields={fields} shape={shape} form={form} uniqueChecks={crud.uniqueChecks} id={id} />
+        </EditedRecordContext>
         <Form.Item wrapperCol={{ offset: 6, span: 14 }}>
           <Flex gap="small">
             <Button type="primary" htmlType="submit" loading={save.isPending} data-testid="crud-save">
               {t('common.actions.save')}
             </Button>
-            <Button data-testid="crud-cancel" onClick={() => navigate(listLocation)}>
+            <Button
+              data-testid="crud-cancel"
+              onClick={() => {
+                // Cancel closes this form's tab: with something typed, the blocker asks first.
+                tabs.close(tabKey);
+                navigate(listLocation);
+              }}
+            >
               {t('common.actions.cancel')}
             </Button>
           </Flex>
@@ -140,8 +174,15 @@ function CrudForm({
         title={t('crud.unsavedTitle')}
         okText={t('crud.leave')}
         cancelText={t('crud.stay')}
-        onOk={() => blocker.proceed?.()}
-        onCancel={() => blocker.reset?.()}
+        onOk={() => {
+          formDrafts.drop(draftKey);
+          blocker.proceed?.();
+        }}
+        onCancel={() => {
+          // Staying undoes the close that led here.
+          tabs.open(tabKey, draftKey);
+          blocker.reset?.();
+        }}
       >
         {t('crud.unsavedContent')}
       </Modal>

@@ -1,4 +1,4 @@
-import { DownloadOutlined, EditOutlined, EyeOutlined, PlusOutlined } from '@ant-design/icons';
+import { DownloadOutlined, EditOutlined, EyeOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
 import { isDateRange, type Page } from '@meterdesk/contracts';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
@@ -8,12 +8,13 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
 import { downloadFile } from '@/api/download';
 import { usePermissions } from '@/app/permissions/permission-context';
-import { FieldValue } from '@/fields/field-value';
+import { FieldValue, fieldText } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
-import { type CrudConfig, describeField, type Row, requestShape } from './crud-config';
+import { useLanguage } from '@/i18n/use-language';
+import { type CrudConfig, describeField, type Row, requestShape, shownValue } from './crud-config';
 import { CrudDetail } from './crud-detail';
 import { FilterBar } from './filter-bar';
-import { type ListQuery, listRequest, readListQuery, writeListQuery } from './list-query';
+import { type ListQuery, listRequest, readListQuery, sameQuery, writeListQuery } from './list-query';
 import { RowActionButton, useRowActions } from './row-actions';
 
 /** Empty `children` would give a leaf an expand button in antd's tree table. */
@@ -23,6 +24,15 @@ function pruneLeaves(nodes: readonly Row[]): Row[] {
   );
 }
 
+/** A single-line list's column without a declared width takes what is left, but not less than this. */
+const FLEXIBLE_MIN_WIDTH = 200;
+/** Room for one row action button in a single-line list's fixed-width actions column. */
+const ACTION_WIDTH = 80;
+
+function tableWidth(columns: readonly { width?: number }[]): number {
+  return columns.reduce((sum, column) => sum + (column.width ?? FLEXIBLE_MIN_WIDTH), 0);
+}
+
 /**
  * The entity's list: filters, sortable columns and paging kept in the URL (or, for a tree, the whole
  * tree), the row actions the user holds, add and export. `keepParams` are URL parameters of the page
@@ -30,6 +40,7 @@ function pruneLeaves(nodes: readonly Row[]): Row[] {
  */
 export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keepParams?: readonly string[] }) {
   const { t } = useTranslation();
+  const language = useLanguage();
   const { message } = App.useApp();
   const navigate = useNavigate();
   const permissions = usePermissions();
@@ -93,7 +104,14 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
     setParams(written);
   };
   const keyOf = (row: Row) => String(row[crud.rowKey]);
+  /** Search asks again even when nothing changed: the user wants today's rows, not the cached ones. */
+  const search = (filters: ListQuery['filters']) => {
+    const next = { ...query, filters, curPage: 1 };
+    if (sameQuery(next, query)) void list.refetch();
+    else show(next);
+  };
 
+  const singleLine = crud.singleLineRows;
   const columns: TableColumnsType<Row> = [
     ...entity.columns.map((column) => {
       const field = describeField(crud, column.field);
@@ -102,16 +120,27 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         key: column.field,
         dataIndex: column.field,
         title: t(field.label),
-        width: column.width,
+        width: column.width ?? (singleLine ? FLEXIBLE_MIN_WIDTH : undefined),
+        ellipsis: singleLine ? { showTitle: false } : undefined,
         sorter: sortable,
         sortOrder: sortable && query.sortField === column.field ? (query.sortOrder ?? null) : null,
-        render: (value: unknown) => <FieldValue field={field} value={value} />,
+        render: (_: unknown, row: Row) => {
+          const value = shownValue(crud, row, column.field, language);
+          if (!singleLine) return <FieldValue field={field} value={value} />;
+          const text = fieldText(field, value, t);
+          return (
+            <span title={text} data-testid={`cell-${column.field}`}>
+              {text}
+            </span>
+          );
+        },
       };
     }),
     {
       key: 'actions',
       title: t('crud.columnsActions'),
       fixed: 'right',
+      width: singleLine ? ACTION_WIDTH * (1 + Number(canEdit) + crud.rowActions.length) : undefined,
       render: (_: unknown, row: Row) => {
         const key = keyOf(row);
         const id = encodeURIComponent(key);
@@ -160,31 +189,32 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
 
   return (
     <Flex vertical gap="middle" data-testid={`${entity.name}-list`}>
-      <FilterBar
-        fields={filterFields}
-        values={query.filters}
-        timeRange={crud.timeRange}
-        onSearch={(filters) => show({ ...query, filters, curPage: 1 })}
-      />
-      {(canAdd || canExport) && (
-        <Flex justify="end" gap="small">
-          {canExport && (
-            <Button
-              icon={<DownloadOutlined />}
-              loading={exportFile.isPending}
-              data-testid="crud-export"
-              onClick={() => exportFile.mutate()}
-            >
-              {t('crud.export')}
-            </Button>
-          )}
-          {canAdd && (
-            <Button type="primary" icon={<PlusOutlined />} data-testid="crud-add" onClick={() => navigate(addPath)}>
-              {t('common.actions.add')}
-            </Button>
-          )}
-        </Flex>
-      )}
+      <FilterBar fields={filterFields} values={query.filters} timeRange={crud.timeRange} onSearch={search} />
+      <Flex justify="end" gap="small">
+        <Button
+          icon={<ReloadOutlined />}
+          loading={list.isFetching}
+          data-testid="crud-refresh"
+          onClick={() => void list.refetch()}
+        >
+          {t('crud.refresh')}
+        </Button>
+        {canExport && (
+          <Button
+            icon={<DownloadOutlined />}
+            loading={exportFile.isPending}
+            data-testid="crud-export"
+            onClick={() => exportFile.mutate()}
+          >
+            {t('crud.export')}
+          </Button>
+        )}
+        {canAdd && (
+          <Button type="primary" icon={<PlusOutlined />} data-testid="crud-add" onClick={() => navigate(addPath)}>
+            {t('common.actions.add')}
+          </Button>
+        )}
+      </Flex>
       {list.error && (
         <Alert
           type="error"
@@ -201,7 +231,8 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         dataSource={list.data?.list}
         loading={list.isFetching}
         onChange={onTableChange}
-        scroll={{ x: 'max-content' }}
+        scroll={{ x: singleLine ? tableWidth(entity.columns) + ACTION_WIDTH : 'max-content' }}
+        tableLayout={singleLine ? 'fixed' : undefined}
         expandable={crud.tree ? { defaultExpandAllRows: true } : undefined}
         locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('crud.empty')} /> }}
         pagination={

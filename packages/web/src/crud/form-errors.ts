@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '@meterdesk/contracts';
+import { type IssueParams, issueKey, issueParams, type ValidationIssue } from '@meterdesk/contracts';
 import type { FormInstance } from 'antd';
 import type { TFunction } from 'i18next';
 import type { z } from 'zod';
@@ -11,7 +11,7 @@ export interface FieldError {
   errors: string[];
 }
 
-type Issue = { path: readonly PropertyKey[]; message: string };
+type Issue = { path: readonly PropertyKey[]; key: string; params?: IssueParams };
 
 /** One message per field: the first issue, as zod reports them in check order. */
 function firstPerField(issues: readonly Issue[], t: TFunction): FieldError[] {
@@ -19,14 +19,52 @@ function firstPerField(issues: readonly Issue[], t: TFunction): FieldError[] {
   for (const issue of issues) {
     const name = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
     const id = name.join('.');
-    if (!byField.has(id)) byField.set(id, { name, errors: [messageText(t, issue.message)] });
+    if (!byField.has(id)) byField.set(id, { name, errors: [messageText(t, issue.key, issue.params)] });
   }
   return [...byField.values()];
 }
 
-/** Contracts schemas carry MESSAGES keys as their messages, so each issue translates directly. */
-export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], t: TFunction): FieldError[] {
-  return firstPerField(issues, t);
+type SchemaNode = { def?: { type?: string; innerType?: z.ZodType } };
+
+/** The number inside default/optional/nullable wrappers, if the schema is one (by its def: the login
+ * page uses this module and must not pull zod's classes into its chunk). */
+function numberSchema(schema: z.ZodType | undefined): z.ZodNumber | undefined {
+  let current: z.ZodType | undefined = schema;
+  while (current) {
+    const { def } = current as unknown as SchemaNode;
+    if (def?.type === 'number') return current as unknown as z.ZodNumber;
+    current = def?.innerType;
+  }
+  return undefined;
+}
+
+/**
+ * What a zod issue says to the user: a MESSAGES key (never zod's own English) and the limit it broke.
+ * A number between two bounds states both ('Between 0 and 65535'), which `schema` tells.
+ */
+export function zodIssueText(t: TFunction, issue: z.core.$ZodIssue, schema?: z.ZodType): string {
+  const key = issueKey(issue);
+  const params = issueParams(issue);
+  const number = numberSchema(schema);
+  const [min, max] = [number?.minValue, number?.maxValue];
+  const bothBounds = params && typeof min === 'number' && typeof max === 'number' && Number.isFinite(min + max);
+  return messageText(t, key, bothBounds ? { min, max } : params);
+}
+
+/** Contracts schemas carry MESSAGES keys as their messages; `shape` (the request's members) tells ranges. */
+export function zodIssuesToFieldErrors(
+  issues: readonly z.core.$ZodIssue[],
+  t: TFunction,
+  shape: Record<string, z.ZodType> = {},
+): FieldError[] {
+  const byField = new Map<string, FieldError>();
+  for (const issue of issues) {
+    const name = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
+    const id = name.join('.');
+    const schema = name.length === 1 ? shape[String(name[0])] : undefined;
+    if (!byField.has(id)) byField.set(id, { name, errors: [zodIssueText(t, issue, schema)] });
+  }
+  return [...byField.values()];
 }
 
 /**
@@ -41,9 +79,9 @@ export function apiIssuesToFieldErrors(
   const onForm = issues.filter((issue) => formFields.has(issue.field.split('.')[0] ?? ''));
   const unplaced = issues
     .filter((issue) => !onForm.includes(issue))
-    .map((issue) => (issue.field ? `${issue.field}: ` : '') + messageText(t, issue.key));
+    .map((issue) => (issue.field ? `${issue.field}: ` : '') + messageText(t, issue.key, issue.params));
   const fieldErrors = firstPerField(
-    onForm.map((issue) => ({ path: issue.field.split('.'), message: issue.key })),
+    onForm.map((issue) => ({ path: issue.field.split('.'), key: issue.key, params: issue.params })),
     t,
   );
   return { fieldErrors, unplaced };

@@ -7,12 +7,20 @@ import { callApi } from '@/api/api-client';
 import { FieldInput } from '@/fields/field-input';
 import { messageText } from '@/i18n/message-text';
 import { type FieldDescriptor, isRequired, normalizeValue, objectShape, type UniqueCheck } from './crud-config';
+import { zodIssueText } from './form-errors';
+
+/** Empty as a picker or input leaves it: nothing chosen, nothing typed. */
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
 function zodRule(schema: z.ZodType, t: TFunction): Rule {
   return {
     validator: async (_rule, value: unknown) => {
       const result = schema.safeParse(normalizeValue(value));
-      if (!result.success) throw new Error(messageText(t, result.error.issues[0]?.message ?? 'invalidValue'));
+      if (result.success) return;
+      const issue = result.error.issues[0];
+      // A required select or tree left empty fails a bare type check: that is 'mandatory' to the user.
+      if (!issue || (isEmpty(value) && isRequired(schema))) throw new Error(messageText(t, 'mandatory'));
+      throw new Error(zodIssueText(t, issue, schema));
     },
   };
 }

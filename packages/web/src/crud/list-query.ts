@@ -81,3 +81,13 @@ export function listRequest(query: ListQuery): Record<string, string | number> {
   }
   return body;
 }
+
+/** Whether two queries ask for the same rows (filters in any order). */
+export function sameQuery(a: ListQuery, b: ListQuery): boolean {
+  const canonical = (query: ListQuery) => {
+    const params = writeListQuery(query);
+    params.sort();
+    return params.toString();
+  };
+  return canonical(a) === canonical(b);
+}

@@ -82,7 +82,7 @@ export function OperationForm({
     );
     const parsed = operation.request.safeParse(prepare(values));
     if (!parsed.success) {
-      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t));
+      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t, requestShape(operation)));
       return;
     }
     save.mutate(parsed.data);

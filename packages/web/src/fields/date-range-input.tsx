@@ -2,7 +2,7 @@ import { DatePicker } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isDisabledRangeDay, presetRange, RANGE_PRESETS, toIsoMoment } from './date-range';
+import { isDisabledRangeDay, keepTypedDate, presetRange, RANGE_PRESETS, toIsoMoment } from './date-range';
 
 /** A time window as two ISO moments; picking refuses days after today and windows over `maxDays`. */
 export function DateRangeInput({
@@ -30,6 +30,7 @@ export function DateRangeInput({
       id={id}
       data-testid={testId}
       showTime
+      onKeyDown={keepTypedDate}
       value={current}
       presets={presets}
       disabledDate={(date, info) => isDisabledRangeDay(date, info.from, maxDays)}

@@ -97,3 +97,11 @@ export function readRange(
   const [from, to] = presetRange(DEFAULT_RANGE_PRESET, now);
   return [toIsoMoment(from), toIsoMoment(to)];
 }
+
+/**
+ * Enter commits what was typed into a date picker; the browser's own reading of it (submitting the
+ * form around it) would act on the old value, and the typed one would be lost.
+ */
+export function keepTypedDate(event: { key: string; preventDefault(): void }): void {
+  if (event.key === 'Enter') event.preventDefault();
+}

@@ -1,11 +1,12 @@
 import { ROOT_PARENT_ID } from '@meterdesk/contracts';
 import { AutoComplete, DatePicker, Input, InputNumber, Select, Space, Switch, TreeSelect } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import type { ChangeEvent } from 'react';
+import { type ChangeEvent, createContext, useContext, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FieldDescriptor } from '@/crud/crud-config';
+import type { LookupOption } from '@/resources/lookups';
 import { CheckTreeInput } from './check-tree-input';
-import { toIsoMoment } from './date-range';
+import { keepTypedDate, toIsoMoment } from './date-range';
 import { ICONS } from './icon-registry';
 import { useLookup } from './use-lookup';
 
@@ -35,9 +36,27 @@ function acceptsRoot(field: FieldDescriptor): boolean {
   return field.schema?.safeParse(ROOT_PARENT_ID).success ?? false;
 }
 
+/**
+ * The record a form edits. In a tree of its own kind (an organisation's or resource's parent picker)
+ * that record and everything below it cannot be picked: a node cannot sit under itself.
+ */
+export const EditedRecordContext = createContext<string | undefined>(undefined);
+
+type TreeOption = LookupOption & { disabled?: boolean };
+
+function withoutBranch(options: readonly LookupOption[], id: string | undefined, inside = false): TreeOption[] {
+  return options.map((option) => {
+    const disabled = inside || option.value === id;
+    const children = option.children && withoutBranch(option.children, id, disabled);
+    return { ...option, children, ...(disabled && { disabled }) };
+  });
+}
+
 function LookupTreeSelect({ field, mode, id, value, onChange }: FieldInputProps) {
   const { t } = useTranslation();
-  const { options, loading } = useLookup(field.lookup);
+  const { options: all, loading } = useLookup(field.lookup);
+  const edited = useContext(EditedRecordContext);
+  const options = useMemo(() => withoutBranch(all, edited), [all, edited]);
   const treeData = acceptsRoot(field) ? [{ value: ROOT_PARENT_ID, title: t('crud.root'), children: options }] : options;
   return (
     <TreeSelect
@@ -116,6 +135,7 @@ export function FieldInput(props: FieldInputProps) {
         <DatePicker
           {...common}
           value={asDay(value)}
+          onKeyDown={keepTypedDate}
           onChange={(next) => onChange?.(next ? next.format('YYYY-MM-DD') : '')}
           style={{ width: '100%' }}
         />
@@ -126,6 +146,7 @@ export function FieldInput(props: FieldInputProps) {
           {...common}
           showTime
           value={asDay(value)}
+          onKeyDown={keepTypedDate}
           onChange={(next) => onChange?.(next ? toIsoMoment(next) : '')}
           style={{ width: '100%' }}
         />

@@ -1,25 +1,44 @@
 import { Space } from 'antd';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { FieldDescriptor } from '@/crud/crud-config';
 import { formatDateTime } from './date-text';
 import { ResourceIcon } from './icon-registry';
 
+/** A stored value as plain text (a group's members each on their own), empty for none. */
+export function fieldText(field: FieldDescriptor, value: unknown, t: TFunction): string {
+  if (value === undefined || value === null || value === '') return '';
+  if (Array.isArray(value)) return value.map(String).join(', ');
+  switch (field.widget) {
+    case 'select': {
+      const option = field.options?.find((candidate) => candidate.value === value);
+      return option ? t(option.label) : String(value);
+    }
+    case 'switch':
+      return t(value === true ? 'common.yes' : 'common.no');
+    case 'datetime':
+      return formatDateTime(String(value));
+    case 'password':
+      return '••••••';
+    case 'group': {
+      const members = value as Record<string, unknown>;
+      return (field.fields ?? [])
+        .map((member) => `${t(member.label)}: ${fieldText(member, members[member.key], t)}`)
+        .join('; ');
+    }
+    default:
+      return String(value);
+  }
+}
+
 /** A stored value as text for tables and detail views. */
 export function FieldValue({ field, value }: { field: FieldDescriptor; value: unknown }) {
   const { t } = useTranslation();
   if (value === undefined || value === null || value === '') return null;
-  if (Array.isArray(value)) return <>{value.map(String).join(', ')}</>;
   switch (field.widget) {
-    case 'select': {
-      const option = field.options?.find((candidate) => candidate.value === value);
-      return <>{option ? t(option.label) : String(value)}</>;
-    }
-    case 'switch':
-      return <>{t(value === true ? 'common.yes' : 'common.no')}</>;
-    case 'datetime':
-      return <>{formatDateTime(String(value))}</>;
-    case 'password':
-      return <>••••••</>;
+    case 'textarea':
+      // A notice or remark keeps the lines it was written in.
+      return <span style={{ whiteSpace: 'pre-wrap' }}>{fieldText(field, value, t)}</span>;
     case 'icon':
       return (
         <Space>
@@ -40,6 +59,6 @@ export function FieldValue({ field, value }: { field: FieldDescriptor; value: un
       );
     }
     default:
-      return <>{String(value)}</>;
+      return <>{fieldText(field, value, t)}</>;
   }
 }

@@ -3,8 +3,9 @@ import { afterEach, vi } from 'vitest';
 import '@/i18n/i18n';
 import { applyLanguage } from '@/i18n/i18n';
 
-// Lazy pages compile their chunk on first use in a test run, which takes longer than the default 1 s.
-configure({ asyncUtilTimeout: 8000 });
+// Lazy pages compile their chunk on first use in a test run, and a busy machine stretches that and every
+// lookup; one generous default here instead of numbers in each test (vitest.config.ts allows for it).
+configure({ asyncUtilTimeout: 20_000 });
 
 afterEach(() => {
   cleanup();

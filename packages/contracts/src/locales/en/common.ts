@@ -37,6 +37,9 @@ export const shell = {
   closeAll: 'Close all',
   closeOthers: 'Close others',
   permissionLoadFailed: 'Could not load your permissions, please log in again',
+  sessionLost: 'Logged out',
+  stay: 'Stay on this page',
+  loginAgain: 'Log in again',
 };
 
 export const password = {

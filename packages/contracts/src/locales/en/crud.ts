@@ -15,6 +15,7 @@ export const crud = {
   confirmDelete: 'Delete this record?',
   deleted: 'Deleted',
   export: 'Export to Excel',
+  refresh: 'Refresh',
   rangePresets: {
     yesterday: 'Yesterday',
     today: 'Today',

@@ -39,6 +39,9 @@ export const shell: LocaleMessages['shell'] = {
   closeAll: '关闭全部',
   closeOthers: '关闭其他',
   permissionLoadFailed: '无法加载权限，请重新登录',
+  sessionLost: '已退出登录',
+  stay: '留在此页',
+  loginAgain: '重新登录',
 };
 
 export const password: LocaleMessages['password'] = {

@@ -17,6 +17,7 @@ export const crud: LocaleMessages['crud'] = {
   confirmDelete: '确定删除这条记录？',
   deleted: '已删除',
   export: '导出 Excel',
+  refresh: '刷新',
   rangePresets: {
     yesterday: '昨天',
     today: '今天',

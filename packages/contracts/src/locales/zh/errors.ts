@@ -42,6 +42,7 @@ export const errors: LocaleMessages['errors'] = {
   parentNotFound: '上级资源不存在',
   parentTypeMismatch: '该类型的资源不能放在此上级之下',
   parentCycle: '资源不能放在自身或其下级之下',
+  orgParentCycle: '组织不能放在自身或其下级之下',
   resourceUriExisted: '该资源路径已被使用',
   orgHasChildren: '该组织下还有子组织',
   orgHasUsers: '该组织下还有用户',
@@ -75,4 +76,10 @@ export const errors: LocaleMessages['errors'] = {
   mustChangePassword: '继续之前请先修改密码',
   requestTimeout: '请求超时，请重试',
   networkError: '无法连接服务器，请重试',
+  tooLong_max: '最多 {{max}} 个字符',
+  tooLong_maxItems: '最多 {{max}} 项',
+  outOfRange_min: '不能小于 {{min}}',
+  outOfRange_max: '不能大于 {{max}}',
+  outOfRange_range: '应在 {{min}} 到 {{max}} 之间',
+  existed_label: '{{label}}已存在',
 };

@@ -72,7 +72,7 @@ export class OrgService {
     if (input.pid !== ROOT_PARENT_ID) {
       if (!(await repo.exists(input.pid, parentScope))) throw fieldError(RESULT.badRequest, 'pid', 'orgNotFound');
       if (id && (await repo.subtreeIds(id)).includes(input.pid))
-        throw fieldError(RESULT.badRequest, 'pid', 'parentCycle');
+        throw fieldError(RESULT.badRequest, 'pid', 'orgParentCycle');
     }
     if (await repo.nameTaken(input.orgName, id)) throw existedError(orgEntity, 'orgName');
     if (await repo.codeTaken(input.orgCode, id)) throw existedError(orgEntity, 'orgCode');

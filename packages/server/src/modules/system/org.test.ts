@@ -50,7 +50,7 @@ describe('organisations', () => {
       { id: saved.body.data.id, ...org({ pid: child.body.data.id }) },
       admin,
     );
-    expect(cycle.body).toMatchObject({ code: 400, data: { issues: [{ field: 'pid', key: 'parentCycle' }] } });
+    expect(cycle.body).toMatchObject({ code: 400, data: { issues: [{ field: 'pid', key: 'orgParentCycle' }] } });
   });
 
   it('keeps names unique and validates the contact fields', async () => {

@@ -92,7 +92,7 @@ describe('system settings', () => {
     ).toMatchObject({
       issues: expect.arrayContaining([
         expect.objectContaining({ field: 'host' }),
-        expect.objectContaining({ field: 'port', key: 'outOfRange' }),
+        expect.objectContaining({ field: 'port', key: 'outOfRange', params: { max: 65535 }, message: 'At most 65535' }),
       ]),
     });
   });

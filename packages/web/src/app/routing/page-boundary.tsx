@@ -1,30 +1,21 @@
-import { Alert, Button, Spin } from 'antd';
 import { Component, type ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 
 function LoadFailed() {
   const { t } = useTranslation();
   return (
-    <Alert
-      type="error"
-      showIcon
-      title={t('pages.loadFailed')}
-      style={{ margin: 24 }}
-      action={
-        <Button type="primary" onClick={() => window.location.reload()}>
-          {t('pages.reload')}
-        </Button>
-      }
-    />
+    <div role="alert" className="md-alert" style={{ margin: 24 }}>
+      <span>{t('pages.loadFailed')}</span>
+      <button type="button" className="md-button md-button-primary" onClick={() => window.location.reload()}>
+        {t('pages.reload')}
+      </button>
+    </div>
   );
 }
 
+/** Plain markup: it shows before antd has loaded (global.css). */
 export function PageLoading() {
-  return (
-    <div style={{ display: 'flex', justifyContent: 'center', padding: 64 }}>
-      <Spin size="large" />
-    </div>
-  );
+  return <div className="md-spinner" role="status" aria-busy="true" />;
 }
 
 /** A chunk that failed or timed out: reloading fetches the current build's chunks. */

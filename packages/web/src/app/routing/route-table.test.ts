@@ -19,21 +19,21 @@ describe('buildRouteTable', () => {
   it('leads every area of spec §2 to its first permitted page', () => {
     const table = buildRouteTable(indexPermissions(fullTree()));
 
-    expect(table.routes.get('/sysMGT')).toEqual({ kind: 'redirect', to: '/sysMGT/organizationMGT' });
+    expect(table.routes.get('/sysMGT')).toEqual({ kind: 'redirect', to: '/sysMGT/userMGT' });
     expect(table.routes.get('/archiveSetting')).toEqual({ kind: 'redirect', to: '/archiveSetting/powerGrid' });
     expect(table.routes.get('/serviceRequest')).toEqual({
       kind: 'redirect',
       to: '/serviceRequest/batchOperation',
     });
-    expect(table.routes.get('/dataAnalytic')).toEqual({ kind: 'redirect', to: '/dataAnalytic/networkMonitor' });
+    expect(table.routes.get('/dataAnalytic')).toEqual({ kind: 'redirect', to: '/dataAnalytic/meterEvents' });
     expect(table.routes.get('/paymentMGT')).toEqual({ kind: 'redirect', to: '/paymentMGT/billingRules' });
   });
 
-  it('follows the permitted order, so an area skips pages the user lacks', () => {
-    const table = tableFor(['/sysMGT/userMGT', '/sysMGT/resourceMGT', '/dataAnalytic/meterEvents']);
+  it("follows the permitted order when the user lacks the area's spec page", () => {
+    const table = tableFor(['/sysMGT/roleMGT', '/sysMGT/resourceMGT', '/dataAnalytic/loadProfile']);
 
-    expect(table.routes.get('/sysMGT')).toEqual({ kind: 'redirect', to: '/sysMGT/userMGT' });
-    expect(table.routes.get('/dataAnalytic')).toEqual({ kind: 'redirect', to: '/dataAnalytic/meterEvents' });
+    expect(table.routes.get('/sysMGT')).toEqual({ kind: 'redirect', to: '/sysMGT/roleMGT' });
+    expect(table.routes.get('/dataAnalytic')).toEqual({ kind: 'redirect', to: '/dataAnalytic/loadProfile' });
   });
 
   it('treats the dashboard, an area without pages, as a page and the home', () => {

@@ -15,22 +15,36 @@ function isPageNode(node: ResourceNode): boolean {
   return node.resourceType === RESOURCE_TYPE.page || node.resourceType === RESOURCE_TYPE.hidden;
 }
 
-/** An area opens its first permitted page; an area without pages (the dashboard) is a page itself. */
-function landingOf(node: ResourceNode): string {
+/** spec §2: where an area leads when the user may open that page (e.g. /sysMGT → userMGT). */
+const SPEC_LANDINGS: Readonly<Record<string, string>> = {
+  '/sysMGT': '/sysMGT/userMGT',
+  '/archiveSetting': '/archiveSetting/powerGrid',
+  '/serviceRequest': '/serviceRequest/batchOperation',
+  '/dataAnalytic': '/dataAnalytic/meterEvents',
+  '/paymentMGT': '/paymentMGT/billingRules',
+};
+
+/**
+ * An area opens the page spec §2 names for it, or else its first permitted page; an area without
+ * pages (the dashboard) is a page itself.
+ */
+function landingOf(node: ResourceNode, index: PermissionIndex): string {
   if (node.resourceType !== RESOURCE_TYPE.area) return node.resourceUri;
+  const named = SPEC_LANDINGS[node.resourceUri];
+  if (named && index.pages.get(named)?.resourceType === RESOURCE_TYPE.page) return named;
   const child =
     node.children.find((c) => c.resourceType === RESOURCE_TYPE.page) ?? node.children.find((c) => isPageNode(c));
-  return child ? landingOf(child) : node.resourceUri;
+  return child ? landingOf(child, index) : node.resourceUri;
 }
 
 export function buildRouteTable(index: PermissionIndex): RouteTable {
   const routes = new Map<string, RouteTarget>();
   for (const [uri, node] of index.pages) {
-    const landing = landingOf(node);
+    const landing = landingOf(node, index);
     routes.set(uri, landing === uri ? { kind: 'page', uri } : { kind: 'redirect', to: landing });
   }
   const first = index.tree.find((node) => node.resourceType !== RESOURCE_TYPE.button);
-  const home = routes.has(RES.dashboard) ? RES.dashboard : first ? landingOf(first) : SHELL_PATHS.noPermission;
+  const home = routes.has(RES.dashboard) ? RES.dashboard : first ? landingOf(first, index) : SHELL_PATHS.noPermission;
   routes.set(SHELL_PATHS.home, { kind: 'redirect', to: home });
   return { routes, home };
 }

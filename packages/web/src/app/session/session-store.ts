@@ -6,7 +6,11 @@ import { applyLanguage, languageFromCode } from '@/i18n/i18n';
 
 export type SessionUser = z.output<typeof authApi.SessionUserSchema>;
 
-export type Session = { status: 'unknown' } | { status: 'anonymous' } | { status: 'authenticated'; user: SessionUser };
+/** `notice`: why the shell ended the session (no permission, …), for the login page to say. */
+export type Session =
+  | { status: 'unknown' }
+  | { status: 'anonymous'; notice?: string }
+  | { status: 'authenticated'; user: SessionUser };
 
 let session: Session = { status: 'unknown' };
 const listeners = new Set<() => void>();
@@ -35,8 +39,8 @@ export function signIn(user: SessionUser): void {
   set({ status: 'authenticated', user });
 }
 
-export function signOut(): void {
-  set({ status: 'anonymous' });
+export function signOut(notice?: string): void {
+  set(notice ? { status: 'anonymous', notice } : { status: 'anonymous' });
 }
 
 export function updateUser(patch: Partial<SessionUser>): void {

@@ -1,10 +1,11 @@
 import { authApi, RES, RESULT } from '@meterdesk/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { App, Layout, Result } from 'antd';
+import { Layout, Result } from 'antd';
 import { type CSSProperties, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
+import { AntdRoot } from '@/app/antd-root';
 import { PermissionProvider, usePermissions } from '@/app/permissions/permission-context';
 import { indexPermissions, pageTitle } from '@/app/permissions/permission-index';
 import { PageLoading } from '@/app/routing/page-boundary';
@@ -112,7 +113,6 @@ function ShellLayout({ user }: { user: SessionUser }) {
 /** Loads the permitted tree before any route exists; without one the user goes back to /login. */
 function PermissionGate({ user }: { user: SessionUser }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
   const endSession = useEndSession(user.username);
   const resources = useQuery({
     queryKey: ['permissions', user.username],
@@ -125,16 +125,11 @@ function PermissionGate({ user }: { user: SessionUser }) {
   const empty = resources.data?.length === 0;
 
   useEffect(() => {
-    // A 401 already took the user to /login through the client's handler.
+    // A 401 already offers staying or logging in again (the root layout's dialog).
     if (failure instanceof ApiError && failure.code === RESULT.unauthorized) return;
-    if (failure) {
-      message.warning(t('shell.permissionLoadFailed'));
-      void endSession();
-    } else if (empty) {
-      message.error(messageText(t, 'noPermission'));
-      void endSession();
-    }
-  }, [failure, empty, message, t, endSession]);
+    if (failure) void endSession({ notice: t('shell.permissionLoadFailed') });
+    else if (empty) void endSession({ notice: messageText(t, 'noPermission') });
+  }, [failure, empty, t, endSession]);
 
   if (!index || index.tree.length === 0) return <PageLoading />;
   return (
@@ -148,5 +143,9 @@ export function Shell() {
   const session = useSession();
   const location = useLocation();
   if (session.status !== 'authenticated') return <Navigate to={LOGIN_PATH} replace state={{ from: location }} />;
-  return <PermissionGate key={session.user.username} user={session.user} />;
+  return (
+    <AntdRoot>
+      <PermissionGate key={session.user.username} user={session.user} />
+    </AntdRoot>
+  );
 }

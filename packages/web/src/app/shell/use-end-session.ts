@@ -12,16 +12,19 @@ export function tabStorageKey(username: string): string {
 
 /**
  * Leaves the shell for /login. `callServer: false` when the server already ended the session
- * (a password change does).
+ * (a password change does); `notice` is why, which the login page shows (the shell's own message
+ * area leaves with the shell).
  */
-export function useEndSession(username: string): (options?: { callServer?: boolean }) => Promise<void> {
+export function useEndSession(
+  username: string,
+): (options?: { callServer?: boolean; notice?: string }) => Promise<void> {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   return useCallback(
-    async ({ callServer = true } = {}) => {
+    async ({ callServer = true, notice }: { callServer?: boolean; notice?: string } = {}) => {
       if (callServer) await callApi(authApi.loginout, {}).catch(() => undefined);
       sessionStorage.removeItem(tabStorageKey(username));
-      signOut();
+      signOut(notice);
       queryClient.clear();
       await navigate(LOGIN_PATH, { replace: true });
     },

@@ -1,7 +1,5 @@
-import { LockOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { authApi } from '@meterdesk/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Alert, Button, Flex, Input, theme } from 'antd';
 import { type ChangeEvent, type FormEvent, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Location, Navigate, useLocation, useNavigate } from 'react-router';
@@ -30,7 +28,10 @@ const EMPTY: LoginValues = { username: '', password: '', codeFill: '' };
 const onScreen = (field: string | number | undefined): Field =>
   field === 'username' || field === 'password' ? field : 'codeFill';
 
-/** Label, control and message of one login field, without antd's Form (which brings its validator and Tooltip). */
+/**
+ * Label, control and message of one login field. The page is plain markup (global.css): antd and its
+ * style engine would double what the browser loads before anyone has logged in.
+ */
 function LoginField({
   id,
   label,
@@ -42,15 +43,14 @@ function LoginField({
   error?: string;
   children: ReactNode;
 }) {
-  const { token } = theme.useToken();
   return (
-    <div style={{ marginBottom: token.marginMD }}>
-      <label htmlFor={id} style={{ display: 'block', marginBottom: token.marginXXS }}>
+    <div style={{ marginBottom: 16 }}>
+      <label htmlFor={id} style={{ display: 'block', marginBottom: 4 }}>
         {label}
       </label>
       {children}
       {error && (
-        <div id={`${id}-error`} role="alert" style={{ color: token.colorError, marginTop: token.marginXXS }}>
+        <div id={`${id}-error`} role="alert" style={{ color: 'var(--md-error)', marginTop: 4 }}>
           {error}
         </div>
       )}
@@ -65,6 +65,10 @@ function LoginForm() {
   const [values, setValues] = useState<LoginValues>(EMPTY);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
+  const [tried, setTried] = useState(false);
+  // Why the shell sent the user here (no permission, permissions that did not load), until they try again.
+  const session = useSession();
+  const notice = tried || session.status !== 'anonymous' ? undefined : session.notice;
   const captcha = useQuery({
     queryKey: ['captcha'],
     queryFn: ({ signal }) => callApi(authApi.getgifcode, {}, { signal }),
@@ -85,7 +89,7 @@ function LoginForm() {
       if (error instanceof ApiError) {
         setErrors(
           Object.fromEntries(
-            error.issues.map((issue) => [onScreen(issue.field.split('.')[0]), messageText(t, issue.key)]),
+            error.issues.map((issue) => [onScreen(issue.field.split('.')[0]), messageText(t, issue.key, issue.params)]),
           ),
         );
       }
@@ -96,6 +100,7 @@ function LoginForm() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setFailure(null);
+    setTried(true);
     const parsed = authApi.LoginRequestSchema.safeParse({ ...values, code: captcha.data?.code ?? '' });
     if (!parsed.success) {
       const fieldErrors = zodIssuesToFieldErrors(parsed.error.issues, t).reverse();
@@ -109,7 +114,6 @@ function LoginForm() {
   const bind = (field: Field) => ({
     id: `login-${field}`,
     value: values[field],
-    status: errors[field] ? ('error' as const) : undefined,
     'aria-invalid': errors[field] ? true : undefined,
     'aria-describedby': errors[field] ? `login-${field}-error` : undefined,
     onChange: (event: ChangeEvent<HTMLInputElement>) => {
@@ -121,36 +125,26 @@ function LoginForm() {
 
   return (
     <form onSubmit={submit} noValidate data-testid="login-form">
-      {failure && (
-        <Alert type="error" showIcon title={failure} style={{ marginBottom: 16 }} data-testid="login-error" />
+      {(failure ?? notice) && (
+        <div role="alert" className="md-alert" style={{ marginBottom: 16 }} data-testid="login-error">
+          {failure ?? notice}
+        </div>
       )}
       <LoginField id="login-username" label={t('login.username')} error={errors.username}>
-        <Input
-          {...bind('username')}
-          size="large"
-          prefix={<UserOutlined />}
-          autoComplete="username"
-          data-testid="login-username"
-        />
+        <input {...bind('username')} className="md-input" autoComplete="username" data-testid="login-username" />
       </LoginField>
       <LoginField id="login-password" label={t('login.password')} error={errors.password}>
-        <Input.Password
+        <input
           {...bind('password')}
-          size="large"
-          prefix={<LockOutlined />}
+          type="password"
+          className="md-input"
           autoComplete="current-password"
           data-testid="login-password"
         />
       </LoginField>
       <LoginField id="login-codeFill" label={t('login.captcha')} error={errors.codeFill}>
-        <Flex gap="small">
-          <Input
-            {...bind('codeFill')}
-            size="large"
-            prefix={<SafetyOutlined />}
-            autoComplete="off"
-            data-testid="login-captcha"
-          />
+        <div style={{ display: 'flex', gap: 8 }}>
+          <input {...bind('codeFill')} className="md-input" autoComplete="off" data-testid="login-captcha" />
           <button
             type="button"
             onClick={() => void captcha.refetch()}
@@ -162,29 +156,39 @@ function LoginForm() {
               <img src={captcha.data.img} alt={t('login.captcha')} height={40} data-testid="login-captcha-image" />
             )}
           </button>
-        </Flex>
+        </div>
       </LoginField>
-      <Button type="primary" htmlType="submit" size="large" block loading={login.isPending} data-testid="login-submit">
+      <button
+        type="submit"
+        className="md-button md-button-primary md-button-large"
+        disabled={login.isPending}
+        aria-busy={login.isPending}
+        data-testid="login-submit"
+      >
         {t('login.submit')}
-      </Button>
+      </button>
     </form>
   );
 }
 
-/** Plain markup around the form: antd's Card and Typography would pull Tabs and Tooltip into this chunk. */
 export function LoginPage() {
   const { t } = useTranslation();
-  const { token } = theme.useToken();
   const session = useSession();
   const location = useLocation();
   if (session.status === 'authenticated') return <Navigate to={returnPath(location)} replace />;
 
   return (
-    <Flex
-      vertical
-      align="center"
-      justify="center"
-      style={{ minHeight: '100vh', background: token.colorBgLayout, padding: 16 }}
+    <div
+      style={{
+        display: 'flex',
+        flexDirection: 'column',
+        alignItems: 'center',
+        justifyContent: 'center',
+        minHeight: '100vh',
+        boxSizing: 'border-box',
+        background: 'var(--md-layout)',
+        padding: 16,
+      }}
     >
       <div style={{ position: 'absolute', top: 16, right: 24 }}>
         <LanguageSwitch onChange={applyLanguage} />
@@ -193,21 +197,20 @@ export function LoginPage() {
         style={{
           width: 400,
           maxWidth: '100%',
+          boxSizing: 'border-box',
           padding: 32,
-          background: token.colorBgContainer,
-          borderRadius: token.borderRadiusLG,
-          boxShadow: token.boxShadowTertiary,
+          background: '#fff',
+          borderRadius: 8,
+          boxShadow: '0 1px 2px rgba(0, 0, 0, 0.03), 0 1px 6px -1px rgba(0, 0, 0, 0.02), 0 2px 4px rgba(0, 0, 0, 0.02)',
         }}
       >
-        <Flex vertical align="center" gap={4} style={{ marginBottom: 24 }}>
+        <div style={{ display: 'flex', flexDirection: 'column', alignItems: 'center', gap: 4, marginBottom: 24 }}>
           <img src="/logo.svg" alt="" width={48} height={48} />
-          <h1 style={{ margin: 0, fontSize: token.fontSizeHeading3, color: token.colorTextHeading }}>
-            {t('common.appName')}
-          </h1>
-          <span style={{ color: token.colorTextSecondary }}>{t('login.subtitle')}</span>
-        </Flex>
+          <h1 style={{ margin: 0, fontSize: 24 }}>{t('common.appName')}</h1>
+          <span style={{ color: 'var(--md-text-secondary)' }}>{t('login.subtitle')}</span>
+        </div>
         <LoginForm />
       </main>
-    </Flex>
+    </div>
   );
 }

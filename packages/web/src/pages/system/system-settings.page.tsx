@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { describeRequest } from '@/crud/crud-config';
+import { zodIssueText } from '@/crud/form-errors';
 import { OperationForm } from '@/crud/operation-form';
 import { errorText, messageText } from '@/i18n/message-text';
 import { useLanguage } from '@/i18n/use-language';
@@ -65,7 +66,8 @@ function SmtpSettings({ canSave }: { canSave: boolean }) {
   const sendTest = () => {
     const parsed = settingsApi.checkifcansendemail.request.safeParse({ to: to.trim() || undefined });
     if (parsed.success) test.mutate(parsed.data);
-    else message.error(messageText(t, parsed.error.issues[0]?.message ?? 'invalidValue'));
+    else
+      message.error(parsed.error.issues[0] ? zodIssueText(t, parsed.error.issues[0]) : messageText(t, 'invalidValue'));
   };
 
   return (

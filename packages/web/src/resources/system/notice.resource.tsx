@@ -6,10 +6,11 @@ import {
   NoticeSchema,
   noticeApi,
   noticeEntity,
+  type Page,
 } from '@meterdesk/contracts';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Table } from 'antd';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { callApi } from '@/api/api-client';
 import { UNREAD_QUERY_KEY } from '@/app/notices/unread-feed';
@@ -18,28 +19,44 @@ import { CrudDetail } from '@/crud/crud-detail';
 import { FieldValue } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
 
-/** Opening an unread notice reads it; the server then publishes the new count to the badge. */
+/** The caller's notice `id` as the list now holds it (after the refetch a read brings). */
+function listedNotice(queryClient: QueryClient, id: unknown): Row | undefined {
+  for (const [, page] of queryClient.getQueriesData<Page<Row>>({ queryKey: [noticeEntity.name, 'list'] })) {
+    const found = page?.list.find((notice) => notice.id === id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Opening an unread notice reads it; the server then publishes the new count to the badge. The open
+ * view shows the read time as soon as the server has it, not only the next time it is opened.
+ */
 function NoticeView({ crud, row }: { crud: CrudConfig; row: Row }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const sent = useRef(false);
+  const [shown, setShown] = useState<Row>(row);
 
   useEffect(() => {
     if (row.noticeFlag !== 0 || sent.current) return;
     sent.current = true;
     callApi(noticeApi.readnotice, { id: String(row.id) })
-      .then(() =>
-        Promise.all([
+      .then(async () => {
+        setShown((current) => ({ ...current, noticeFlag: 1, readTime: new Date().toISOString() }));
+        await Promise.all([
           queryClient.invalidateQueries({ queryKey: [noticeEntity.name] }),
           // Without a broker nothing is pushed; with one this only repeats what the push says.
           queryClient.invalidateQueries({ queryKey: UNREAD_QUERY_KEY }),
-        ]),
-      )
+        ]);
+        const stored = listedNotice(queryClient, row.id);
+        if (stored?.readTime) setShown(stored);
+      })
       .catch((error: unknown) => message.error(errorText(t, error)));
   }, [row, queryClient, message, t]);
 
-  return <CrudDetail crud={crud} record={{ ...row, noticeFlag: 1 }} />;
+  return <CrudDetail crud={crud} record={shown} />;
 }
 
 export const myNoticeCrud = defineCrud({

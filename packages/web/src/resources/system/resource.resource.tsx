@@ -25,6 +25,7 @@ export const resourceCrud = defineCrud({
     },
   },
   initialValues: { parentId: ROOT_PARENT_ID },
+  englishNames: { parentName: 'parentNameEn' },
 });
 
 export const resourcePages = createCrudPages(resourceCrud);

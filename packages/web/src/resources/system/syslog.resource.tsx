@@ -11,6 +11,7 @@ export const syslogCrud = defineCrud({
     endKey: 'endTime',
     maxDays: syslogApi.MAX_LOG_RANGE_DAYS,
   },
+  singleLineRows: true,
 });
 
 export const syslogPages = createCrudPages(syslogCrud);
