@@ -7,26 +7,18 @@ import { API_BASE, APP_VERSION, PUBLIC } from '@meterdesk/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { registerAuditLog } from './audit/audit.hook';
-import { captchaPurgeJob, loginFailurePurgeJob, sessionPurgeJob } from './auth/auth.jobs';
 import { registerAuthRoutes } from './auth/auth.routes';
-import { AuthService } from './auth/auth.service';
-import { CaptchaStore } from './auth/captcha';
-import { LoginFailures } from './auth/login-failures';
-import { SessionStore } from './auth/session';
+import type { SessionStore } from './auth/session';
 import type { Config } from './config';
-import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
 import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
 import { registerErrorHandler } from './http/error-handler';
 import { registerOriginCheck } from './http/origin';
 import { registerSpa } from './http/static.routes';
-import { JobSystem } from './jobs/job-system';
+import type { JobSystem } from './jobs/job-system';
 import { createLogger } from './logger';
-import { Mailer } from './mail/mailer';
 import { registerGroupRoutes } from './modules/system/group.routes';
-import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
-import { NoticeService } from './modules/system/notice.service';
 import { registerOrgRoutes } from './modules/system/org.routes';
 import { registerResourceRoutes } from './modules/system/resource.routes';
 import { registerRoleRoutes } from './modules/system/role.routes';
@@ -36,6 +28,7 @@ import { registerUserRoutes } from './modules/system/user.routes';
 import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
 import { type RouteRecord, registerAccessControl } from './rbac/access';
+import { createServices } from './services';
 
 export interface AppDeps {
   config: Config;
@@ -107,22 +100,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     transform: jsonSchemaTransform,
   });
 
-  const { db } = database;
-  const sessions = new SessionStore(db, config);
-  const captchas = new CaptchaStore(db);
-  const auth = new AuthService(db, sessions, captchas, config);
-  const logRetention = new LogRetentionSetting(db, config.logRetentionDays);
-  const jobs = new JobSystem(database, {
+  const services = createServices({
+    config,
+    database,
+    broker,
+    secretKey,
     log: http.log,
-    publish: (topic, payload) => broker.publish(topic, payload),
-    ...(deps.jobPollingIntervalSeconds ? { pollingIntervalSeconds: deps.jobPollingIntervalSeconds } : {}),
+    jobPollingIntervalSeconds: deps.jobPollingIntervalSeconds,
   });
-  jobs.register(
-    sessionPurgeJob(sessions),
-    captchaPurgeJob(captchas),
-    loginFailurePurgeJob(db, new LoginFailures(config)),
-    logRetentionJob(db, logRetention),
-  );
+  const { db, sessions, jobs } = services;
 
   registerErrorHandler(http);
   registerOriginCheck(http);
@@ -132,17 +118,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   http.get(`${API_BASE}/openapi.json`, { config: { access: PUBLIC }, schema: { hide: true } }, async () =>
     http.swagger(),
   );
-  await registerAuthRoutes(http, { db, auth, sessions, captchas, config });
-  const mailer = new Mailer(db, new SecretBox(secretKey));
-  const notices = new NoticeService(db, broker, mailer, http.log);
-  registerResourceRoutes(http, { db });
-  registerOrgRoutes(http, { db });
-  registerUserRoutes(http, { db, sessions });
-  registerGroupRoutes(http, { db });
-  registerRoleRoutes(http, { db });
-  registerNoticeRoutes(http, { notices });
-  registerSettingsRoutes(http, { db, mailer, logRetention });
-  registerSystemLogRoutes(http, { db });
+  await registerAuthRoutes(http, { ...services, config });
+  registerResourceRoutes(http, services.resources);
+  registerOrgRoutes(http, services.orgs);
+  registerUserRoutes(http, services.users);
+  registerGroupRoutes(http, services.groups);
+  registerRoleRoutes(http, services.roles);
+  registerNoticeRoutes(http, services);
+  registerSettingsRoutes(http, services);
+  registerSystemLogRoutes(http, services);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   await registerSpa(http, config.webDist);
 

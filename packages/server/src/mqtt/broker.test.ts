@@ -26,7 +26,7 @@ describe('message broker', () => {
   beforeAll(async () => {
     t = await createTestApp({ browserSessionCheckMs: 200 });
     // Who started which job is the job system's to say (tested there); here only the broker's use of it.
-    t.app.jobs.jobOwner = async (id) => (id === 'job1' ? 'viewer' : null);
+    t.app.jobs.jobOwner = async (id: string) => (id === 'job1' ? 'viewer' : null);
     await t.app.http.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.http.server.address();
     base = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

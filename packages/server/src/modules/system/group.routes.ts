@@ -1,11 +1,9 @@
 import { groupApi } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/driver';
 import { registerOperation } from '../../http/operation';
-import { GroupService } from './group.service';
+import type { GroupService } from './group.service';
 
-export function registerGroupRoutes(app: FastifyInstance, deps: { db: Db }): void {
-  const service = new GroupService(deps.db);
+export function registerGroupRoutes(app: FastifyInstance, service: GroupService): void {
   registerOperation(app, groupApi.getsysgrouplist, ({ body }) => service.list(body));
   registerOperation(app, groupApi.getsysgroupdetail, ({ body }) => service.detail(body.id));
   registerOperation(app, groupApi.gridtree, () => service.gridTree());

@@ -1,11 +1,9 @@
 import { orgApi } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/driver';
 import { registerOperation } from '../../http/operation';
-import { OrgService } from './org.service';
+import type { OrgService } from './org.service';
 
-export function registerOrgRoutes(app: FastifyInstance, deps: { db: Db }): void {
-  const service = new OrgService(deps.db);
+export function registerOrgRoutes(app: FastifyInstance, service: OrgService): void {
   registerOperation(app, orgApi.treesysorg, ({ session }) => service.tree(session));
   registerOperation(app, orgApi.getsysorgdetail, ({ body, session }) => service.detail(body.id, session));
   registerOperation(app, orgApi.checkorgname, async ({ body }) => ({

@@ -1,11 +1,9 @@
 import { resourceApi } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/driver';
 import { registerOperation } from '../../http/operation';
-import { ResourceService } from './resource.service';
+import type { ResourceService } from './resource.service';
 
-export function registerResourceRoutes(app: FastifyInstance, deps: { db: Db }): void {
-  const service = new ResourceService(deps.db);
+export function registerResourceRoutes(app: FastifyInstance, service: ResourceService): void {
   registerOperation(app, resourceApi.getsysresourcelist, ({ body }) => service.list(body));
   registerOperation(app, resourceApi.getsysresourcetree, () => service.tree());
   registerOperation(app, resourceApi.getsysresourcedetail, ({ body }) => service.detail(body.id));

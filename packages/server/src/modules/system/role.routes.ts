@@ -1,11 +1,9 @@
 import { roleApi } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../db/driver';
 import { registerOperation } from '../../http/operation';
-import { RoleService } from './role.service';
+import type { RoleService } from './role.service';
 
-export function registerRoleRoutes(app: FastifyInstance, deps: { db: Db }): void {
-  const service = new RoleService(deps.db);
+export function registerRoleRoutes(app: FastifyInstance, service: RoleService): void {
   registerOperation(app, roleApi.getsysrolelist, ({ body }) => service.list(body));
   registerOperation(app, roleApi.getsysroledetail, ({ body }) => service.detail(body.id));
   registerOperation(app, roleApi.checkrolename, async ({ body }) => ({

@@ -1,12 +1,9 @@
 import { userApi } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { SessionStore } from '../../auth/session';
-import type { Db } from '../../db/driver';
 import { registerOperation } from '../../http/operation';
-import { UserService } from './user.service';
+import type { UserService } from './user.service';
 
-export function registerUserRoutes(app: FastifyInstance, deps: { db: Db; sessions: SessionStore }): void {
-  const service = new UserService(deps.db, deps.sessions);
+export function registerUserRoutes(app: FastifyInstance, service: UserService): void {
   registerOperation(app, userApi.getsysuserlist, ({ body, session }) => service.list(body, session));
   registerOperation(app, userApi.getsysuserdetail, ({ body, session }) => service.detail(body.id, session));
   registerOperation(app, userApi.getsimplesysuserlist, ({ session }) => service.simpleList(session));

@@ -1,0 +1,71 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { captchaPurgeJob, loginFailurePurgeJob, sessionPurgeJob } from './auth/auth.jobs';
+import { AuthService } from './auth/auth.service';
+import { CaptchaStore } from './auth/captcha';
+import { LoginFailures } from './auth/login-failures';
+import { SessionStore } from './auth/session';
+import type { Config } from './config';
+import { SecretBox } from './crypto/secret-box';
+import type { Database } from './db/driver';
+import { JobSystem } from './jobs/job-system';
+import { Mailer } from './mail/mailer';
+import { GroupService } from './modules/system/group.service';
+import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
+import { NoticeService } from './modules/system/notice.service';
+import { OrgService } from './modules/system/org.service';
+import { ResourceService } from './modules/system/resource.service';
+import { RoleService } from './modules/system/role.service';
+import { SettingsService } from './modules/system/settings.service';
+import { UserService } from './modules/system/user.service';
+import type { Broker } from './mqtt/broker';
+
+export interface ServiceDeps {
+  config: Config;
+  database: Database;
+  broker: Broker;
+  secretKey: Buffer;
+  log: FastifyBaseLogger;
+  /** How often idle job workers poll (tests shorten it). */
+  jobPollingIntervalSeconds?: number | undefined;
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/**
+ * The composition root: every service is built once, here, and routes, jobs and (next) the
+ * head-end are handed the same instances.
+ */
+export function createServices({ config, database, broker, secretKey, log, jobPollingIntervalSeconds }: ServiceDeps) {
+  const { db } = database;
+  const sessions = new SessionStore(db, config);
+  const captchas = new CaptchaStore(db);
+  const loginFailures = new LoginFailures(config);
+  const mailer = new Mailer(db, new SecretBox(secretKey));
+  const logRetention = new LogRetentionSetting(db, config.logRetentionDays);
+  const jobs = new JobSystem(database, {
+    log,
+    publish: (topic, payload) => broker.publish(topic, payload),
+    ...(jobPollingIntervalSeconds ? { pollingIntervalSeconds: jobPollingIntervalSeconds } : {}),
+  });
+  jobs.register(
+    sessionPurgeJob(sessions),
+    captchaPurgeJob(captchas),
+    loginFailurePurgeJob(db, loginFailures),
+    logRetentionJob(db, logRetention),
+  );
+  return {
+    db,
+    broker,
+    sessions,
+    captchas,
+    jobs,
+    auth: new AuthService(db, sessions, captchas, config),
+    notices: new NoticeService(db, broker, mailer, log),
+    settings: new SettingsService(db, mailer, logRetention),
+    resources: new ResourceService(db),
+    orgs: new OrgService(db),
+    users: new UserService(db, sessions),
+    groups: new GroupService(db),
+    roles: new RoleService(db),
+  };
+}
