@@ -1,10 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { ADMIN, logIn, openFromMenu } from './helpers';
+import { openFromMenu, STORED_LOGIN, uniqueSuffix } from './helpers';
 
-test.use({ viewport: { width: 1600, height: 900 } });
+test.use({ storageState: STORED_LOGIN.admin });
 
 test('the admin filters, adds and edits a resource through the generic list and form', async ({ page }) => {
-  await logIn(page, ADMIN);
+  const suffix = uniqueSuffix();
+  const nameEn = `Export resources ${suffix}`;
+  const uri = `/sysMGT/resourceMGT/export${suffix}`;
+  await page.goto('/');
   await openFromMenu(page, '/sysMGT', '/sysMGT/resourceMGT');
   const list = page.getByTestId('resource-list');
   await expect(list.getByRole('row')).not.toHaveCount(1);
@@ -27,28 +30,33 @@ test('the admin filters, adds and edits a resource through the generic list and 
   await page.locator('.ant-select-tree-title', { hasText: /^Resource$/ }).click();
   await page.getByTestId('field-resourceType').click();
   await page.locator('.ant-select-item-option[title="Button"]').click();
-  await page.getByTestId('field-resourceName').fill('导出资源');
+  await page.getByTestId('field-resourceName').fill(`导出资源${suffix}`);
   await page.getByTestId('field-resourceNameEn').fill('Add');
   await page.getByTestId('field-resourceUri').click();
   await expect(form.getByText('existed')).toBeVisible();
-  await page.getByTestId('field-resourceNameEn').fill('Export resources');
-  await page.getByTestId('field-resourceUri').fill('/sysMGT/resourceMGT/exportResources');
+  await page.getByTestId('field-resourceNameEn').fill(nameEn);
+  await page.getByTestId('field-resourceUri').fill(uri);
   await page.getByTestId('crud-save').click();
   await expect(page).toHaveURL(/\/sysMGT\/resourceMGT(\?|$)/);
-  // Known issue (see the closing note): typing into the filter bar in the first moments after a save is lost.
+  // Known issue (issue 6 §4, fixed in the web on another branch): typing into the filter bar in the
+  // first moments after a save is lost. Once that fix is merged, drop this wait and type at once.
   await expect(list.getByRole('cell', { name: '/archiveSetting', exact: true })).toBeVisible();
 
-  await page.getByTestId('field-resourceNameEn').fill('Export resources');
-  await expect(page.getByTestId('field-resourceNameEn')).toHaveValue('Export resources');
+  await page.getByTestId('field-resourceNameEn').fill(nameEn);
   await page.getByTestId('crud-search').click();
-  const row = list.getByRole('row').filter({ hasText: '/sysMGT/resourceMGT/exportResources' });
+  const row = list.getByRole('row').filter({ hasText: uri });
   await expect(row).toHaveCount(1);
+  // The search ran with what was typed: nothing else is listed and the input still holds it.
+  await expect(list.getByRole('cell', { name: '/archiveSetting', exact: true })).toHaveCount(0);
+  await expect(page.getByTestId('field-resourceNameEn')).toHaveValue(nameEn);
   await expect(row).toContainText('Button');
   await row.getByTestId(/^row-edit-/).click();
   await expect(page).toHaveURL(/\/sysMGT\/resourceMGT\/edit\?id=[0-9a-f]{32}$/);
-  await expect(page.getByTestId('field-resourceNameEn')).toHaveValue('Export resources');
+  await expect(page.getByTestId('field-resourceNameEn')).toHaveValue(nameEn);
   await page.getByTestId('field-orderNum').fill('7');
   await page.getByTestId('crud-save').click();
   await expect(page).toHaveURL(/\/sysMGT\/resourceMGT(\?|$)/);
-  await expect(list.getByRole('row').filter({ hasText: '/sysMGT/resourceMGT/exportResources' })).toContainText('7');
+  await expect(
+    list.getByRole('row').filter({ hasText: uri }).getByRole('cell', { name: '7', exact: true }),
+  ).toBeVisible();
 });
