@@ -23,9 +23,10 @@ export default defineConfig({
   // A retry shows a flake in the report, and the flake still fails the run (scripts/test.mjs counts it too).
   retries: process.env.CI ? 1 : 0,
   failOnFlakyTests: true,
-  // Sized for a machine whose both cores are busy with something else; the long journeys ask for more.
+  // Sized for a machine whose both cores are busy with something else (a page's first data then
+  // arrives seconds after the navigation); the long journeys ask for more.
   timeout: 150_000,
-  expect: { timeout: 15_000 },
+  expect: { timeout: 30_000 },
   outputDir: '.tmp/e2e-results',
   reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
   projects: [

@@ -62,15 +62,23 @@ interface ResourceNode {
   children: ResourceNode[];
 }
 
-/** A role holding each given node with its whole branch, and the areas above it, as the role form saves it. */
-export async function createRole(admin: APIRequestContext, roleName: string, uris: readonly string[]): Promise<string> {
+/**
+ * A role holding each given node with the areas above it, as the role form saves it; with its
+ * whole branch (its pages and buttons) unless `branch` is false.
+ */
+export async function createRole(
+  admin: APIRequestContext,
+  roleName: string,
+  uris: readonly string[],
+  { branch = true } = {},
+): Promise<string> {
   const tree = await call<ResourceNode[]>(admin, '/sysresource/getsysresourcetree');
   const ids = new Set<string>();
   const walk = (nodes: ResourceNode[], ancestors: string[], inBranch: boolean) => {
     for (const node of nodes) {
       const taken = inBranch || uris.includes(node.resourceUri);
       if (taken) for (const id of [...ancestors, node.id]) ids.add(id);
-      walk(node.children, [...ancestors, node.id], taken);
+      walk(node.children, [...ancestors, node.id], taken && branch);
     }
   };
   walk(tree, [], false);

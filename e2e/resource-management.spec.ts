@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openFromMenu, STORED_LOGIN, uniqueSuffix } from './helpers';
+import { adminApi, createRole, createUser, openFromMenu, pageAs, STORED_LOGIN, uniqueSuffix } from './helpers';
 
 test.use({ storageState: STORED_LOGIN.admin });
 
@@ -59,4 +59,21 @@ test('the admin filters, adds and edits a resource through the generic list and 
   await expect(
     list.getByRole('row').filter({ hasText: uri }).getByRole('cell', { name: '7', exact: true }),
   ).toBeVisible();
+});
+
+test('a user who may only see the resource list is offered neither add nor edit', async ({ browser }) => {
+  const admin = await adminApi();
+  const role = await createRole(admin, `E2E Viewer ${uniqueSuffix()}`, ['/sysMGT/resourceMGT'], { branch: false });
+  const viewer = await createUser(admin, [role]);
+  await admin.dispose();
+  const page = await pageAs(browser, viewer);
+
+  await page.goto('/sysMGT/resourceMGT');
+  const list = page.getByTestId('resource-list');
+  const row = list.getByRole('row').filter({ has: page.getByRole('cell', { name: '/archiveSetting', exact: true }) });
+  // The row's actions are drawn (view), only edit is missing; the admin journey above clicks edit on the same list.
+  await expect(row.getByTestId(/^row-view-/)).toBeVisible();
+  await expect(row.getByTestId(/^row-edit-/)).toHaveCount(0);
+  await expect(page.getByTestId('crud-add')).toHaveCount(0);
+  await page.context().close();
 });
