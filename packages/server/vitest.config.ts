@@ -15,5 +15,7 @@ export default defineConfig({
     // test file has its own database copy (PGlite from a dump, or a PostgreSQL database from the
     // template) and its own broker, so files run side by side safely.
     maxWorkers: availableParallelism(),
+    // A project with its own worker count runs as a group of its own, after the others.
+    sequence: { groupOrder: 1 },
   },
 });
