@@ -34,7 +34,8 @@ describe('access snapshot', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // The same map whichever broker the run uses: the embedded one adds the browser's /mqtt route.
+    t = await createTestApp({}, { embeddedBroker: true });
   });
   afterAll(() => t.close());
 

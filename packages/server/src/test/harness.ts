@@ -78,8 +78,15 @@ export const sessionCookieOf = (response: LightMyRequestResponse): string | unde
   return cookie?.value ? `${SESSION_COOKIE}=${cookie.value}` : undefined;
 };
 
-/** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+/**
+ * A full app on its own copy of the seeded database and its own broker, driven through HTTP.
+ * The broker is the external one of TEST_MQTT_URL when set, unless `embeddedBroker` asks for the
+ * embedded one (whose browser route `/mqtt` the app then registers).
+ */
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  { embeddedBroker = false } = {},
+): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({}),
     captchaEnabled: false,
@@ -90,7 +97,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
     ...overrides,
   };
   const { database, drop } = await openTestDatabase();
-  const mqttUrl = process.env.TEST_MQTT_URL;
+  const mqttUrl = embeddedBroker ? undefined : process.env.TEST_MQTT_URL;
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
