@@ -11,5 +11,7 @@ export default defineConfig({
     environment: 'happy-dom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
+    // Vitest's 5 s is shorter than the lookups may wait on a machine whose cores are busy elsewhere.
+    testTimeout: 30_000,
   },
 });
