@@ -1,10 +1,122 @@
-import { expect, type Page } from '@playwright/test';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { type APIRequestContext, type Browser, expect, type Page, request, test } from '@playwright/test';
+import { E2E_ADMIN_PASSWORD, E2E_OPERATOR_PASSWORD } from '../playwright.config';
 
-export const ADMIN = { username: 'admin', password: 'Admin@123' } as const;
-export const OPERATOR = { username: 'operator', password: 'Oper@123' } as const;
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+export const ADMIN: Credentials = { username: 'admin', password: E2E_ADMIN_PASSWORD };
+export const OPERATOR: Credentials = { username: 'operator', password: E2E_OPERATOR_PASSWORD };
+
+const scratch = process.env.E2E_SCRATCH ?? '';
+/** Logins stored once by auth.setup.ts. A spec using one must not end it (log out, change the password). */
+export const STORED_LOGIN = {
+  admin: path.join(scratch, 'auth', 'admin.json'),
+  operator: path.join(scratch, 'auth', 'operator.json'),
+} as const;
+
+/** Seeded rows have stable ids: md5 of a key (server db/seed.ts). */
+const stableId = (key: string) => createHash('md5').update(key).digest('hex');
+export const resourceId = (uri: string) => stableId(`resource:${uri}`);
+export const ADMIN_ROLE_ID = stableId('role:admin');
+export const OPERATOR_ROLE_ID = stableId('role:operator');
+export const ROOT_ORG_ID = stableId('org:root');
+export const FEEDER_F1_ID = stableId('grid:feeder');
+
+/** For the journeys that walk many pages: on a machine whose cores are busy elsewhere they take minutes. */
+export const LONG_JOURNEY_MS = 300_000;
+
+/** Short and unique in the run, across workers and retries: names a spec's own data. */
+export function uniqueSuffix(): string {
+  const info = test.info();
+  return `${info.workerIndex}${info.retry}${Date.now().toString(36).slice(-5)}`;
+}
+
+const baseURL = () => test.info().project.use.baseURL;
+
+/** Calls an operation and answers its `data`; any refusal fails the test with the server's answer. */
+export async function call<T = unknown>(api: APIRequestContext, apiPath: string, body: object = {}): Promise<T> {
+  const response = await api.post(`/apis${apiPath}`, { data: body });
+  const json = await response.json();
+  expect(json, `${apiPath} ${JSON.stringify(body)}`).toMatchObject({ code: 200 });
+  return json.data as T;
+}
+
+/** A request context with a session of its own (CAPTCHA=off: any characters pass). */
+export async function apiSession(user: Credentials): Promise<APIRequestContext> {
+  const api = await request.newContext({ baseURL: baseURL() });
+  await call(api, '/sysuser/login', { username: user.username, password: user.password, code: 'e2e', codeFill: 'e2e' });
+  return api;
+}
+
+export async function adminApi(): Promise<APIRequestContext> {
+  return request.newContext({ baseURL: baseURL(), storageState: STORED_LOGIN.admin });
+}
+
+interface ResourceNode {
+  id: string;
+  resourceUri: string;
+  children: ResourceNode[];
+}
+
+/**
+ * A role holding each given node with the areas above it, as the role form saves it; with its
+ * whole branch (its pages and buttons) unless `branch` is false.
+ */
+export async function createRole(
+  admin: APIRequestContext,
+  roleName: string,
+  uris: readonly string[],
+  { branch = true } = {},
+): Promise<string> {
+  const tree = await call<ResourceNode[]>(admin, '/sysresource/getsysresourcetree');
+  const ids = new Set<string>();
+  const walk = (nodes: ResourceNode[], ancestors: string[], inBranch: boolean) => {
+    for (const node of nodes) {
+      const taken = inBranch || uris.includes(node.resourceUri);
+      if (taken) for (const id of [...ancestors, node.id]) ids.add(id);
+      walk(node.children, [...ancestors, node.id], taken && branch);
+    }
+  };
+  walk(tree, [], false);
+  const { id } = await call<{ id: string }>(admin, '/sysrole/savesysrole', { roleName, resourceIdList: [...ids] });
+  return id;
+}
+
+/**
+ * A user of its own for a spec that changes what a user keeps (language, password, session),
+ * with the first-login password change already done.
+ */
+export async function createUser(admin: APIRequestContext, roleIds: readonly string[]): Promise<Credentials> {
+  const username = `e2e.${uniqueSuffix()}`;
+  const first = 'First@123';
+  const user = { username, password: 'Final@123' };
+  await call(admin, '/sysuser/savesysuser', {
+    username,
+    fullName: `E2E ${username}`,
+    orgId: ROOT_ORG_ID,
+    roleIdList: roleIds,
+    password: first,
+  });
+  const own = await apiSession({ username, password: first });
+  await call(own, '/sysuser/updatepassword', { rawPassword: first, newPassword: user.password });
+  await own.dispose();
+  return user;
+}
+
+/** A page in a browser context of its own, already logged in as the user (through the API). */
+export async function pageAs(browser: Browser, user: Credentials): Promise<Page> {
+  const api = await apiSession(user);
+  const context = await browser.newContext({ storageState: await api.storageState() });
+  await api.dispose();
+  return context.newPage();
+}
 
 /** The server runs with CAPTCHA=off, so any characters pass; they must still be typed. */
-export async function logIn(page: Page, user: { username: string; password: string }): Promise<void> {
+export async function logIn(page: Page, user: Credentials): Promise<void> {
   await page.goto('/login');
   await page.getByTestId('login-username').fill(user.username);
   await page.getByTestId('login-password').fill(user.password);

@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { logIn, OPERATOR } from './helpers';
+import { STORED_LOGIN } from './helpers';
 
-test.use({ viewport: { width: 1600, height: 900 } });
+test.use({ storageState: STORED_LOGIN.operator });
 
 test('an operator without a resource does not see its menu and is refused on its direct address', async ({ page }) => {
-  await logIn(page, OPERATOR);
+  await page.goto('/');
   await expect(page.getByTestId('menu-/archiveSetting')).toBeVisible();
   await expect(page.getByTestId('menu-/sysMGT')).toHaveCount(0);
   await expect(page.getByTestId('notice-badge')).toHaveCount(0);

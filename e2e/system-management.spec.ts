@@ -1,13 +1,21 @@
-import { createHash } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
-import { ADMIN, logIn, logOut } from './helpers';
+import {
+  ADMIN_ROLE_ID,
+  adminApi,
+  call,
+  createRole,
+  createUser,
+  FEEDER_F1_ID,
+  LONG_JOURNEY_MS,
+  logIn,
+  pageAs,
+  ROOT_ORG_ID,
+  resourceId,
+  STORED_LOGIN,
+  uniqueSuffix,
+} from './helpers';
 
-test.use({ viewport: { width: 1600, height: 900 } });
-test.describe.configure({ mode: 'serial' });
-
-const AUDITOR = { username: 'e2e.auditor', first: 'Audit@123', password: 'Audit@456' } as const;
-/** Seeded resources have stable ids: md5 of 'resource:' + uri (server db/seed.ts). */
-const resourceId = (uri: string) => createHash('md5').update(`resource:${uri}`).digest('hex');
+test.use({ storageState: STORED_LOGIN.admin });
 
 async function pickInTree(page: Page, field: string, search: string, title: string) {
   await page.getByTestId(`field-${field}`).click();
@@ -42,125 +50,162 @@ async function saveAndReturn(page: Page, listPath: string) {
   await expect(page).toHaveURL(new RegExp(`${listPath}(\\?|$)`));
 }
 
-test('an administrator builds an organisation, a group, a limited role and a user who sees only those menus', async ({
-  page,
-}) => {
-  await logIn(page, ADMIN);
+test('an administrator adds an organisation and a group through their forms', async ({ page }) => {
+  const suffix = uniqueSuffix();
+  const depot = `E2E Depot ${suffix}`;
+  const crew = `E2E Crew ${suffix}`;
 
   await page.goto('/sysMGT/organizationMGT/add');
-  await page.getByTestId('field-orgName').fill('E2E Depot');
-  await page.getByTestId('field-orgCode').fill('E2E01');
+  await page.getByTestId('field-orgName').fill(depot);
+  await page.getByTestId('field-orgCode').fill(`E2E${suffix}`);
   await saveAndReturn(page, '/sysMGT/organizationMGT');
-  await expect(page.getByRole('cell', { name: 'E2E Depot' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: depot })).toBeVisible();
 
   await page.goto('/sysMGT/userGroupMGT/add');
-  await page.getByTestId('field-groupName').fill('E2E Crew');
-  await page.getByTestId('field-groupCode').fill('E2ECREW');
+  await page.getByTestId('field-groupName').fill(crew);
+  await page.getByTestId('field-groupCode').fill(`CREW${suffix}`);
   await pickInTree(page, 'gridId', 'Feeder', 'Feeder F1');
   await saveAndReturn(page, '/sysMGT/userGroupMGT');
-  await expect(page.getByRole('cell', { name: 'E2E Crew' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: crew })).toBeVisible();
+});
+
+test('an administrator builds a limited role and a user who sees only those menus', async ({ page, browser }) => {
+  test.setTimeout(LONG_JOURNEY_MS);
+  const suffix = uniqueSuffix();
+  const depot = `E2E Depot ${suffix}`;
+  const crew = `E2E Crew ${suffix}`;
+  const roleName = `E2E Auditor ${suffix}`;
+  const auditor = { username: `e2e.auditor.${suffix}`, first: 'Audit@123', password: 'Audit@456' };
+  const admin = await adminApi();
+  await call(admin, '/sysorg/savesysorg', { orgName: depot, orgCode: `E2E${suffix}`, pid: ROOT_ORG_ID });
+  await call(admin, '/sysgroup/savesysgroup', { groupName: crew, groupCode: `CREW${suffix}`, gridId: FEEDER_F1_ID });
+  await admin.dispose();
 
   await page.goto('/sysMGT/roleMGT/add');
-  await page.getByTestId('field-roleName').fill('E2E Auditor');
+  await page.getByTestId('field-roleName').fill(roleName);
   await checkResource(page, '/dashboard');
   await checkResource(page, '/sysMGT/sysJournal');
   await uncheckButton(page, '/sysMGT/sysJournal', '/sysMGT/sysJournal/export');
   await checkResource(page, '/sysMGT/notifyMGT');
   await saveAndReturn(page, '/sysMGT/roleMGT');
-  await expect(page.getByRole('cell', { name: 'E2E Auditor' })).toBeVisible();
+  await expect(page.getByRole('cell', { name: roleName })).toBeVisible();
 
   await page.goto('/sysMGT/userMGT/add');
-  await page.getByTestId('field-username').fill(AUDITOR.username);
-  await page.getByTestId('field-password').fill(AUDITOR.first);
-  await page.getByTestId('field-fullName').fill('E2E Auditor');
-  await pickInTree(page, 'orgId', 'E2E', 'E2E Depot');
-  await pickInSelect(page, 'roleIdList', 'E2E Auditor');
-  await pickInSelect(page, 'groupCodeList', 'E2E Crew');
+  await page.getByTestId('field-username').fill(auditor.username);
+  await page.getByTestId('field-password').fill(auditor.first);
+  await page.getByTestId('field-fullName').fill(roleName);
+  await pickInTree(page, 'orgId', depot, depot);
+  await pickInSelect(page, 'roleIdList', roleName);
+  await pickInSelect(page, 'groupCodeList', crew);
   await saveAndReturn(page, '/sysMGT/userMGT');
-  await expect(page.getByRole('cell', { name: AUDITOR.username })).toBeVisible();
-  await logOut(page);
+  await expect(page.getByRole('cell', { name: auditor.username })).toBeVisible();
 
-  // The first login asks for a new password before anything else.
-  await page.getByTestId('login-username').fill(AUDITOR.username);
-  await page.getByTestId('login-password').fill(AUDITOR.first);
-  await page.getByTestId('login-captcha').fill('abcd');
-  await page.getByTestId('login-submit').click();
-  await expect(page.getByTestId('password-form')).toBeVisible();
-  await page.getByTestId('password-raw').fill(AUDITOR.first);
-  await page.getByTestId('password-new').fill(AUDITOR.password);
-  await page.getByTestId('password-confirm').fill(AUDITOR.password);
-  await page.getByTestId('password-submit').click();
-  await expect(page).toHaveURL(/\/login$/);
+  // The first login asks for a new password before anything else. In a browser of its own:
+  // logging out here would end the stored admin session the other specs share.
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const own = await context.newPage();
+  await own.goto('/login');
+  await own.getByTestId('login-username').fill(auditor.username);
+  await own.getByTestId('login-password').fill(auditor.first);
+  await own.getByTestId('login-captcha').fill('abcd');
+  await own.getByTestId('login-submit').click();
+  await expect(own.getByTestId('password-form')).toBeVisible();
+  await own.getByTestId('password-raw').fill(auditor.first);
+  await own.getByTestId('password-new').fill(auditor.password);
+  await own.getByTestId('password-confirm').fill(auditor.password);
+  await own.getByTestId('password-submit').click();
+  await expect(own).toHaveURL(/\/login$/);
 
-  await logIn(page, { username: AUDITOR.username, password: AUDITOR.password });
-  await expect(page.getByTestId('menu-/dashboard')).toBeVisible();
-  await expect(page.getByTestId('menu-/archiveSetting')).toHaveCount(0);
-  await page.getByTestId('menu-/sysMGT').hover();
-  await expect(page.getByTestId('menu-/sysMGT/sysJournal')).toBeVisible();
-  await expect(page.getByTestId('menu-/sysMGT/notifyMGT')).toBeVisible();
-  await expect(page.getByTestId('menu-/sysMGT/userMGT')).toHaveCount(0);
-  await expect(page.getByTestId('notice-badge')).toBeVisible();
+  await logIn(own, { username: auditor.username, password: auditor.password });
+  await expect(own.getByTestId('menu-/dashboard')).toBeVisible();
+  await expect(own.getByTestId('menu-/archiveSetting')).toHaveCount(0);
+  await own.getByTestId('menu-/sysMGT').hover();
+  await expect(own.getByTestId('menu-/sysMGT/sysJournal')).toBeVisible();
+  await expect(own.getByTestId('menu-/sysMGT/notifyMGT')).toBeVisible();
+  await expect(own.getByTestId('menu-/sysMGT/userMGT')).toHaveCount(0);
+  await expect(own.getByTestId('notice-badge')).toBeVisible();
 
-  await page.getByTestId('menu-/sysMGT/sysJournal').click();
-  await expect(page.getByTestId('syslog-list')).toBeVisible();
-  await expect(page.getByTestId('crud-export')).toHaveCount(0);
-  await page.goto('/sysMGT/userMGT');
-  await expect(page.getByTestId('page-forbidden')).toBeVisible();
+  await own.getByTestId('menu-/sysMGT/sysJournal').click();
+  await expect(own.getByTestId('syslog-list')).toBeVisible();
+  await expect(own.getByTestId('crud-export')).toHaveCount(0);
+  await own.goto('/sysMGT/userMGT');
+  await expect(own.getByTestId('page-forbidden')).toBeVisible();
+  await context.close();
 });
 
 test("a notice raises the recipient's badge without a reload, and reading it lowers it", async ({ page, browser }) => {
-  const auditor = await browser.newPage({ viewport: { width: 1600, height: 900 } });
-  await logIn(auditor, { username: AUDITOR.username, password: AUDITOR.password });
+  const admin = await adminApi();
+  const role = await createRole(admin, `E2E Reader ${uniqueSuffix()}`, ['/dashboard', '/sysMGT/notifyMGT']);
+  const recipient = await createUser(admin, [role]);
+  await admin.dispose();
+  const title = `Feeder F1 maintenance ${uniqueSuffix()}`;
+
+  const auditor = await pageAs(browser, recipient);
+  await auditor.goto('/');
   const badge = auditor.getByTestId('notice-badge-count');
   await expect(badge).toHaveAttribute('data-count', '0');
 
-  await logIn(page, ADMIN);
   await page.goto('/sysMGT/notifyMGT');
   await page.getByTestId('notice-send').click();
   await expect(page).toHaveURL(/\/sysMGT\/notifyMGT\/announcement/);
-  await page.getByTestId('field-noticeTitle').fill('Feeder F1 maintenance');
+  await page.getByTestId('field-noticeTitle').fill(title);
   await page.getByTestId('field-noticeContent').fill('Saturday 02:00-04:00');
-  await pickInSelect(page, 'recUsernameList', AUDITOR.username);
+  await pickInSelect(page, 'recUsernameList', recipient.username);
   await page.getByTestId('notice-send-submit').click();
 
   await expect(badge).toHaveAttribute('data-count', '1');
   await auditor.getByTestId('notice-badge').click();
   await expect(auditor).toHaveURL(/\/sysMGT\/notifyMGT/);
-  const row = auditor.getByRole('row').filter({ hasText: 'Feeder F1 maintenance' });
+  const row = auditor.getByRole('row').filter({ hasText: title });
   await row.getByTestId(/^row-view-/).click();
   await expect(auditor.getByText('Saturday 02:00-04:00')).toBeVisible();
   await expect(badge).toHaveAttribute('data-count', '0');
-  await auditor.close();
+  await auditor.context().close();
 });
 
-test('every system management page renders in Chinese and English with no untranslated label', async ({ page }) => {
-  const pages = [
-    '/sysMGT/organizationMGT',
-    '/sysMGT/organizationMGT/add',
-    '/sysMGT/userMGT',
-    '/sysMGT/userMGT/add',
-    '/sysMGT/userGroupMGT',
-    '/sysMGT/userGroupMGT/add',
-    '/sysMGT/roleMGT',
-    '/sysMGT/roleMGT/add',
-    '/sysMGT/notifyMGT',
-    '/sysMGT/notifyMGT/announcement',
-    '/sysMGT/systemSettings',
-    '/sysMGT/sysJournal',
-  ];
-  const rawKey =
-    /\b(?:common|errors|resource|org|user|group|role|notice|syslog|settings|shell|password)\.[A-Za-z]+(?:\.[A-Za-z0-9]+)*\b/;
-  await logIn(page, ADMIN);
-  for (const language of ['zh', 'en'] as const) {
-    await page.getByTestId('language-switch').click();
-    await page.getByTestId(`language-${language}`).click();
-    await expect(page.getByTestId('menu-/sysMGT')).toHaveText(language === 'zh' ? '系统管理' : 'System');
-    for (const path of pages) {
-      await page.goto(path);
-      const area = page.getByTestId('page-area');
-      await expect(area).toBeVisible();
-      await expect(area.locator('.ant-spin-spinning')).toHaveCount(0);
-      expect(await area.innerText(), `${language} ${path}`).not.toMatch(rawKey);
-    }
+const SYSTEM_PAGES = [
+  '/sysMGT/organizationMGT',
+  '/sysMGT/organizationMGT/add',
+  '/sysMGT/userMGT',
+  '/sysMGT/userMGT/add',
+  '/sysMGT/userGroupMGT',
+  '/sysMGT/userGroupMGT/add',
+  '/sysMGT/roleMGT',
+  '/sysMGT/roleMGT/add',
+  '/sysMGT/notifyMGT',
+  '/sysMGT/notifyMGT/announcement',
+  '/sysMGT/systemSettings',
+  '/sysMGT/sysJournal',
+];
+const RAW_KEY =
+  /\b(?:common|errors|resource|org|user|group|role|notice|syslog|settings|shell|password)\.[A-Za-z]+(?:\.[A-Za-z0-9]+)*\b/;
+
+// Two journeys a language, each with an administrator of its own: the language is stored for the user.
+const HALVES = [SYSTEM_PAGES.slice(0, 6), SYSTEM_PAGES.slice(6)];
+for (const language of ['zh', 'en'] as const) {
+  for (const [half, pages] of HALVES.entries()) {
+    test(`every system management page renders in ${language === 'zh' ? 'Chinese' : 'English'} with no untranslated label (${half + 1}/2)`, async ({
+      browser,
+    }) => {
+      test.setTimeout(LONG_JOURNEY_MS);
+      const admin = await adminApi();
+      const user = await createUser(admin, [ADMIN_ROLE_ID]);
+      await admin.dispose();
+      const page = await pageAs(browser, user);
+
+      await page.goto('/');
+      await page.getByTestId('language-switch').click();
+      await page.getByTestId(`language-${language}`).click();
+      await expect(page.getByTestId('menu-/sysMGT')).toHaveText(language === 'zh' ? '系统管理' : 'System');
+      for (const path of pages) {
+        await page.goto(path);
+        await expect(page.getByTestId('menu-/sysMGT')).toHaveText(language === 'zh' ? '系统管理' : 'System');
+        const area = page.getByTestId('page-area');
+        await expect(area).toBeVisible();
+        await expect(area.locator('.ant-spin-spinning')).toHaveCount(0);
+        expect(await area.innerText(), `${language} ${path}`).not.toMatch(RAW_KEY);
+      }
+      await page.context().close();
+    });
   }
-});
+}

@@ -3,14 +3,15 @@
 // tests, the production build, then the Playwright journeys in Debian's Chromium.
 // Ends with a plain `N passed, N failed` line.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const reports = path.join(root, '.tmp/reports');
-rmSync(reports, { recursive: true, force: true });
-mkdirSync(reports, { recursive: true });
+// The machine-readable reports are read here and nowhere else: they go when the run ends.
+const reports = mkdtempSync(path.join(tmpdir(), 'meterdesk-reports-'));
+process.on('exit', () => rmSync(reports, { recursive: true, force: true }));
 
 let passed = 0;
 let failed = 0;
@@ -19,7 +20,9 @@ const summary = [];
 function run(title, command, args, env = {}) {
   console.log(`\n=== ${title}`);
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const childEnv = { ...process.env, ...env };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete childEnv[key];
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: childEnv });
   const ok = result.status === 0;
   summary.push(`${ok ? 'ok  ' : 'FAIL'} ${title} (${Math.round((Date.now() - started) / 1000)} s)`);
   return ok;
@@ -49,9 +52,13 @@ function vitest(title, projects, reportName, env) {
   failed += report.numFailedTests + (ok || report.numFailedTests > 0 ? 0 : 1);
 }
 
-function answers(port) {
+/** Whether something listens where the URL points (its host, its port or the scheme's default). */
+function answers(url, defaultPort) {
+  const { hostname, port } = new URL(url);
+  // A bracketed IPv6 literal in a URL is a plain address to the socket.
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
   return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1000 });
+    const socket = net.connect({ host, port: Number(port || defaultPort), timeout: 1000 });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -81,11 +88,24 @@ function ensureChromium() {
 
 step('lint (biome)', 'npx', ['biome', 'check', '.']);
 step('type check', 'npm', ['run', 'typecheck']);
-vitest('contracts and server tests on PGlite + embedded broker', ['contracts', 'server'], 'server-pglite');
+vitest('contracts and server tests on PGlite + embedded broker', ['contracts', 'server'], 'server-pglite', {
+  TEST_DATABASE_URL: undefined,
+  TEST_MQTT_URL: undefined,
+});
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const mosquittoUrl = process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
-const [hasPostgres, hasMosquitto] = await Promise.all([answers(5432), answers(1883)]);
+const [hasPostgres, hasMosquitto] = await Promise.all([answers(postgresUrl, 5432), answers(mosquittoUrl, 1883)]);
+// A URL given on purpose that does not answer is a broken setup, not a reason to skip quietly.
+for (const [name, url, answered] of [
+  ['TEST_DATABASE_URL', postgresUrl, hasPostgres],
+  ['TEST_MQTT_URL', mosquittoUrl, hasMosquitto],
+]) {
+  if (process.env[name] && !answered) {
+    summary.push(`FAIL ${name}=${url} does not answer`);
+    failed++;
+  }
+}
 if (hasPostgres || hasMosquitto) {
   const env = {};
   if (hasPostgres) env.TEST_DATABASE_URL = postgresUrl;
@@ -93,7 +113,7 @@ if (hasPostgres || hasMosquitto) {
   const against = [hasPostgres && 'PostgreSQL', hasMosquitto && 'Mosquitto'].filter(Boolean).join(' + ');
   vitest(`server tests on ${against}`, ['server'], 'server-external', env);
 } else {
-  summary.push('skip server tests on PostgreSQL/Mosquitto: neither answers on 127.0.0.1');
+  summary.push(`skip server tests on PostgreSQL/Mosquitto: neither ${postgresUrl} nor ${mosquittoUrl} answers`);
 }
 
 vitest('web tests', ['web'], 'web');
@@ -104,15 +124,24 @@ if (ensureChromium()) {
   const ok = run('end-to-end journeys (Playwright, Chromium)', 'npx', ['playwright', 'test'], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: outputFile,
   });
+  const results = path.join(root, '.tmp/e2e-results');
   if (existsSync(outputFile)) {
     const stats = JSON.parse(readFileSync(outputFile, 'utf8')).stats;
-    passed += stats.expected + stats.flaky;
-    failed += stats.unexpected + (ok || stats.unexpected > 0 ? 0 : 1);
+    // Traces stay only when there is something to look at.
+    if (ok && stats.flaky === 0) rmSync(results, { recursive: true, force: true });
+    else summary.push(`     traces of the failed journeys: ${path.relative(root, results)}`);
+    // A test that passed only on retry is a failure: the retry is there so the flake is seen, not hidden.
+    passed += stats.expected;
+    failed += stats.unexpected + stats.flaky + (ok || stats.unexpected + stats.flaky > 0 ? 0 : 1);
+    if (stats.flaky > 0) summary.push(`FAIL ${stats.flaky} end-to-end journey(s) passed only on retry (flaky)`);
   } else failed++;
 } else {
   summary.push('FAIL end-to-end journeys: Debian chromium is missing and could not be installed');
   failed++;
 }
+
+const scratch = path.join(root, '.tmp');
+if (existsSync(scratch) && readdirSync(scratch).length === 0) rmdirSync(scratch);
 
 console.log(`\n${summary.join('\n')}`);
 console.log(`\n${passed} passed, ${failed} failed`);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,8 +7,15 @@ export default defineConfig({
     root: import.meta.dirname,
     include: ['src/**/*.test.ts'],
     globalSetup: ['src/test/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: CI runs on machines whose cores are busy with other work.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
+    // Every core: vitest's default leaves one idle, which on a 2-core machine means one worker. Each
+    // test file has its own database copy (PGlite from a dump, or a PostgreSQL database from the
+    // template) and its own broker, so files run side by side safely.
+    maxWorkers: availableParallelism(),
+    // A project with its own worker count runs as a group of its own, after the others.
+    sequence: { groupOrder: 1 },
   },
 });

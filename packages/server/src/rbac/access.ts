@@ -1,4 +1,4 @@
-import { type OperationAccess, PUBLIC, SESSION, SESSION_COOKIE } from '@meterdesk/contracts';
+import { type OperatingType, type OperationAccess, PUBLIC, SESSION, SESSION_COOKIE } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { permittedUris, type SessionStore } from '../auth/session';
 import type { Db } from '../db/driver';
@@ -13,13 +13,15 @@ export interface RouteRecord {
   method: string;
   url: string;
   access: OperationAccess | undefined;
+  audit: OperatingType | undefined;
 }
 
 export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sessions: SessionStore }): RouteRecord[] {
   const routes: RouteRecord[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) routes.push({ method, url: route.url, access: route.config?.access });
+    for (const method of methods)
+      routes.push({ method, url: route.url, access: route.config?.access, audit: route.config?.audit });
   });
   app.decorateRequest('session', null);
   app.addHook('onRequest', async (req) => {

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -15,47 +16,19 @@ declare module 'vitest' {
   }
 }
 
-const tmpDir = path.resolve(import.meta.dirname, '../../../../.tmp');
-
 /**
  * Migrates and seeds once; each test file then starts from a copy (a PGlite dump, or a
  * PostgreSQL database created from a template) instead of running initdb and argon2 again.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  mkdirSync(tmpDir, { recursive: true });
+  const tmpDir = mkdtempSync(path.join(tmpdir(), 'meterdesk-test-'));
   const seedOptions = { adminPassword: TEST_ADMIN_PASSWORD, operatorPassword: TEST_OPERATOR_PASSWORD };
   const databaseUrl = process.env.TEST_DATABASE_URL;
+  const templateName = databaseUrl ? `meterdesk_tpl_${process.pid}` : null;
 
-  const pglite = await PGlite.create();
-  const database = await openDatabase({ pglite });
-  await database.migrate();
-  await seed(database.db, seedOptions);
-  await JobSystem.install(database);
-  const dump = await pglite.dumpDataDir('gzip');
-  const dumpFile = path.join(tmpDir, `pglite-template-${process.pid}.tar.gz`);
-  writeFileSync(dumpFile, Buffer.from(await dump.arrayBuffer()));
-  await database.close();
-  project.provide('pgliteTemplate', dumpFile);
-
-  let templateName: string | null = null;
-  if (databaseUrl) {
-    templateName = `meterdesk_tpl_${process.pid}`;
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${templateName}`);
-    await admin.query(`CREATE DATABASE ${templateName}`);
-    await admin.end();
-    const url = new URL(databaseUrl);
-    url.pathname = `/${templateName}`;
-    const tpl = await openDatabase({ databaseUrl: url.toString() });
-    await tpl.migrate();
-    await seed(tpl.db, seedOptions);
-    await JobSystem.install(tpl);
-    await tpl.close();
-  }
-  project.provide('postgresTemplate', templateName);
-
-  return async () => {
+  /** Leaves nothing behind: the dump's directory and the template database go, also after a failed setup. */
+  const teardown = async () => {
+    rmSync(tmpDir, { recursive: true, force: true });
     if (databaseUrl && templateName) {
       const admin = new pg.Client({ connectionString: databaseUrl });
       await admin.connect();
@@ -63,4 +36,37 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await admin.end();
     }
   };
+
+  try {
+    const pglite = await PGlite.create();
+    const database = await openDatabase({ pglite });
+    await database.migrate();
+    await seed(database.db, seedOptions);
+    await JobSystem.install(database);
+    const dump = await pglite.dumpDataDir('gzip');
+    const dumpFile = path.join(tmpDir, 'pglite-template.tar.gz');
+    writeFileSync(dumpFile, Buffer.from(await dump.arrayBuffer()));
+    await database.close();
+    project.provide('pgliteTemplate', dumpFile);
+
+    if (databaseUrl && templateName) {
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${templateName}`);
+      await admin.query(`CREATE DATABASE ${templateName}`);
+      await admin.end();
+      const url = new URL(databaseUrl);
+      url.pathname = `/${templateName}`;
+      const tpl = await openDatabase({ databaseUrl: url.toString() });
+      await tpl.migrate();
+      await seed(tpl.db, seedOptions);
+      await JobSystem.install(tpl);
+      await tpl.close();
+    }
+    project.provide('postgresTemplate', templateName);
+  } catch (err) {
+    await teardown().catch(() => undefined);
+    throw err;
+  }
+  return teardown;
 }

@@ -86,9 +86,15 @@ export interface TestAppOptions {
   jobs?: boolean;
   /** Capture the app's log (tests of what reaches it). */
   logger?: FastifyBaseLogger;
+  /** The embedded broker (and its browser route `/mqtt`) even when TEST_MQTT_URL names an external one. */
+  embeddedBroker?: boolean;
 }
 
-/** A full app on its own copy of the seeded database and its own broker, driven through HTTP. */
+/**
+ * A full app on its own copy of the seeded database and its own broker, driven through HTTP.
+ * The broker is the external one of TEST_MQTT_URL when set, unless `embeddedBroker` asks for the
+ * embedded one.
+ */
 export async function createTestApp(overrides: Partial<Config> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config: Config = {
     ...loadConfig({}),
@@ -101,7 +107,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     ...overrides,
   };
   const { database, drop } = await openTestDatabase();
-  const mqttUrl = process.env.TEST_MQTT_URL;
+  const mqttUrl = options.embeddedBroker ? undefined : process.env.TEST_MQTT_URL;
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });

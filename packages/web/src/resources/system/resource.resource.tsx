@@ -9,6 +9,7 @@ export const resourceCrud = defineCrud({
     detail: resourceApi.getsysresourcedetail,
     create: resourceApi.savesysresource,
     update: resourceApi.updatesysresource,
+    remove: resourceApi.deletesysresource,
   },
   uniqueChecks: {
     operation: resourceApi.checkresourcename,
