@@ -4,10 +4,11 @@ import { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { PgDatabase, PgQueryResultHKT, PgTable, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { bulkInsert } from './bulk-insert';
 import * as schema from './schema';
 
 type Schema = typeof schema;
@@ -22,6 +23,8 @@ export interface Database {
   /** How a second client (the job system) reaches the same database. */
   connection: { kind: 'postgres'; url: string } | { kind: 'pglite'; client: PGlite; dataDir: string | undefined };
   migrate(): Promise<void>;
+  /** Many rows at once: COPY on PostgreSQL, chunked INSERTs on PGlite (`db/bulk-insert.ts`). */
+  bulkInsert<T extends PgTable>(table: T, rows: readonly T['$inferInsert'][]): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export async function openDatabase(options: {
       kind: 'postgres',
       connection: { kind: 'postgres', url: options.databaseUrl },
       migrate: () => migratePg(db, { migrationsFolder }),
+      bulkInsert: (table, rows) => bulkInsert({ db: db as unknown as Db, pool }, table, rows),
       close: () => pool.end(),
     };
   }
@@ -68,6 +72,7 @@ export async function openDatabase(options: {
     kind: 'pglite',
     connection: { kind: 'pglite', client: owned, dataDir: dir ? options.dataDir : undefined },
     migrate: () => migratePglite(db, { migrationsFolder }),
+    bulkInsert: (table, rows) => bulkInsert({ db: db as unknown as Db, pool: null }, table, rows),
     close: () => owned.close(),
   };
 }
