@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/driver';
 import { writeLog } from './audit.repository';
 import { clientInfo } from './client-info';
+import { operationContent } from './log-content';
 
 const SECRET_KEY = /pass(word)?|token|secret|key|^code$|codeFill/i;
 const MAX_CONTENT = 2000;
@@ -20,8 +21,9 @@ export function registerAuditLog(app: FastifyInstance, db: Db): void {
   app.addHook('onResponse', async (req, reply) => {
     const kind = req.routeOptions.config.audit;
     if (!kind || !req.session) return;
-    const body = JSON.stringify(redact(req.body ?? {}));
-    const content = `${req.routeOptions.config.summary ?? ''} ${body}`.slice(0, MAX_CONTENT);
+    const access = req.routeOptions.config.access;
+    const page = typeof access === 'object' ? (access.anyOf[0] ?? req.url) : req.url;
+    const content = operationContent(page, redact(req.body ?? {})).slice(0, MAX_CONTENT);
     try {
       await writeLog(db, {
         logType: 'operation',

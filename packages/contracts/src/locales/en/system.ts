@@ -194,4 +194,5 @@ export const syslog = {
   logLevels: { info: 'Info', warn: 'Warning', error: 'Error' },
   timeRange: 'Time range',
   exportName: 'System log',
+  loginSucceeded: 'Logged in',
 };

@@ -196,4 +196,5 @@ export const syslog: LocaleMessages['syslog'] = {
   logLevels: { info: '信息', warn: '警告', error: '错误' },
   timeRange: '时间范围',
   exportName: '系统日志',
+  loginSucceeded: '登录成功',
 };

@@ -1,5 +1,6 @@
 import { type SystemLog, type SystemLogQuery, systemLogEntity } from '@meterdesk/contracts';
 import { desc, type SQL } from 'drizzle-orm';
+import { renderContent } from '../../audit/log-content';
 import type { Executor } from '../../db/driver';
 import { defineList, keysetPage, listOrder, listWhere } from '../../db/list';
 import { countUpTo, iso } from '../../db/rows';
@@ -26,7 +27,7 @@ export const SYSLOG_LIST = defineList({
 
 type Filters = Omit<SystemLogQuery, 'pageSize' | 'curPage'>;
 
-export const toSystemLog = (r: typeof sysLog.$inferSelect): SystemLog => ({
+export const toSystemLog = (r: typeof sysLog.$inferSelect, language = 1): SystemLog => ({
   id: r.id,
   logType: r.logType,
   actorKind: r.actorKind,
@@ -34,7 +35,7 @@ export const toSystemLog = (r: typeof sysLog.$inferSelect): SystemLog => ({
   // Rows written without a kind (the column's default) read as 'other'.
   operatingType: r.operatingType || 'other',
   logLevel: r.logLevel,
-  content: r.content,
+  content: renderContent(r, language),
   result: r.result,
   ip: r.ip,
   ua: r.ua,
@@ -47,7 +48,7 @@ export const toSystemLog = (r: typeof sysLog.$inferSelect): SystemLog => ({
 export class SystemLogRepository {
   constructor(private readonly db: Executor) {}
 
-  private rows = async (where: SQL | undefined, orderBy: SQL[], limit: number, offset: number) =>
+  private rows = async (where: SQL | undefined, orderBy: SQL[], limit: number, offset: number, language: number) =>
     (
       await this.db
         .select()
@@ -56,23 +57,27 @@ export class SystemLogRepository {
         .orderBy(...orderBy)
         .limit(limit)
         .offset(offset)
-    ).map(toSystemLog);
+    ).map((r) => toSystemLog(r, language));
 
-  list(q: SystemLogQuery) {
+  /** A page of the log, its content worded for an operator in `language`. */
+  list(q: SystemLogQuery, language: number) {
     return keysetPage(
       SYSLOG_LIST,
       q,
-      { rows: this.rows, count: (where) => countUpTo(this.db, sysLog, where, COUNT_CAP) },
+      {
+        rows: (where, orderBy, limit, offset) => this.rows(where, orderBy, limit, offset, language),
+        count: (where) => countUpTo(this.db, sysLog, where, COUNT_CAP),
+      },
       { column: sysLog.time, keyOf: (row) => [new Date(row.time), row.id], countCap: COUNT_CAP },
     );
   }
 
   /** Every entry the filters select, in pages of `chunk`, for a streamed export. */
-  async *all(q: Filters, limit: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
+  async *all(q: Filters, limit: number, language: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
     const where = listWhere(SYSLOG_LIST, q);
     const orderBy = listOrder(SYSLOG_LIST, q);
     for (let offset = 0; offset < limit; offset += chunk) {
-      const rows = await this.rows(where, orderBy, Math.min(chunk, limit - offset), offset);
+      const rows = await this.rows(where, orderBy, Math.min(chunk, limit - offset), offset, language);
       if (rows.length > 0) yield rows;
       if (rows.length < chunk) return;
     }

@@ -23,9 +23,9 @@ function checkRange(q: { startTime: string; endTime: string }): void {
 export function registerSystemLogRoutes(app: FastifyInstance, deps: { db: Db }): void {
   const repo = new SystemLogRepository(deps.db);
 
-  registerOperation(app, syslogApi.listsystemlog, async ({ body }) => {
+  registerOperation(app, syslogApi.listsystemlog, async ({ body, session }) => {
     checkRange(body);
-    return repo.list(body);
+    return repo.list(body, session.language);
   });
 
   registerDownload(app, syslogApi.exportsystemlog, async ({ body, session, req }) => {
@@ -36,7 +36,7 @@ export function registerSystemLogRoutes(app: FastifyInstance, deps: { db: Db }):
       filename: `${title}-${body.startTime.slice(0, 10)}-${body.endTime.slice(0, 10)}.xlsx`,
       sheetName: title,
       columns: entityColumns<SystemLog>(systemLogEntity, systemLogEntity.detail, session.language),
-      chunks: repo.all(body, EXPORT_LIMIT),
+      chunks: repo.all(body, EXPORT_LIMIT, session.language),
       onError: (err) => req.log.error({ err }, 'system log export failed'),
     });
   });

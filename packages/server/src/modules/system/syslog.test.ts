@@ -126,4 +126,23 @@ describe('system log', () => {
     expect((await list({ after: 'not a cursor' })).body.data).toMatchObject({ issues: [{ field: 'after' }] });
     expect((await list({ after: 'bm90IGpzb24' })).body.data).toMatchObject({ issues: [{ field: 'after' }] });
   });
+
+  it('words each entry for an operator in their language, never JSON or message keys', async () => {
+    const entries = (await list({ pageSize: 100 })).body.data.list;
+    const refusedAdd = entries.find((l) => l.requestUrl === '/apis/sysresource/savesysresource')!;
+    expect(refusedAdd.content).toMatch(/^System › Resource › Add — resourceName: ; |^System › Resource › Add — /);
+    expect(refusedAdd.content).toContain('resourceType: 9');
+    expect(refusedAdd.content).not.toContain('{');
+    const failed = entries.find((l) => l.logType === 'login' && l.result === 400)!;
+    expect(failed.content).toBe('Wrong username or password');
+    expect(entries.find((l) => l.logType === 'login' && l.result === 200)!.content).toBe('Logged in');
+
+    await t.call('/sysuser/changelanguage', { type: 2 }, admin);
+    const zh = (await list({ pageSize: 100 })).body.data.list;
+    await t.call('/sysuser/changelanguage', { type: 1 }, admin);
+    expect(zh.find((l) => l.requestUrl === '/apis/sysresource/savesysresource')!.content).toMatch(
+      /^系统管理 › 资源管理 › 新增/,
+    );
+    expect(zh.find((l) => l.logType === 'login' && l.result === 400)!.content).toBe('用户名或密码错误');
+  });
 });

@@ -1,0 +1,66 @@
+import { flattenResourceTree } from '@meterdesk/contracts';
+import { translator } from '../i18n/labels';
+
+/** How an operation entry is stored: the page or button it used, and the body with secrets masked. */
+interface OperationContent {
+  page: string;
+  body: unknown;
+}
+
+export const operationContent = (page: string, body: unknown): string => JSON.stringify({ page, body });
+
+/** Resource uri → its names from the root down, in each language. */
+const TRAILS = (() => {
+  const trails = new Map<string, { en: string[]; zh: string[] }>();
+  for (const { seed, parentUri } of flattenResourceTree()) {
+    const parent = parentUri ? trails.get(parentUri) : undefined;
+    trails.set(seed.uri, { en: [...(parent?.en ?? []), seed.en], zh: [...(parent?.zh ?? []), seed.zh] });
+  }
+  return trails;
+})();
+
+const MAX_DETAIL = 300;
+
+function flatten(value: unknown, prefix: string, out: string[]): void {
+  if (Array.isArray(value)) {
+    if (value.every((v) => typeof v !== 'object' || v === null)) out.push(`${prefix}: ${value.join(', ')}`);
+    else value.forEach((v, i) => flatten(v, `${prefix}[${i + 1}]`, out));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+  } else if (value !== '' && value !== undefined) {
+    out.push(`${prefix}: ${String(value)}`);
+  }
+}
+
+function parseOperation(content: string): OperationContent | null {
+  if (!content.startsWith('{"page":')) return null;
+  try {
+    const parsed = JSON.parse(content) as OperationContent;
+    return typeof parsed.page === 'string' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A log entry's content as an operator reads it, in their language: the page an operation used
+ * ('System › Users › Edit — username: ann; status: disabled'), a login's outcome in words. Entries
+ * written before this format, and those of jobs and visits, read as stored.
+ */
+export function renderContent(entry: { logType: string; content: string }, language: number): string {
+  const t = translator(language);
+  if (entry.logType === 'login') {
+    if (entry.content === 'success') return t('syslog.loginSucceeded');
+    const text = t(`errors.${entry.content}`);
+    return text === `errors.${entry.content}` ? entry.content : text;
+  }
+  const operation = entry.logType === 'operation' ? parseOperation(entry.content) : null;
+  if (!operation) return entry.content;
+  const trail = TRAILS.get(operation.page);
+  const title = trail ? (language === 2 ? trail.zh : trail.en).join(' › ') : operation.page;
+  const details: string[] = [];
+  flatten(operation.body, '', details);
+  const detail = details.join('; ');
+  if (!detail) return title;
+  return `${title} — ${detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail}`;
+}
