@@ -23,7 +23,7 @@ const Body = z.strictObject({
 
 describe('toValidationIssues', () => {
   it('carries the broken limit in params and states it in the English message', () => {
-    const issues = toValidationIssues(
+    const { issues } = toValidationIssues(
       validationOf(Body, { name: 'x'.repeat(65), port: -1, orgId: 'o', tags: ['a', 'b', 'c'] }),
     );
 
@@ -35,7 +35,7 @@ describe('toValidationIssues', () => {
   });
 
   it("names a missing field mandatory and never passes on zod's own English", () => {
-    const issues = toValidationIssues(validationOf(Body, { name: 'n', port: 1.5, tags: [] }));
+    const { issues } = toValidationIssues(validationOf(Body, { name: 'n', port: 1.5, tags: [] }));
 
     expect(issues).toEqual([
       { field: 'port', key: 'invalidValue', message: 'Invalid value' },
