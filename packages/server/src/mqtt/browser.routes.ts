@@ -14,9 +14,6 @@ export interface JobOwners {
   jobOwner(jobId: string): Promise<string | null>;
 }
 
-/** Until the job system answers, no one follows a job's progress. */
-export const NO_JOB_OWNERS: JobOwners = { jobOwner: async () => null };
-
 /** The broker asks this for every browser subscription: the topic table in contracts decides. */
 export function browserPolicy(db: Db, jobs: JobOwners): BrowserPolicy {
   return {
