@@ -24,7 +24,11 @@ const MAX_DETAIL = 300;
 function flatten(value: unknown, prefix: string, out: string[]): void {
   if (Array.isArray(value)) {
     if (value.every((v) => typeof v !== 'object' || v === null)) out.push(`${prefix}: ${value.join(', ')}`);
-    else value.forEach((v, i) => flatten(v, `${prefix}[${i + 1}]`, out));
+    else {
+      value.forEach((v, i) => {
+        flatten(v, `${prefix}[${i + 1}]`, out);
+      });
+    }
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
   } else if (value !== '' && value !== undefined) {
