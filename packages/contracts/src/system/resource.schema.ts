@@ -118,12 +118,7 @@ export const resourceEntity = defineEntity({
     { field: 'orderNum', sortable: true, width: 100 },
     { field: 'updateTime', sortable: true, width: 180 },
   ],
-  filters: [
-    contains('resourceName', 50),
-    contains('resourceNameEn', 50),
-    equals('resourceType', fields.resourceType),
-    equals('parentId', ParentIdSchema),
-  ],
+  filters: [contains('resourceName', 50), contains('resourceNameEn', 50), equals('resourceType', fields.resourceType)],
   form: ['parentId', 'resourceType', 'resourceName', 'resourceNameEn', 'resourceUri', 'perms', 'icon', 'orderNum'],
   detail: ['resourceName', 'resourceNameEn', 'resourceType', 'resourceUri', 'perms', 'icon', 'parentName', 'orderNum'],
 });

@@ -24,7 +24,6 @@ export const RESOURCE_LIST = defineList({
     resourceNameEn: sysResource.resourceNameEn,
     resourceType: sysResource.resourceType,
     resourceUri: sysResource.resourceUri,
-    parentId: sysResource.parentId,
     orderNum: sysResource.orderNum,
     updateTime: sysResource.updateTime,
   },
