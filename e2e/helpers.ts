@@ -131,6 +131,9 @@ export async function openFromMenu(page: Page, areaUri: string, pageUri: string)
   await page.getByTestId(`menu-${areaUri}`).hover();
   await page.getByTestId(`menu-${pageUri}`).click();
   await expect(page).toHaveURL(new RegExp(`${pageUri}(\\?|$)`));
+  // Away from the header, so the area's popup closes instead of covering the page's own controls.
+  await page.mouse.move(0, 600);
+  await expect(page.locator('.ant-menu-submenu-popup:not(.ant-menu-submenu-hidden)')).toHaveCount(0);
 }
 
 export async function logOut(page: Page): Promise<void> {

@@ -34,6 +34,17 @@ test('an administrator logs in, sees the dashboard, the menu in Chinese, and the
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByTestId('tab-/dashboard')).toBeVisible();
   await expect(page.getByTestId('menu-/sysMGT')).toHaveText('System');
+  // The header's own line height once pushed the labels below their (then empty) boxes.
+  for (const language of ['en', 'zh']) {
+    const labelOutside = await page.getByTestId(`language-${language}`).evaluate((button) => {
+      const range = document.createRange();
+      range.selectNodeContents(button);
+      const label = range.getBoundingClientRect();
+      const box = button.getBoundingClientRect();
+      return label.top < box.top || label.bottom > box.bottom;
+    });
+    expect(labelOutside, `the ${language} label lies inside its button`).toBe(false);
+  }
 
   await page.getByTestId('language-switch').click();
   await page.getByTestId('language-zh').click();
@@ -68,16 +79,21 @@ test.describe('with the stored admin login', () => {
     await page.goto('/');
     await expect(page).toHaveURL(/\/dashboard$/);
     await openFromMenu(page, '/sysMGT', '/sysMGT/resourceMGT');
-    await openFromMenu(page, '/archiveSetting', '/archiveSetting/meter');
+    await openFromMenu(page, '/serviceRequest', '/serviceRequest/batchOperation');
     await expect(page.getByTestId('later-release')).toContainText('This area arrives in a later release of Meterdesk.');
     await openFromMenu(page, '/report', '/report/dataCollectionReport');
-    for (const key of ['/dashboard', '/sysMGT/resourceMGT', '/archiveSetting/meter', '/report/dataCollectionReport']) {
+    for (const key of [
+      '/dashboard',
+      '/sysMGT/resourceMGT',
+      '/serviceRequest/batchOperation',
+      '/report/dataCollectionReport',
+    ]) {
       await expect(page.getByTestId(`tab-${key}`)).toBeVisible();
     }
     await expect(page.getByTestId('tab-close-/dashboard')).toHaveCount(0);
 
     await page.reload();
-    await expect(page.getByTestId('tab-/archiveSetting/meter')).toBeVisible();
+    await expect(page.getByTestId('tab-/serviceRequest/batchOperation')).toBeVisible();
     await expect(page.getByTestId('tab-/report/dataCollectionReport')).toBeVisible();
 
     await page.getByTestId('tab-close-/report/dataCollectionReport').click();
@@ -86,7 +102,7 @@ test.describe('with the stored admin login', () => {
     await page.getByTestId('tab-/sysMGT/resourceMGT').click();
     await expect(page).toHaveURL(/\/sysMGT\/resourceMGT/);
     await page.getByTestId('tabs-close-others').click();
-    await expect(page.getByTestId('tab-/archiveSetting/meter')).toHaveCount(0);
+    await expect(page.getByTestId('tab-/serviceRequest/batchOperation')).toHaveCount(0);
     await expect(page.getByTestId('tab-/sysMGT/resourceMGT')).toBeVisible();
     await expect(page.getByTestId('tab-/dashboard')).toBeVisible();
 

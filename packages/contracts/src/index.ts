@@ -1,3 +1,23 @@
+export * from './archive/archive-api';
+export * from './archive/archive-import';
+export * from './archive/consumer.api';
+export * from './archive/consumer.schema';
+export * from './archive/dcu.api';
+export * from './archive/dcu.schema';
+export * from './archive/enums';
+export * from './archive/gis.api';
+export * from './archive/grid.api';
+export * from './archive/grid.schema';
+export * from './archive/meter.api';
+export * from './archive/meter.schema';
+export * from './archive/meter-type.api';
+export * from './archive/meter-type.schema';
+export * from './archive/module.api';
+export * from './archive/module.schema';
+export * from './archive/poc.api';
+export * from './archive/poc.schema';
+export * from './archive/supplier.api';
+export * from './archive/supplier.schema';
 export * as authApi from './auth/auth.api';
 export {
   CaptchaSchema,
@@ -28,7 +48,7 @@ export {
   NoticeSchema,
   type NoticeSend,
   NoticeSendSchema,
-  noticeBatchList,
+  noticeBatchEntity,
   noticeEntity,
 } from './system/notice.api';
 export * as orgApi from './system/org.api';

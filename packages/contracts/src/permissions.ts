@@ -59,7 +59,7 @@ const TREE: Draft[] = [
     page('meter', '电表档案', 'Meter', ...archiveCrud(), hidden('maintain', '维护', 'Maintain')),
     page('module', '通信模块', 'Module', ...archiveCrud()),
     page('poc', '计量点', 'POC', ...archiveCrud(), hidden('replace', '换表', 'Replace')),
-    page('DCU', '集中器', 'DCU', ...archiveCrud()),
+    page('DCU', '集中器', 'DCU', ...archiveCrud(), button('reveal', '查看密钥', 'Reveal keys')),
     page('gis', 'GIS 地图', 'GIS'),
   ),
   area(
@@ -126,8 +126,8 @@ const TREE: Draft[] = [
       hidden('Associated', '关联', 'Associated'),
       del(),
     ),
-    page('supplier', '供应商', 'Supplier', add(), edit(), detail(), del()),
-    page('meterType', '表型', 'Meter Type', add(), edit(), detail(), del()),
+    page('supplier', '供应商', 'Supplier', add(), edit(), detail(), del(), imp(), exp()),
+    page('meterType', '表型', 'Meter Type', add(), edit(), detail(), del(), exp()),
     page(
       'obisManagement',
       'OBIS 管理',

@@ -1,9 +1,14 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { RES } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from './admin-cli';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runAdmin, runAdminOn } from './admin-cli';
+import { LOCK_FILE } from './db/data-dir-lock';
 import { sysUser } from './db/schema';
 import { createTestApp, type TestApp } from './test/harness';
+import { otherProcesses } from './test/processes';
 
 describe('admin command line', () => {
   let t: TestApp;
@@ -59,5 +64,38 @@ describe('admin command line', () => {
     expect((await run('delete', 'admin')).code).toBe(2);
     expect(await run('unlock', 'nobody')).toEqual({ code: 1, text: 'No user "nobody".' });
     expect((await run('reset-password', 'admin', '123')).code).toBe(1);
+  });
+});
+
+describe('admin command line on a PGlite DATA_DIR', () => {
+  const pids = otherProcesses();
+  let dataDir: string;
+  const lock = () => path.join(dataDir, LOCK_FILE);
+  const run = async (...args: string[]) => {
+    const lines: string[] = [];
+    const code = await runAdminOn({ dataDir, databaseUrl: undefined }, args, (line) => lines.push(line));
+    return { code, text: lines.join('\n') };
+  };
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'meterdesk-admin-'));
+    return () => rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses while the server runs on it, before opening the database', async () => {
+    writeFileSync(lock(), `${pids.living()}\nserver\n`);
+    expect(await run('unlock', 'admin')).toEqual({
+      code: 1,
+      text: `The server is running on DATA_DIR ${dataDir} (pid ${pids.living()}); stop it first, or run the command against PostgreSQL (a server on DATABASE_URL may stay up).`,
+    });
+    expect(readdirSync(dataDir)).toEqual([LOCK_FILE]);
+  });
+
+  it('takes over the lock of a server that has gone, and leaves none behind', { timeout: 180_000 }, async () => {
+    writeFileSync(lock(), `${pids.gone}\nserver\n`);
+    // A fresh directory: migrated, not seeded, so the command reaches the database and finds nobody.
+    expect(await run('unlock', 'admin')).toEqual({ code: 1, text: 'No user "admin".' });
+    expect(existsSync(path.join(dataDir, 'pgdata', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(lock())).toBe(false);
   });
 });

@@ -4,8 +4,9 @@ import { passwordText } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { clearLoginFailures } from './auth/login-failures';
 import { hashPassword } from './auth/password';
-import { loadConfig } from './config';
-import { type Db, openDatabase } from './db/driver';
+import { type Config, loadConfig } from './config';
+import { type DataDirHolder, DataDirLocked } from './db/data-dir-lock';
+import { type Database, type Db, openDatabase } from './db/driver';
 import { sysSession, sysUser } from './db/schema';
 
 const USAGE = `Usage (from the repository root, with the server's environment):
@@ -60,16 +61,54 @@ export async function runAdmin(args: readonly string[], db: Db, out: (line: stri
   return 0;
 }
 
-/** The server's own configuration and driver: PGlite in DATA_DIR, or DATABASE_URL. */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+/**
+ * The server's database for a command: PGlite in DATA_DIR, or DATABASE_URL, migrated. The PGlite
+ * directory stays locked until it is closed (`db/data-dir-lock.ts`), and a lock held by the server
+ * refuses the command: null, with the reason given to `out`.
+ */
+export async function openForCommand(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  holder: DataDirHolder,
+  out: (line: string) => void,
+): Promise<Database | null> {
+  let database: Database;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, holder });
+  } catch (err) {
+    if (!(err instanceof DataDirLocked)) throw err;
+    out(
+      err.holder === 'server'
+        ? `The server is running on DATA_DIR ${err.dataDir} (pid ${err.pid}); stop it first, or run the command against PostgreSQL (a server on DATABASE_URL may stay up).`
+        : `${err.message}; try again when it is done.`,
+    );
+    return null;
+  }
   try {
     await database.migrate();
-    process.exitCode = await runAdmin(process.argv.slice(2), database.db, (line) => process.stdout.write(`${line}\n`));
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return database;
+}
+
+/** One command on the server's database (`openForCommand`). */
+export async function runAdminOn(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  args: readonly string[],
+  out: (line: string) => void,
+): Promise<number> {
+  const database = await openForCommand(config, 'admin command', out);
+  if (!database) return 1;
+  try {
+    return await runAdmin(args, database.db, out);
   } finally {
     await database.close();
   }
+}
+
+async function main(): Promise<void> {
+  process.exitCode = await runAdminOn(loadConfig(), process.argv.slice(2), (line) => process.stdout.write(`${line}\n`));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -13,10 +13,14 @@ import type { Config } from './config';
 import type { Database } from './db/driver';
 import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
 import { registerErrorHandler } from './http/error-handler';
+import { registerUploadBody } from './http/operation';
 import { registerOriginCheck } from './http/origin';
 import { registerSpa } from './http/static.routes';
 import type { JobSystem } from './jobs/job-system';
 import { createLogger } from './logger';
+import { registerArchive } from './modules/archive/archive';
+import { registerGisRoutes } from './modules/archive/gis';
+import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerGroupRoutes } from './modules/system/group.routes';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -52,6 +56,16 @@ export interface App {
 }
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
+/** The origin of an http tile server, which the `https:` source does not cover. */
+function tileOrigin(tileUrl: string | null): string[] {
+  if (!tileUrl?.startsWith('http:')) return [];
+  try {
+    return [new URL(tileUrl.replace(/\{[a-z]\}/g, '0')).origin];
+  } catch {
+    return [];
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, broker, secretKey, logger } = deps;
   const http = Fastify({
@@ -67,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
   registerJsonBody(http);
+  registerUploadBody(http);
   limitPublicRoutes(http, config.publicRateLimitPerMinute);
   await http.register(rateLimit, {
     global: false,
@@ -77,7 +92,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
+        // Map tiles come from MAP_TILE_URL, which a control room may serve over plain http.
+        imgSrc: ["'self'", 'data:', 'blob:', 'https:', ...tileOrigin(config.mapTileUrl)],
         styleSrc: ["'self'", "'unsafe-inline'"],
         connectSrc: ["'self'", 'ws:', 'wss:'],
         scriptSrc: ["'self'"],
@@ -127,6 +143,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerNoticeRoutes(http, services);
   registerSettingsRoutes(http, services);
   registerSystemLogRoutes(http, services);
+  registerArchive(http, services.archive);
+  registerGisRoutes(http, services.gis);
+  registerImportRoutes(http, { database, jobs, imports: services.imports });
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   await registerSpa(http, config.webDist);
 

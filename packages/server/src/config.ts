@@ -20,6 +20,7 @@ const EnvSchema = z.object({
   ADMIN_PASSWORD: z.string().min(6).max(18).optional(),
   OPERATOR_PASSWORD: z.string().min(6).max(18).optional(),
   CAPTCHA: z.enum(['on', 'off']).default('on'),
+  DEMO: z.enum(['on', 'off']).optional(),
   SECRET_KEY: z
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, 'SECRET_KEY must be 32 bytes in base64')
@@ -35,8 +36,12 @@ const EnvSchema = z.object({
   WEB_DIST: z.string().optional(),
   SECURE_COOKIES: bool(false),
   TRUST_PROXY: bool(false),
+  MAP_TILE_URL: z.string().default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  MAP_TILE_ATTRIBUTION: z.string().default('© OpenStreetMap contributors'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+export type DemoArchive = 'whenEmpty' | 'firstStart' | 'never';
 
 export interface Config {
   port: number;
@@ -51,6 +56,12 @@ export interface Config {
   /** When set on the first start, a demo user `operator` with the read-only role is created. */
   operatorPassword: string | undefined;
   captchaEnabled: boolean;
+  /**
+   * When the demo archive (`db/demo-archive.ts`) is seeded. `DEMO=on`: at any start that finds the
+   * archive empty; unset on PGlite: only at the first start, so an operator who clears the demo keeps
+   * a clear archive; `DEMO=off`, or unset on PostgreSQL (a utility's production): never.
+   */
+  demoArchive: DemoArchive;
   /** Key of stored secrets; without it the server keeps one in DATA_DIR/secret.key. */
   secretKey: Buffer | undefined;
   sessionIdleMs: number;
@@ -70,6 +81,9 @@ export interface Config {
   secureCookies: boolean;
   trustProxy: boolean;
   logLevel: string;
+  /** Leaflet tile URL template; null (`MAP_TILE_URL=off`) draws the map's markers on a plain background. */
+  mapTileUrl: string | null;
+  mapTileAttribution: string;
 }
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -92,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.ADMIN_PASSWORD,
     operatorPassword: e.OPERATOR_PASSWORD,
     captchaEnabled: e.CAPTCHA === 'on',
+    demoArchive: e.DEMO === 'on' ? 'whenEmpty' : e.DEMO === 'off' || e.DATABASE_URL ? 'never' : 'firstStart',
     secretKey: e.SECRET_KEY ? Buffer.from(e.SECRET_KEY, 'base64') : undefined,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
@@ -106,5 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    mapTileUrl: e.MAP_TILE_URL === 'off' || e.MAP_TILE_URL === '' ? null : e.MAP_TILE_URL,
+    mapTileAttribution: e.MAP_TILE_ATTRIBUTION,
   };
 }

@@ -2,7 +2,9 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app';
 import { loadConfig } from './config';
+import { SecretBox } from './crypto/secret-box';
 import { resolveSecretKey } from './crypto/secret-key';
+import { DataDirLocked } from './db/data-dir-lock';
 import { openDatabase } from './db/driver';
 import { seed } from './db/seed';
 import { createLogger } from './logger';
@@ -13,11 +15,13 @@ async function main(): Promise<void> {
   // Whatever the server writes (database files, keys, the first password) is for the service user alone.
   process.umask(0o077);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, holder: 'server' });
   await database.migrate();
+  const secretKey = resolveSecretKey(config);
   const seeded = await seed(database.db, {
     adminPassword: config.adminPassword,
     operatorPassword: config.operatorPassword,
+    demo: { when: config.demoArchive, box: new SecretBox(secretKey) },
   });
 
   const log = createLogger(config.logLevel);
@@ -25,7 +29,8 @@ async function main(): Promise<void> {
     ? await connectExternalBroker(config.mqttUrl)
     : await startEmbeddedBroker({ tcpPort: config.mqttTcpPort, log });
 
-  const app = await buildApp({ config, database, broker, secretKey: resolveSecretKey(config), logger: log });
+  const app = await buildApp({ config, database, broker, secretKey, logger: log });
+  if (seeded.demoArchive) log.info('demo archive added (a first start with DEMO=off begins with an empty archive)');
   if (!config.captchaEnabled) log.warn('CAPTCHA=off: any captcha answer is accepted. Never run production like this.');
   if (seeded.generatedAdminPassword) {
     const file = path.join(config.dataDir, 'initial-admin-password');
@@ -64,6 +69,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A held data directory is the operator's situation, not a fault: the sentence says it all.
+  console.error(err instanceof DataDirLocked ? err.message : err);
   process.exit(1);
 });

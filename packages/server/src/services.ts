@@ -9,6 +9,9 @@ import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
 import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
+import { createArchive, createImports } from './modules/archive/archive';
+import { GisService } from './modules/archive/gis';
+import { importJob } from './modules/archive/import/import-kit';
 import { GroupService } from './modules/system/group.service';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
@@ -40,14 +43,17 @@ export function createServices({ config, database, broker, secretKey, log, jobPo
   const sessions = new SessionStore(db, config);
   const captchas = new CaptchaStore(db);
   const loginFailures = new LoginFailures(config);
-  const mailer = new Mailer(db, new SecretBox(secretKey));
+  const secrets = new SecretBox(secretKey);
+  const mailer = new Mailer(db, secrets);
   const logRetention = new LogRetentionSetting(db, config.logRetentionDays);
   const jobs = new JobSystem(database, {
     log,
     publish: (topic, payload) => broker.publish(topic, payload),
     ...(jobPollingIntervalSeconds ? { pollingIntervalSeconds: jobPollingIntervalSeconds } : {}),
   });
+  const imports = createImports(secrets);
   jobs.register(
+    importJob(database, () => imports),
     sessionPurgeJob(sessions),
     captchaPurgeJob(captchas),
     loginFailurePurgeJob(db, loginFailures),
@@ -67,5 +73,8 @@ export function createServices({ config, database, broker, secretKey, log, jobPo
     users: new UserService(db, sessions),
     groups: new GroupService(db),
     roles: new RoleService(db),
+    archive: createArchive(db, secrets),
+    gis: new GisService(db, config),
+    imports,
   };
 }

@@ -39,6 +39,8 @@ export interface FieldMeta {
   multiple?: boolean;
   /** i18n key of a help text shown under the form input. */
   help?: string;
+  /** A switch whose `true` the user must not miss (a protected consumer): shown as a warning tag. */
+  warning?: boolean;
 }
 
 export const fieldRegistry = z.registry<FieldMeta>();

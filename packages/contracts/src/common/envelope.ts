@@ -23,6 +23,7 @@ export const ValidationIssueSchema = z.object({
       max: z.number().optional(),
       unit: z.enum(['characters', 'items']).optional(),
       label: z.string().optional().describe("The label key of the field a 409 'existed' names"),
+      value: z.string().optional().describe('The offending value the message names'),
     })
     .optional()
     .describe('What the message states: the limit the value broke (e.g. {max: 64, unit: "characters"}) or the field'),

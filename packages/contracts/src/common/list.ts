@@ -47,6 +47,17 @@ export const equals = <K extends string, T extends z.ZodType>(field: K, schema: 
 export const oneOf = <K extends string, T extends z.ZodType>(field: K, schema: T) =>
   single(field, 'in', z.array(schema).max(100, 'tooLong').optional());
 
+/**
+ * A yes/no filter. JSON clients send a boolean; the web's filter bar (and its URL) the text
+ * `'true'` or `'false'`; the server sees a boolean either way.
+ */
+export const flag = <K extends string>(field: K) =>
+  single(
+    field,
+    'equals',
+    z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')], 'invalidValue').optional(),
+  );
+
 export const subtree = <K extends string>(field: K) => single(field, 'subtree', IdSchema.optional());
 
 const moment = z.iso.datetime({ offset: true, message: 'invalidValue' });

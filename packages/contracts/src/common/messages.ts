@@ -85,6 +85,62 @@ export const MESSAGES = {
   resourceUriGuarded: 'This path is reserved by the system',
   resourceUriOutsideParent: "The path must start with its parent's path",
   resourceHasChildren: 'This resource still has child resources',
+  // archive
+  invalidLatitude: 'Latitude must be between -90 and 90',
+  invalidLongitude: 'Longitude must be between -180 and 180',
+  consumerIdIncomplete: 'Please enter the complete Consumer ID',
+  meterSnIncomplete: 'Please enter the complete Meter SN',
+  supplierNotFound: 'The supplier does not exist',
+  supplierInUse: 'This supplier is still used by meter types, meters or DCUs',
+  importFileInvalid: 'The file is not a readable Excel workbook (.xlsx)',
+  importFileTooLarge: 'The file is too large',
+  importTooManyRows: 'The file holds too many rows',
+  importNoRows: 'The file holds no data rows',
+  importColumnMissing: 'A required column is missing',
+  importDuplicateInFile: 'The same value appears twice in the file',
+  importFailed: 'Import failed: nothing was written',
+  gridParentCycle: 'A power grid node cannot sit under itself or its descendants',
+  gridTypeUnderParent:
+    "A node's type must be a lower level than its parent's (region, substation, feeder, transformer area)",
+  gridTypeOverChildren: 'The nodes below must stay of a lower level than this type',
+  gridAreaOnly: 'Only a transformer area has a capacity and a primary-table POC',
+  gridPrimaryPocInvalid: 'Enter a POC of nature primary table placed in this transformer area',
+  gridScopeRootFixed: 'This node is a top node of your data scope and keeps its parent',
+  gridHasChildren: 'This node still has nodes below it',
+  gridHasConsumers: 'This node still has consumers',
+  gridHasMeters: 'This node still has meters',
+  gridHasModules: 'This node still has modules',
+  gridHasPocs: 'This node still has POCs',
+  gridHasDcus: 'This node still has DCUs',
+  gridHasGroups: 'User groups still cover this node',
+  digitsOnly: 'Only digits are allowed',
+  consumerHasPocs: 'This consumer still has points of connection',
+  moduleInUse: 'This module is used by a meter',
+  meterTypeNotFound: 'The meter type does not exist',
+  meterTypeInUse: 'This meter type is still used by meters',
+  meterInUse: 'This meter still measures a POC',
+  moduleNotFound: 'The module does not exist',
+  dcuNotFound: 'The DCU does not exist',
+  meterSnSameAsModule: 'Meter SN and module SN must differ',
+  statusTransitionRefused: 'The meter cannot change to this status from its current one',
+  wholeNumber: 'Please enter a whole number',
+  timeFormat: 'Please enter a time as HH:mm',
+  hexKey: 'Please enter 32 hexadecimal characters',
+  printableOnly: 'Only printable characters are allowed',
+  blacklistTooLong: 'At most 1024 meters in the blacklist',
+  blacklistUnknownMeter: 'Meter {{value}} in the blacklist does not exist',
+  taskEndBeforeStart: 'The end time must be later than the start time',
+  dcuInUse: 'This DCU is still used by meters or POCs',
+  consumerNotFound: 'The consumer does not exist',
+  meterNotFound: 'The meter does not exist',
+  meterAtOtherPoc: 'This meter already measures another POC',
+  sameMeter: 'The new meter must differ from the current one',
+  pocWithoutMeter: 'This POC has no meter to replace',
+  pocIsPrimaryTable: 'This POC is the primary table of a transformer area',
+  futureTime: 'The time cannot be later than now',
+  importGridAmbiguous: 'More than one power grid node has this name: enter its code',
+  pocHasMeter: 'This POC already has a meter',
+  pocOtherConsumer: 'This POC belongs to another consumer',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;
@@ -99,6 +155,8 @@ export interface IssueParams {
   unit?: 'characters' | 'items';
   /** The label key of the field an 'existed' conflict names. */
   label?: string;
+  /** The offending value a message names (the unknown serial of a blacklist). */
+  value?: string;
 }
 
 /**

@@ -41,3 +41,34 @@ export const dateText = () => z.union([z.literal(''), z.iso.date('invalidValue')
 
 /** A moment as ISO 8601 with an offset, or empty for none. */
 export const dateTimeText = () => z.union([z.literal(''), z.iso.datetime({ offset: true, message: 'invalidValue' })]);
+
+/** A free text that may stay empty. */
+export const optionalText = (max: number) => z.string().trim().max(max, 'tooLong').default('');
+
+/** spec §5 number fields: a number within [min, max], or none. */
+export const optionalNumber = (min: number, max: number) =>
+  z.number('numberFormat').min(min, 'outOfRange').max(max, 'outOfRange').nullable().default(null);
+
+/** spec §5: latitude and longitude must be valid; either may be left out. */
+export const latitude = () =>
+  z.number('invalidLatitude').min(-90, 'invalidLatitude').max(90, 'invalidLatitude').nullable().default(null);
+export const longitude = () =>
+  z.number('invalidLongitude').min(-180, 'invalidLongitude').max(180, 'invalidLongitude').nullable().default(null);
+
+/**
+ * spec §5 identifiers: 'length above 4 and below 50' (consumer id) and 'above 6 and below 50' (meter
+ * serial), each refused with the spec's own message (`incomplete`), and letters, digits, `-` and `_` only.
+ * A blank one is only 'mandatory': the other checks have nothing to say about it.
+ */
+export const serialText = (above: number, incomplete: 'consumerIdIncomplete' | 'meterSnIncomplete') =>
+  z
+    .string('mandatory')
+    .trim()
+    .min(1, { error: 'mandatory', abort: true })
+    .min(above + 1, incomplete)
+    .max(49, incomplete)
+    .regex(/^[A-Za-z0-9_-]+$/, 'codeFormat');
+
+/** spec §5 positive integers and the like: a whole number within [min, max], or none. */
+export const optionalInt = (min: number, max: number) =>
+  z.number('numberFormat').int('wholeNumber').min(min, 'outOfRange').max(max, 'outOfRange').nullable().default(null);

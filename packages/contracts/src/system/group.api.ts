@@ -4,13 +4,7 @@ import { defineOperation, needs } from '../common/operation';
 import { pageOf } from '../common/paging';
 import { codeText } from '../common/validation';
 import { RES } from '../permissions';
-import {
-  GridNodeSchema,
-  GroupCreateSchema,
-  GroupListQuerySchema,
-  GroupSchema,
-  GroupUpdateSchema,
-} from './group.schema';
+import { GroupCreateSchema, GroupListQuerySchema, GroupSchema, GroupUpdateSchema } from './group.schema';
 
 export const getsysgrouplist = defineOperation({
   path: '/sysgroup/getsysgrouplist',
@@ -58,13 +52,4 @@ export const deletesysgroup = defineOperation({
   request: z.strictObject({ groupCode: codeText(50) }),
   response: z.null(),
   audit: 'delete',
-});
-
-export const gridtree = defineOperation({
-  path: '/powergrid/tree',
-  access: needs(RES.userGroupMGT, RES.groupAdd, RES.groupEdit),
-  tag: 'group',
-  summary: 'The power grid hierarchy (grid picker)',
-  request: z.strictObject({}),
-  response: z.array(GridNodeSchema),
 });

@@ -50,20 +50,3 @@ export type GroupListQuery = z.infer<typeof GroupListQuerySchema>;
 
 /** Power grid levels (DOMAIN: region → substation → feeder → transformer area). */
 export const GRID_TYPES = [0, 1, 2, 3] as const;
-
-export interface GridNode {
-  id: string;
-  gridName: string;
-  gridType: number;
-  parentId: string;
-  children: GridNode[];
-}
-export const GridNodeSchema: z.ZodType<GridNode> = z.object({
-  id: IdSchema,
-  gridName: z.string(),
-  gridType: z.number().int(),
-  parentId: z.string(),
-  get children() {
-    return z.array(GridNodeSchema);
-  },
-});

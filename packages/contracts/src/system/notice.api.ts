@@ -108,17 +108,33 @@ export const NoticeSendSchema = z.strictObject({
 });
 export type NoticeSend = z.infer<typeof NoticeSendSchema>;
 
-/** The sent-batches list: filtered by title, newest first. */
-export const noticeBatchList = { filters: [contains('noticeTitle', 200)], sortable: [] } as const;
-
+/** A sent batch: its notice's fields, how many received it and how many read it. */
 export const NoticeBatchSchema = z.object({
   noticeBatchId: IdSchema,
-  noticeType: z.number().int(),
-  noticeTitle: z.string(),
-  sendUsername: z.string(),
-  sendTime: z.string(),
-  total: z.number().int(),
-  readCount: z.number().int(),
+  noticeType: NoticeSchema.shape.noticeType,
+  noticeTitle: NoticeSchema.shape.noticeTitle,
+  sendUsername: NoticeSchema.shape.sendUsername,
+  sendTime: NoticeSchema.shape.sendTime,
+  total: field(z.number().int(), { label: 'notice.fields.total', widget: 'number' }),
+  readCount: field(z.number().int(), { label: 'notice.fields.readCount', widget: 'number' }),
+});
+
+/** The sent-batches list: filtered by title, newest first. */
+export const noticeBatchEntity = defineEntity({
+  name: noticeEntity.name,
+  record: NoticeBatchSchema,
+  pagePath: noticeEntity.pagePath,
+  columns: [
+    { field: 'noticeTitle' },
+    { field: 'noticeType', width: 120 },
+    { field: 'sendUsername', width: 140 },
+    { field: 'sendTime', width: 180 },
+    { field: 'total', width: 100 },
+    { field: 'readCount', width: 100 },
+  ],
+  filters: [contains('noticeTitle', 200)],
+  form: [],
+  detail: ['noticeTitle', 'noticeType', 'sendUsername', 'sendTime', 'total', 'readCount'],
 });
 
 export const getnoticetemplatepage = defineOperation({
@@ -145,7 +161,7 @@ export const getnoticebatchpage = defineOperation({
   access: needs(RES.notifyMGT),
   tag: 'notice',
   summary: 'Sent notice batches with how many recipients read them, newest first',
-  request: listQuerySchema(noticeBatchList.filters, noticeBatchList.sortable),
+  request: noticeBatchEntity.listQuery,
   response: pageOf(NoticeBatchSchema),
 });
 

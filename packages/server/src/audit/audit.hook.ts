@@ -4,6 +4,16 @@ import { writeLog } from './audit.repository';
 import { clientInfo } from './client-info';
 import { operationContent } from './log-content';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * What a handler adds to its operation log entry to name the record it acted on, where the
+     * request names it only by id (a DCU's number on *reveal*). Masked like the body.
+     */
+    auditNote?: Record<string, string>;
+  }
+}
+
 const SECRET_KEY = /pass(word)?|token|secret|key|^code$|codeFill/i;
 const MAX_CONTENT = 2000;
 
@@ -23,7 +33,8 @@ export function registerAuditLog(app: FastifyInstance, db: Db): void {
     if (!kind || !req.session) return;
     const access = req.routeOptions.config.access;
     const page = typeof access === 'object' ? (access.anyOf[0] ?? req.url) : req.url;
-    const content = operationContent(page, redact(req.body ?? {})).slice(0, MAX_CONTENT);
+    const body = req.auditNote ? { ...(req.body as object), ...req.auditNote } : (req.body ?? {});
+    const content = operationContent(page, redact(body)).slice(0, MAX_CONTENT);
     try {
       await writeLog(db, {
         logType: 'operation',

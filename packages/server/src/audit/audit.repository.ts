@@ -2,6 +2,7 @@ import type { Executor } from '../db/driver';
 import { newId } from '../db/ids';
 import { type ActorKind, type LogType, sysLog } from '../db/schema';
 import type { ClientInfo } from './client-info';
+import { searchableContent } from './log-content';
 
 export interface LogEntry {
   logType: LogType;
@@ -26,6 +27,7 @@ export async function writeLog(db: Executor, entry: LogEntry): Promise<void> {
     operatingType: entry.operatingType,
     logLevel: entry.logLevel ?? (entry.result === 200 ? 'info' : 'warn'),
     content: entry.content,
+    searchText: searchableContent(entry),
     result: entry.result,
     requestUrl: entry.requestUrl.slice(0, 300),
     ...entry.client,

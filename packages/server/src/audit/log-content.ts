@@ -68,3 +68,7 @@ export function renderContent(entry: { logType: string; content: string }, langu
   if (!detail) return title;
   return `${title} — ${detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail}`;
 }
+
+/** What the content filter matches: the entry as it reads in either language, so a search finds what the screen shows. */
+export const searchableContent = (entry: { logType: string; content: string }): string =>
+  [...new Set([renderContent(entry, 1), renderContent(entry, 2)])].join('\n');

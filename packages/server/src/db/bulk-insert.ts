@@ -2,20 +2,72 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Db } from './driver';
+import type { Db, Executor } from './driver';
+import * as schema from './schema';
 
 /** Rows per INSERT where COPY is not at hand: well under PostgreSQL's 65 535 parameters for wide rows. */
 const CHUNK_ROWS = 500;
+
+/** An array column's literal: `{"a","b"}`, each element quoted, its quotes and backslashes escaped. */
+const arrayLiteral = (values: readonly unknown[]) =>
+  `{${values.map((v) => (v === null ? 'NULL' : `"${String(v).replace(/["\\]/g, (c) => `\\${c}`)}"`)).join(',')}}`;
 
 /** One value in COPY's text format: `\N` for null, backslash escapes for tab, newline and backslash. */
 function copyText(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   const text =
-    value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    value instanceof Date
+      ? value.toISOString()
+      : Array.isArray(value)
+        ? arrayLiteral(value)
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value);
   return text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c] ?? c);
+}
+
+/** Rows as chunked multi-row INSERTs through any executor (PGlite, or inside a transaction). */
+async function insertChunks<T extends PgTable>(db: Executor, table: T, rows: readonly T['$inferInsert'][]) {
+  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
+    await db.insert(table).values(rows.slice(i, i + CHUNK_ROWS) as T['$inferInsert'][]);
+  }
+  return rows.length;
+}
+
+/** Rows through COPY on one PostgreSQL connection (inside its transaction when one is open). */
+async function copyRows<T extends PgTable>(client: pg.PoolClient, table: T, rows: readonly T['$inferInsert'][]) {
+  if (rows.length === 0) return 0;
+  const keys = Object.keys(rows[0] as object);
+  const columns = getTableColumns(table) as Record<string, { name: string; keyAsName: boolean }>;
+  const names = keys.map((key) => {
+    const column = columns[key];
+    if (!column) throw new Error(`${getTableName(table)}: no column ${key}`);
+    // The schema names columns by their keys and the driver snake-cases them (casing: 'snake_case').
+    return column.keyAsName ? toSnakeCase(column.name) : column.name;
+  });
+  const sink = client.query(
+    copyFrom(`COPY "${getTableName(table)}" (${names.map((n) => `"${n}"`).join(', ')}) FROM STDIN`),
+  );
+  const lines = Readable.from(
+    (function* () {
+      // Lines gathered into ~64 KB messages: one CopyData message per row costs more than the row.
+      let chunk = '';
+      for (const row of rows) {
+        chunk += `${keys.map((k) => copyText((row as Record<string, unknown>)[k])).join('\t')}\n`;
+        if (chunk.length >= 65_536) {
+          yield chunk;
+          chunk = '';
+        }
+      }
+      if (chunk) yield chunk;
+    })(),
+  );
+  await pipeline(lines, sink);
+  return rows.length;
 }
 
 /**
@@ -29,35 +81,46 @@ export async function bulkInsert<T extends PgTable>(
   rows: readonly T['$inferInsert'][],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  if (!target.pool) {
-    for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
-      await target.db.insert(table).values(rows.slice(i, i + CHUNK_ROWS) as T['$inferInsert'][]);
-    }
-    return rows.length;
-  }
-  const keys = Object.keys(rows[0] as object);
-  const columns = getTableColumns(table) as Record<string, { name: string; keyAsName: boolean }>;
-  const names = keys.map((key) => {
-    const column = columns[key];
-    if (!column) throw new Error(`${getTableName(table)}: no column ${key}`);
-    // The schema names columns by their keys and the driver snake-cases them (casing: 'snake_case').
-    return column.keyAsName ? toSnakeCase(column.name) : column.name;
-  });
+  if (!target.pool) return insertChunks(target.db, table, rows);
   const client = await target.pool.connect();
   try {
-    const sink = client.query(
-      copyFrom(`COPY "${getTableName(table)}" (${names.map((n) => `"${n}"`).join(', ')}) FROM STDIN`),
-    );
-    const lines = Readable.from(
-      (function* () {
-        for (const row of rows) {
-          yield `${keys.map((k) => copyText((row as Record<string, unknown>)[k])).join('\t')}\n`;
-        }
-      })(),
-    );
-    await pipeline(lines, sink);
+    return await copyRows(client, table, rows);
   } finally {
     client.release();
   }
-  return rows.length;
+}
+
+/** What an all-or-nothing write gets: queries and bulk rows on one transaction. */
+export interface AtomicWriter {
+  tx: Executor;
+  /** Many rows at once inside the transaction: COPY on PostgreSQL, chunked INSERTs on PGlite. */
+  bulk<T extends PgTable>(table: T, rows: readonly T['$inferInsert'][]): Promise<number>;
+}
+
+/**
+ * Runs `work` in one transaction in which bulk rows go through COPY as well: an import of many
+ * tables commits whole or not at all. drizzle's own transaction cannot lend its connection to COPY.
+ */
+export async function writeAtomically<R>(
+  target: { db: Db; pool: pg.Pool | null },
+  work: (writer: AtomicWriter) => Promise<R>,
+): Promise<R> {
+  if (!target.pool) {
+    return target.db.transaction((tx) => work({ tx, bulk: (table, rows) => insertChunks(tx, table, rows) }));
+  }
+  const client = await target.pool.connect();
+  try {
+    const tx = drizzlePg(client, { schema, casing: 'snake_case' }) as unknown as Executor;
+    await client.query('BEGIN');
+    try {
+      const result = await work({ tx, bulk: (table, rows) => copyRows(client, table, rows) });
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    }
+  } finally {
+    client.release();
+  }
 }

@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DataDirLocked, LOCK_FILE } from './data-dir-lock';
 import { openDatabase } from './driver';
 
 describe('PGlite data directory', () => {
@@ -16,7 +17,7 @@ describe('PGlite data directory', () => {
     writeFileSync(path.join(dataDir, 'secret.key'), 'x');
     chmodSync(path.join(dataDir, 'secret.key'), 0o666);
 
-    const database = await openDatabase({ dataDir });
+    const database = await openDatabase({ dataDir, holder: 'server' });
     await database.close();
     const mode = (p: string) => statSync(path.join(dataDir, p)).mode & 0o777;
     expect(mode('.')).toBe(0o700);
@@ -24,5 +25,13 @@ describe('PGlite data directory', () => {
     expect(mode('pgdata/base')).toBe(0o700);
     expect(mode('secret.key')).toBe(0o600);
     expect(mode('pgdata/PG_VERSION') & 0o077).toBe(0);
+  });
+
+  it('is locked for its holder until closed', { timeout: 180_000 }, async () => {
+    const database = await openDatabase({ dataDir, holder: 'server' });
+    expect(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\nserver\n`);
+    await expect(openDatabase({ dataDir, holder: 'admin command' })).rejects.toThrow(DataDirLocked);
+    await database.close();
+    expect(existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
   });
 });

@@ -8,7 +8,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTable, PgTransaction } from 'drizz
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { bulkInsert } from './bulk-insert';
+import { type AtomicWriter, bulkInsert, writeAtomically } from './bulk-insert';
+import { type DataDirHolder, lockDataDir } from './data-dir-lock';
 import * as schema from './schema';
 
 type Schema = typeof schema;
@@ -25,6 +26,8 @@ export interface Database {
   migrate(): Promise<void>;
   /** Many rows at once: COPY on PostgreSQL, chunked INSERTs on PGlite (`db/bulk-insert.ts`). */
   bulkInsert<T extends PgTable>(table: T, rows: readonly T['$inferInsert'][]): Promise<number>;
+  /** One transaction whose bulk rows go through COPY too (`db/bulk-insert.ts`). */
+  writeAtomically<R>(work: (writer: AtomicWriter) => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }
 
@@ -34,12 +37,14 @@ const casing = 'snake_case' as const;
 /**
  * The driver seam: PostgreSQL when a URL is given, otherwise PGlite in `dataDir` (or the
  * instance passed in, which tests load from a prepared dump). Same schema, same SQL.
+ * `dataDir` stays locked for `holder` until `close` (`db/data-dir-lock.ts`).
  */
-export async function openDatabase(options: {
-  databaseUrl?: string | undefined;
-  dataDir?: string;
-  pglite?: PGlite;
-}): Promise<Database> {
+export async function openDatabase(
+  options: { databaseUrl?: string | undefined; pglite?: PGlite } & (
+    | { dataDir: string; holder: DataDirHolder }
+    | { dataDir?: undefined }
+  ),
+): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle connection the server drops (restart, failover) must not crash the process; the pool reconnects.
@@ -51,19 +56,30 @@ export async function openDatabase(options: {
       connection: { kind: 'postgres', url: options.databaseUrl },
       migrate: () => migratePg(db, { migrationsFolder }),
       bulkInsert: (table, rows) => bulkInsert({ db: db as unknown as Db, pool }, table, rows),
+      writeAtomically: (work) => writeAtomically({ db: db as unknown as Db, pool }, work),
       close: () => pool.end(),
     };
   }
   let client = options.pglite;
   const dir = !client && options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
+  let unlock = () => {};
   if (!client) {
-    if (dir && options.dataDir) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      makePrivate(options.dataDir);
+    if (options.dataDir) {
+      mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+      unlock = lockDataDir(options.dataDir, options.holder);
     }
-    client = await PGlite.create(dir ? { dataDir: dir } : {});
-    // Again for the files a first start has just created.
-    if (options.dataDir) makePrivate(options.dataDir);
+    try {
+      if (dir && options.dataDir) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        makePrivate(options.dataDir);
+      }
+      client = await PGlite.create(dir ? { dataDir: dir } : {});
+      // Again for the files a first start has just created.
+      if (options.dataDir) makePrivate(options.dataDir);
+    } catch (err) {
+      unlock();
+      throw err;
+    }
   }
   const owned = client;
   const db = drizzlePglite(owned, { schema, casing });
@@ -73,7 +89,11 @@ export async function openDatabase(options: {
     connection: { kind: 'pglite', client: owned, dataDir: dir ? options.dataDir : undefined },
     migrate: () => migratePglite(db, { migrationsFolder }),
     bulkInsert: (table, rows) => bulkInsert({ db: db as unknown as Db, pool: null }, table, rows),
-    close: () => owned.close(),
+    writeAtomically: (work) => writeAtomically({ db: db as unknown as Db, pool: null }, work),
+    close: async () => {
+      await owned.close();
+      unlock();
+    },
   };
 }
 

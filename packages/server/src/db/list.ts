@@ -2,8 +2,9 @@ import { type FilterDefinition, isDateRange, type PageQuery, RESULT } from '@met
 import { and, asc, desc, eq, gte, ilike, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, alias, type PgTable } from 'drizzle-orm/pg-core';
 import { fieldError } from '../http/api-error';
+import type { Executor } from './driver';
 import { pageWindow } from './paging';
-import { likeContains } from './rows';
+import { countRows, likeContains } from './rows';
 
 /** A self-referencing table keyed by `id`: organisations, grid nodes, resources. */
 export interface TreeTable {
@@ -15,16 +16,17 @@ export interface TreeTable {
 const columnsOf = (table: PgTable) => table as unknown as Record<string, AnyPgColumn>;
 
 /**
- * `column` names `rootId` or a node below it: one recursive query the database runs on the
- * parent index, never a walk in application code. Scope (organisation, grid) uses it too.
+ * `column` names one of `roots` or a node below them: one recursive query the database runs on
+ * the parent index, never a walk in application code. Scope (organisation, grid) uses it too.
  */
-export function inSubtree(column: AnyPgColumn | SQL, tree: TreeTable, rootId: string): SQL {
+export function inSubtree(column: AnyPgColumn | SQL, tree: TreeTable, roots: string | readonly string[]): SQL {
   const child = alias(tree.table, 'subtree_child');
   const id = columnsOf(tree.table).id;
   const childId = columnsOf(child).id;
   const childParent = columnsOf(child)[tree.parentKey];
   if (!id || !childId || !childParent) throw new Error(`tree ${tree.parentKey}: unknown column`);
-  return sql`${column} in (with recursive subtree(id) as (select ${id} from ${tree.table} where ${id} = ${rootId} union all select ${childId} from ${tree.table} subtree_child join subtree on ${childParent} = subtree.id) select id from subtree)`;
+  const start = typeof roots === 'string' ? sql`${id} = ${roots}` : inArray(id, [...roots]);
+  return sql`${column} in (with recursive subtree(id) as (select ${id} from ${tree.table} where ${start} union all select ${childId} from ${tree.table} subtree_child join subtree on ${childParent} = subtree.id) select id from subtree)`;
 }
 
 /** What the server needs to know of an entity's list: its declared filters and sortable columns. */
@@ -108,6 +110,39 @@ export function listOrder<E extends ListEntityShape>(
 export interface PageSource<R> {
   rows(where: SQL | undefined, orderBy: SQL[], limit: number, offset: number): Promise<R[]>;
   count(where: SQL | undefined): Promise<number>;
+}
+
+/** A select builder as a page reads it: filtered, ordered, cut. Each page needs a fresh one. */
+interface PagedSelect<Row> {
+  where(where: SQL | undefined): {
+    orderBy(...orderBy: SQL[]): { limit(limit: number): { offset(offset: number): PromiseLike<Row[]> } };
+  };
+}
+
+/**
+ * The page source of most lists: rows from a fresh `select()`, each mapped by `map`, and the
+ * total counted over `countFrom` (a function when the filters need a join to count).
+ */
+export function selectSource<Row, R>(
+  db: Executor,
+  source: {
+    select: () => PagedSelect<Row>;
+    map: (row: Row) => R;
+    countFrom: PgTable | ((where: SQL | undefined) => Promise<number>);
+  },
+): PageSource<R> {
+  const { select, map, countFrom } = source;
+  return {
+    rows: async (where, orderBy, limit, offset) =>
+      (
+        await select()
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(limit)
+          .offset(offset)
+      ).map(map),
+    count: (where) => (typeof countFrom === 'function' ? countFrom(where) : countRows(db, countFrom, where)),
+  };
 }
 
 /** One page of a declared list: rows and total of the same WHERE, with the paging asked for. */

@@ -1,9 +1,8 @@
-import { ROOT_PARENT_ID } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import type { Tx } from './driver';
 import { stableId } from './ids';
 import { rowsOf } from './rows';
-import { powerGrid, sysDataItem, sysNoticeTemplate, sysTariffConfig } from './schema';
+import { sysDataItem, sysNoticeTemplate, sysTariffConfig } from './schema';
 
 /** DOMAIN.md's common COSEM objects: what the collection and display settings start from. */
 const DATA_ITEMS: [obis: string, classId: number, unit: string, zh: string, en: string][] = [
@@ -44,16 +43,6 @@ const TEMPLATES: [name: string, type: number, title: string, content: string][] 
   ['Meter event', 2, 'Meter event needs attention', 'Meter {meter} reported {event} at {time}.'],
 ];
 
-/** A demo grid (DOMAIN: region → substation → feeder → transformer area) until the archive issue manages grids. */
-const GRIDS: [key: string, name: string, type: number, parent: string | null][] = [
-  ['region', 'Central Region', 0, null],
-  ['substation', 'North Substation', 1, 'region'],
-  ['feeder', 'Feeder F1', 2, 'substation'],
-  ['transformer', 'Transformer T1', 3, 'feeder'],
-];
-
-const gridId = (key: string) => stableId(`grid:${key}`);
-
 /** Each set is added once; what an administrator changed afterwards is kept. */
 export async function seedReferenceData(tx: Tx): Promise<void> {
   await tx
@@ -81,16 +70,6 @@ export async function seedReferenceData(tx: Tx): Promise<void> {
         noticeTitle,
         noticeContent,
         orderNum,
-      })),
-    );
-  }
-  if (await empty('power_grid')) {
-    await tx.insert(powerGrid).values(
-      GRIDS.map(([key, gridName, gridType, parent]) => ({
-        id: gridId(key),
-        gridName,
-        gridType,
-        parentId: parent ? gridId(parent) : ROOT_PARENT_ID,
       })),
     );
   }

@@ -1,5 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { getTableName, type SQL, sql } from 'drizzle-orm';
+import { toSnakeCase } from 'drizzle-orm/casing';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from './driver';
 
 /** `count(*)` as a JavaScript number on both drivers (pg returns bigint as a string). */
@@ -9,6 +10,12 @@ export const iso = (d: Date | null | undefined): string => (d ? d.toISOString() 
 
 /** Escapes LIKE wildcards so a filter matches what the user typed. */
 export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** How many rows of `table` match. */
+export async function countRows(db: Executor, table: PgTable, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ n: countAll() }).from(table).where(where);
+  return row?.n ?? 0;
+}
 
 /** How many rows match, counting no further than `cap + 1`: enough to tell "more than cap". */
 export async function countUpTo(db: Executor, table: PgTable, where: SQL | undefined, cap: number): Promise<number> {
@@ -21,6 +28,14 @@ export async function countUpTo(db: Executor, table: PgTable, where: SQL | undef
   const [row] = await db.select({ n: countAll() }).from(matching);
   return row?.n ?? 0;
 }
+
+/**
+ * `"table"."column"` for a correlated subquery in a select list: drizzle writes a bare `"column"`
+ * there when the query reads one table, which the subquery's own tables would capture. A column
+ * named by its key is spelled as the database's snake_case casing spells it (`meterId` → `meter_id`).
+ */
+export const qualified = (column: AnyPgColumn): SQL =>
+  sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.keyAsName ? toSnakeCase(column.name) : column.name)}`;
 
 /** Whether any row of `table` matches; stops at the first. */
 export async function anyRow(db: Executor, table: PgTable, where: SQL | undefined): Promise<boolean> {

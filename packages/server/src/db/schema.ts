@@ -1,6 +1,8 @@
 /** Every table, one file per area under tables/; drizzle-kit and the driver read this index. */
 export * from './tables/access';
+export * from './tables/archive';
 export * from './tables/grid';
+export * from './tables/import';
 export * from './tables/log';
 export * from './tables/notice';
 export * from './tables/people';

@@ -13,7 +13,7 @@ describe('start-up on a data directory', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('migrates and seeds on the first start, keeps everything on the second', async () => {
-    const first = await openDatabase({ dataDir });
+    const first = await openDatabase({ dataDir, holder: 'server' });
     await first.migrate();
     const result = await seed(first.db, {});
     expect(result.generatedAdminPassword).toMatch(/^[A-Za-z0-9_-]{12}$/);
@@ -48,7 +48,7 @@ describe('start-up on a data directory', () => {
       .where(eq(sysResource.resourceUri, RES.dashboard));
     await first.close();
 
-    const second = await openDatabase({ dataDir });
+    const second = await openDatabase({ dataDir, holder: 'server' });
     await second.migrate();
     expect(await seed(second.db, { adminPassword: 'Other@123' })).toEqual({});
     const [admin] = await second.db.select().from(sysUser).where(eq(sysUser.username, 'admin'));

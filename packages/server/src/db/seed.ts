@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { flattenResourceTree, ROOT_PARENT_ID } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
 import { hashPassword } from '../auth/password';
+import type { DemoArchive } from '../config';
+import type { SecretBox } from '../crypto/secret-box';
+import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
 import type { Db } from './driver';
 import { stableId } from './ids';
 import { seedReferenceData } from './reference-data';
@@ -31,17 +34,23 @@ export const resourceIdOf = (uri: string) => stableId(`resource:${uri}`);
 export interface SeedOptions {
   adminPassword?: string | undefined;
   operatorPassword?: string | undefined;
+  /** When to add the demo archive (config `demoArchive`), and the box that seals its keys; never without it. */
+  demo?: { when: DemoArchive; box: SecretBox };
 }
 
 export interface SeedResult {
   /** Set only on the first start when no ADMIN_PASSWORD was given. */
   generatedAdminPassword?: string;
+  /** The demo archive was added by this start. */
+  demoArchive?: true;
 }
 
 /**
  * Runs at every start. The resource tree is brought up to date (missing nodes added, none
  * removed or renamed, so an administrator's edits stay) and the admin role gets every
- * resource. Users, roles and the root organisation are created only on the first start.
+ * resource. Users, roles and the root organisation are created only on the first start, and so is
+ * the demo archive unless `options.demo` says otherwise: all of it in one transaction, so a start
+ * that fails half-way is a first start again.
  */
 export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   const result: SeedResult = {};
@@ -110,6 +119,15 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     }
 
     await seedReferenceData(tx);
+    const demo = options.demo;
+    if (
+      demo &&
+      (demo.when === 'whenEmpty' || (demo.when === 'firstStart' && firstStart)) &&
+      (await archiveIsEmpty(tx))
+    ) {
+      await seedDemoArchive(tx, demo.box);
+      result.demoArchive = true;
+    }
     await tx.execute(sql`
       insert into sys_role_resource (role_id, resource_id)
       select r.id, res.id from sys_role r cross join sys_resource res where r.built_in

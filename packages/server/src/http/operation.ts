@@ -6,11 +6,12 @@ import {
   type Operation,
   type OperationAccess,
   PUBLIC,
+  RESULT,
 } from '@meterdesk/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { z } from 'zod';
 import type { SessionContext } from '../auth/session';
-import { unauthorized } from './api-error';
+import { fieldError, unauthorized } from './api-error';
 import { attachment } from './export';
 
 declare module 'fastify' {
@@ -124,4 +125,57 @@ export function registerDownload<Req extends z.ZodType>(
         .send(file.body);
     },
   });
+}
+
+/** The file types an upload route reads as its raw body. */
+export const UPLOAD_TYPES = [
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/octet-stream',
+] as const;
+
+/** A file upload's context: the raw bytes and the name the browser gave (header `x-file-name`, URI-encoded). */
+export interface UploadContext extends Omit<SessionContextOf<Buffer>, 'body'> {
+  file: Buffer;
+  fileName: string;
+}
+
+/**
+ * An operation whose request is a file (imports): the raw body up to `maxBytes`, never JSON; the
+ * answer is the usual envelope. Anything but a file type is refused before the handler runs.
+ */
+export function registerUpload<Res extends z.ZodType>(
+  app: FastifyInstance,
+  op: Operation<z.ZodType, Res>,
+  maxBytes: number,
+  handler: (ctx: UploadContext) => Promise<z.output<Res>>,
+): void {
+  app.route({
+    method: 'POST',
+    url: API_BASE + op.path,
+    bodyLimit: maxBytes,
+    schema: {
+      summary: op.summary,
+      tags: [op.tag],
+      consumes: [...UPLOAD_TYPES],
+      response: { 200: envelope(op.response) },
+    },
+    config: { access: op.access, audit: op.audit, summary: op.summary },
+    handler: async (req, reply) => {
+      if (!req.session) throw unauthorized();
+      if (!Buffer.isBuffer(req.body) || req.body.length === 0) {
+        throw fieldError(RESULT.badRequest, 'file', 'importFileInvalid');
+      }
+      let fileName = '';
+      try {
+        fileName = decodeURIComponent(String(req.headers['x-file-name'] ?? ''));
+      } catch {}
+      const data = await handler({ file: req.body, fileName, req, reply, session: req.session });
+      return { code: 200, msg: 'success', data };
+    },
+  });
+}
+
+/** Reads the upload types as raw bytes; each upload route sets its own size limit. */
+export function registerUploadBody(app: FastifyInstance): void {
+  app.addContentTypeParser([...UPLOAD_TYPES], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 }

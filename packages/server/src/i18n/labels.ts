@@ -52,8 +52,10 @@ export function entityColumns<R extends Record<string, unknown>>(
       title: t(meta?.label ?? `${entity.name}.fields.${key}`),
       text: (row) => {
         const value = row[key];
+        if (Array.isArray(value)) return value.map((item) => options.get(item) ?? String(item)).join(', ');
         if (options.has(value as string | number)) return options.get(value as string | number) ?? '';
         if (datetime) return formatMoment(String(value ?? ''));
+        if (typeof value === 'boolean') return t(value ? 'common.yes' : 'common.no');
         return typeof value === 'number' ? value : String(value ?? '');
       },
     };

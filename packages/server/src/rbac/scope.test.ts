@@ -1,4 +1,4 @@
-import { type OrgNode, type Page, RES, type User } from '@meterdesk/contracts';
+import { type OrgNode, type Page, RES, type Role, type User } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
 import { sysOrg } from '../db/schema';
@@ -15,6 +15,7 @@ describe('organisation scope', () => {
   const south = newId();
   let southUser: string;
   let cityUser: string;
+  let managerRole: string;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -38,10 +39,15 @@ describe('organisation scope', () => {
       RES.orgEdit,
       RES.orgDetail,
       RES.orgDelete,
+      RES.roleMGT,
+      RES.roleAssignUser,
+      RES.notifyMGT,
+      RES.noticeSend,
     ]);
+    managerRole = role;
     await t.createUser({ username: 'north.manager', password: 'Manage1', roleIds: [role], orgId: north });
-    cityUser = await t.createUser({ username: 'city.clerk', password: 'Clerk12', orgId: northCity });
-    southUser = await t.createUser({ username: 'south.clerk', password: 'Clerk12', orgId: south });
+    cityUser = await t.createUser({ username: 'city.clerk', password: 'Clerk12', orgId: northCity, roleIds: [role] });
+    southUser = await t.createUser({ username: 'south.clerk', password: 'Clerk12', orgId: south, roleIds: [role] });
     manager = await t.login('north.manager', 'Manage1');
   });
   afterAll(() => t.close());
@@ -132,5 +138,54 @@ describe('organisation scope', () => {
     ).toBe(400);
     const adminTree = (await t.call<OrgNode[]>('/sysorg/treesysorg', {}, admin)).body.data;
     expect(adminTree.map((n) => n.orgName)).toEqual(['Meterdesk']);
+  });
+
+  it('names only the role members of its own subtree', async () => {
+    const detail = await t.call<Role>('/sysrole/getsysroledetail', { id: managerRole }, manager);
+    expect(detail.body.data.userIdList).not.toContain(southUser);
+    expect(detail.body.data.userIdList).toContain(cityUser);
+    expect(detail.body.data.userCount).toBe(2);
+    const list = await t.call<Page<Role>>('/sysrole/getsysrolelist', { roleName: 'org-manager' }, manager);
+    expect(list.body.data.list[0]?.userIdList).not.toContain(southUser);
+    const adminView = await t.call<Role>('/sysrole/getsysroledetail', { id: managerRole }, admin);
+    expect(adminView.body.data.userIdList).toContain(southUser);
+  });
+
+  it('sends notices only within its subtree and sees only the notices delivered there', async () => {
+    const notice = (recUsernameList: string[]) => ({
+      noticeType: 0,
+      noticeTitle: `scope ${newId()}`,
+      noticeContent: 'Meter reading tomorrow',
+      recUsernameList,
+      sendEmail: false,
+    });
+    const outside = await t.call('/systemparameter/sendnoticebath', notice(['city.clerk', 'south.clerk']), manager);
+    expect(outside.body).toMatchObject({ code: 400, data: { issues: [{ field: 'recUsernameList' }] } });
+    expect((await t.call('/systemparameter/sendnoticebath', notice(['city.clerk']), manager)).status).toBe(200);
+
+    const fromAdmin = notice(['city.clerk', 'south.clerk']);
+    const sent = await t.call<{ noticeBatchId: string }>('/systemparameter/sendnoticebath', fromAdmin, admin);
+    const { noticeBatchId } = sent.body.data;
+    const batches = await t.call<Page<{ noticeBatchId: string; total: number }>>(
+      '/systemparameter/getnoticebatchpage',
+      { noticeTitle: fromAdmin.noticeTitle },
+      manager,
+    );
+    expect(batches.body.data.list).toEqual([expect.objectContaining({ noticeBatchId, total: 1 })]);
+    const readers = await t.call<{ recUsername: string }[]>(
+      '/systemparameter/getnoticereaddetaillist',
+      { noticeBatchId },
+      manager,
+    );
+    expect(readers.body.data.map((n) => n.recUsername)).toEqual(['city.clerk']);
+
+    const southOnly = notice(['south.clerk']);
+    const hidden = await t.call<{ noticeBatchId: string }>('/systemparameter/sendnoticebath', southOnly, admin);
+    const unseen = await t.call(
+      '/systemparameter/getnoticereaddetaillist',
+      { noticeBatchId: hidden.body.data.noticeBatchId },
+      manager,
+    );
+    expect(unseen.status).toBe(404);
   });
 });

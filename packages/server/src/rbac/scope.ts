@@ -2,7 +2,8 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/driver';
 import { inSubtree, type TreeTable } from '../db/list';
-import { sysOrg, sysUser, sysUserRole } from '../db/schema';
+import { qualified } from '../db/rows';
+import { powerGrid, sysOrg, sysUser, sysUserRole } from '../db/schema';
 import { ADMIN_ROLE_ID } from '../db/seed';
 
 /**
@@ -16,19 +17,25 @@ export interface Scope {
   all: boolean;
   /** The caller's organisation; null reaches no organisation-scoped record. */
   orgId: string | null;
+  /** The grid nodes of the caller's user groups; none reaches no archive record. */
+  gridIds: readonly string[];
 }
 
 export const ORG_TREE: TreeTable = { table: sysOrg, parentKey: 'pid' };
+export const GRID_TREE: TreeTable = { table: powerGrid, parentKey: 'parentId' };
 
 export async function resolveScope(db: Executor, userId: string): Promise<Scope> {
   const [row] = await db
     .select({
       orgId: sysUser.orgId,
-      admin: sql<boolean>`exists (select 1 from ${sysUserRole} where ${sysUserRole.userId} = ${sysUser.id} and ${sysUserRole.roleId} = ${ADMIN_ROLE_ID})`,
+      gridIds: sql<
+        string[]
+      >`coalesce((select array_agg(distinct g.grid_id) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${qualified(sysUser.id)}), '{}')`,
+      admin: sql<boolean>`exists (select 1 from ${sysUserRole} where ${sysUserRole.userId} = ${qualified(sysUser.id)} and ${sysUserRole.roleId} = ${ADMIN_ROLE_ID})`,
     })
     .from(sysUser)
     .where(eq(sysUser.id, userId));
-  return { all: row?.admin === true, orgId: row?.orgId ?? null };
+  return { all: row?.admin === true, orgId: row?.orgId ?? null, gridIds: row?.gridIds ?? [] };
 }
 
 /** Limits `orgColumn` to the caller's organisation subtree; nothing for an administrator. */
@@ -36,6 +43,13 @@ export function orgScope(scope: Scope, orgColumn: AnyPgColumn | SQL): SQL | unde
   if (scope.all) return undefined;
   if (!scope.orgId) return sql`false`;
   return inSubtree(orgColumn, ORG_TREE, scope.orgId);
+}
+
+/** Limits `gridColumn` to the grid nodes of the caller's groups and below; nothing for an administrator. */
+export function gridScope(scope: Scope, gridColumn: AnyPgColumn | SQL): SQL | undefined {
+  if (scope.all) return undefined;
+  if (scope.gridIds.length === 0) return sql`false`;
+  return inSubtree(gridColumn, GRID_TREE, scope.gridIds);
 }
 
 /** Whether an organisation lies within the caller's scope. */

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { openDatabase } from '../db/driver';
+import { seedDemoGrid } from '../db/demo-archive';
+import { type Database, openDatabase } from '../db/driver';
 import { seed } from '../db/seed';
 import { JobSystem } from '../jobs/job-system';
 import { TEST_ADMIN_PASSWORD, TEST_OPERATOR_PASSWORD } from './constants';
@@ -14,6 +15,17 @@ declare module 'vitest' {
     pgliteTemplate: string;
     postgresTemplate: string | null;
   }
+}
+
+/**
+ * The start-up seed as on PostgreSQL (no demo archive: each test makes the records it counts), plus
+ * the demo grid, so tests have real grid nodes to place records and user groups in.
+ */
+async function prepare(database: Database, seedOptions: Parameters<typeof seed>[1]): Promise<void> {
+  await database.migrate();
+  await seed(database.db, seedOptions);
+  await database.db.transaction((tx) => seedDemoGrid(tx));
+  await JobSystem.install(database);
 }
 
 /**
@@ -40,9 +52,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     const pglite = await PGlite.create();
     const database = await openDatabase({ pglite });
-    await database.migrate();
-    await seed(database.db, seedOptions);
-    await JobSystem.install(database);
+    await prepare(database, seedOptions);
     const dump = await pglite.dumpDataDir('gzip');
     const dumpFile = path.join(tmpDir, 'pglite-template.tar.gz');
     writeFileSync(dumpFile, Buffer.from(await dump.arrayBuffer()));
@@ -58,9 +68,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       const url = new URL(databaseUrl);
       url.pathname = `/${templateName}`;
       const tpl = await openDatabase({ databaseUrl: url.toString() });
-      await tpl.migrate();
-      await seed(tpl.db, seedOptions);
-      await JobSystem.install(tpl);
+      await prepare(tpl, seedOptions);
       await tpl.close();
     }
     project.provide('postgresTemplate', templateName);

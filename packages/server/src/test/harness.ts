@@ -29,6 +29,8 @@ export interface TestApp {
   database: Database;
   broker: Broker;
   config: Config;
+  /** The key the app seals stored secrets with, for a test to open what it finds in a table. */
+  secretKey: Buffer;
   call<T = unknown>(
     path: string,
     body?: unknown,
@@ -111,11 +113,12 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
+  const secretKey = randomBytes(32);
   const app = await buildApp({
     config,
     database,
     broker,
-    secretKey: randomBytes(32),
+    secretKey,
     jobPollingIntervalSeconds: 0.5,
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -151,6 +154,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     database,
     broker,
     config,
+    secretKey,
     call,
     login,
     loginAdmin: () => login('admin', TEST_ADMIN_PASSWORD),

@@ -111,3 +111,30 @@ export async function callApi<Req extends z.ZodType, Res extends z.ZodType>(
   console.error(`Response of ${operation.path} does not match the contract`, parsed.error.issues);
   throw new ApiError(RESULT.serverError, 'interfaceError', data);
 }
+
+/** Sends a file as the raw body of an upload operation (an import) and checks the answer like `callApi`. */
+export async function uploadFile<Res extends z.ZodType>(
+  operation: Operation<z.ZodType, Res>,
+  file: File,
+): Promise<z.output<Res>> {
+  let response: Response;
+  try {
+    response = await fetch(`${API_BASE}${operation.path}`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: {
+        'Content-Type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        'X-File-Name': encodeURIComponent(file.name),
+        Accept: 'application/json',
+      },
+      body: file,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch {
+    throw new ApiError(0, CLIENT_ERRORS.network);
+  }
+  const data = await readEnvelope(operation.path, response);
+  const parsed = operation.response.safeParse(data);
+  if (parsed.success) return parsed.data;
+  throw new ApiError(RESULT.serverError, 'interfaceError', data);
+}

@@ -3,6 +3,7 @@ import {
   type FieldMeta,
   type FieldWidget,
   fieldMeta,
+  type importApi,
   type Operation,
   type Page,
 } from '@meterdesk/contracts';
@@ -15,6 +16,8 @@ export interface FieldDescriptor extends FieldMeta {
   schema?: z.ZodType;
   /** The fields of a `group`, each with its own meta. */
   fields?: FieldDescriptor[];
+  /** A list of records (a consumer's POCs): their declared fields, which the detail shows as a table's columns. */
+  items?: FieldDescriptor[];
 }
 
 export type Row = Record<string, unknown>;
@@ -55,6 +58,19 @@ export interface RowAction<R = Row> {
   Dialog?: ComponentType<{ row: R; onClose: () => void }>;
 }
 
+/**
+ * A list shown under a record's detail (a POC's meter replacements): the rows `operation` answers
+ * for the record, with `columns` of the row schema, labelled by their field meta.
+ */
+export interface RelatedList<R = Row> {
+  key: string;
+  /** i18n key of its title. */
+  title: string;
+  operation: Operation;
+  request: (record: R) => object;
+  columns: readonly string[];
+}
+
 /** A required time window filter (the system log): two ISO moments, at most `maxDays` apart. */
 export interface TimeRangeFilter {
   label: string;
@@ -74,15 +90,33 @@ export interface CrudConfig {
   update?: Operation;
   /** The list's export to a file, offered with the `<page>/export` button. */
   exportFile?: Operation;
+  /** An archive import (template, upload, status); the list shows Import with the `<page>/import` button. */
+  importCalls?: ReturnType<typeof importApi>;
+  /**
+   * The export takes the columns and the format (`{columns, format}`, the archive's exports): the
+   * button opens a dialog to choose them. Without it the button downloads the list as it is.
+   */
+  exportDialog: boolean;
+  /** Deletes selected rows at once (`{ids}` → `{deleted, failures}`): the list offers row selection. */
+  batchRemove?: Operation;
   rowKey: string;
   uniqueChecks: Readonly<Record<string, UniqueCheck>>;
   initialValues: Readonly<Record<string, unknown>>;
   /** Fields the add form shows after the entity's form fields (e.g. the initial password). */
   createFields: readonly string[];
+  /**
+   * Secrets both forms show last, always blank: the record never carries them (it says whether one is
+   * set), and the server keeps the stored one when the field stays empty (a meter's HES password).
+   */
+  secretFields: readonly string[];
   rowActions: readonly RowAction[];
   timeRange?: TimeRangeFilter;
   /** What the view drawer shows instead of the entity's detail fields. */
   View?: ComponentType<{ crud: CrudConfig; row: Row }>;
+  /** Lists the detail shows under the record's fields. */
+  related: readonly RelatedList[];
+  /** Form fields that open a titled section (field → i18n key of the title), for long forms. */
+  formSections: Readonly<Record<string, string>>;
   /** Presentation the contracts do not declare yet; each entry belongs in the entity's schema. */
   overrides: Readonly<Partial<Record<string, Partial<FieldMeta>>>>;
   /** Fields stored in Chinese whose English twin an English interface shows (parentName → parentNameEn). */
@@ -109,8 +143,15 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
     remove?: Operation;
     exportFile?: Operation;
   };
-  /** The delete request for a row (default `{id}`); `removable` hides delete on rows that cannot go. */
-  remove?: { request?: (row: Shape<S>) => object; removable?: (row: Shape<S>) => boolean };
+  importCalls?: ReturnType<typeof importApi>;
+  /**
+   * The delete request for a row (default `{id}`); `removable` hides delete on rows that cannot go;
+   * `batch`: the remove operation takes `{ids}` and answers `{deleted, failures}`, so rows can be
+   * selected and deleted together.
+   */
+  remove?: { request?: (row: Shape<S>) => object; removable?: (row: Shape<S>) => boolean; batch?: boolean };
+  /** The export operation takes `{columns, format}` besides the list's filters (see CrudConfig). */
+  exportDialog?: boolean;
   rowKey?: Extract<keyof S['shape'], string>;
   uniqueChecks?: {
     operation: Operation<z.ZodType, z.ZodType<{ existed: boolean }>>;
@@ -121,9 +162,12 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   };
   initialValues?: Partial<z.input<C>>;
   createFields?: readonly InputKey<C>[];
+  secretFields?: readonly InputKey<C>[];
   rowActions?: readonly RowAction<Shape<S>>[];
   timeRange?: TimeRangeFilter;
   View?: ComponentType<{ crud: CrudConfig; row: Row }>;
+  related?: readonly RelatedList<Shape<S>>[];
+  formSections?: Partial<Record<InputKey<C>, string>>;
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
   singleLineRows?: boolean;
@@ -171,13 +215,19 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     create: operations.create,
     update: operations.update,
     exportFile: operations.exportFile,
+    importCalls: definition.importCalls,
+    exportDialog: definition.exportDialog ?? false,
+    batchRemove: definition.remove?.batch ? operations.remove : undefined,
     rowKey: definition.rowKey ?? 'id',
     uniqueChecks: checks,
     initialValues: definition.initialValues ?? {},
     createFields: definition.createFields ?? [],
+    secretFields: definition.secretFields ?? [],
     rowActions,
     timeRange: definition.timeRange,
     View: definition.View,
+    related: (definition.related ?? []) as unknown as RelatedList[],
+    formSections: (definition.formSections ?? {}) as Record<string, string>,
     overrides: definition.overrides ?? {},
     englishNames: definition.englishNames ?? {},
     singleLineRows: definition.singleLineRows ?? false,
@@ -196,6 +246,16 @@ export function objectShape(schema: z.ZodType | undefined): Record<string, z.Zod
   let current: z.ZodType | undefined = schema;
   while (current) {
     if (current instanceof z.ZodObject) return current.shape as Record<string, z.ZodType>;
+    current = (current as unknown as { def?: { innerType?: z.ZodType } }).def?.innerType;
+  }
+  return undefined;
+}
+
+/** The fields of each record of a list of records (inside default/optional/nullable wrappers), if it is one. */
+function itemShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
+  let current: z.ZodType | undefined = schema;
+  while (current) {
+    if (current instanceof z.ZodArray) return objectShape(current.element as z.ZodType);
     current = (current as unknown as { def?: { innerType?: z.ZodType } }).def?.innerType;
   }
   return undefined;
@@ -228,6 +288,13 @@ export function describeSchemaField(key: string, schema: z.ZodType | undefined, 
     descriptor.fields = Object.entries(shape).map(([member, memberSchema]) =>
       describeSchemaField(member, memberSchema, labelPrefix),
     );
+  }
+  const items = itemShape(schema);
+  if (items) {
+    // Members without meta (the row's id) are keys, not columns.
+    descriptor.items = Object.entries(items)
+      .filter(([, memberSchema]) => fieldMeta(memberSchema) !== undefined)
+      .map(([member, memberSchema]) => describeSchemaField(member, memberSchema, labelPrefix));
   }
   return descriptor;
 }

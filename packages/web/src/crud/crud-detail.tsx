@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, Descriptions, Flex, Spin } from 'antd';
+import { Alert, Button, Card, Descriptions, Flex, Spin, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
@@ -7,27 +7,65 @@ import { usePermissions } from '@/app/permissions/permission-context';
 import { FieldValue } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
 import { useLanguage } from '@/i18n/use-language';
-import { type CrudConfig, describeField, type Row, shownValue } from './crud-config';
+import { type CrudConfig, describeField, type FieldDescriptor, type Row, shownValue } from './crud-config';
+import { RelatedTable } from './related-list';
 import { useListLocation } from './use-list-location';
 
-/** The entity's `detail` fields as a description list. */
+/** A list of records the detail carries (a consumer's POCs), as a titled table. */
+function ItemsTable({ field, rows }: { field: FieldDescriptor; rows: Row[] }) {
+  const { t } = useTranslation();
+  return (
+    <Flex vertical gap="small" data-testid={`items-${field.key}`}>
+      <Typography.Title level={5} style={{ margin: 0 }}>
+        {t(field.label)}
+      </Typography.Title>
+      <Table<Row>
+        size="small"
+        bordered
+        pagination={false}
+        rowKey={(row) => String(row.id ?? rows.indexOf(row))}
+        dataSource={rows}
+        columns={(field.items ?? []).map((item) => ({
+          key: item.key,
+          title: t(item.label),
+          render: (_: unknown, row: Row) => <FieldValue field={item} value={row[item.key]} />,
+        }))}
+      />
+    </Flex>
+  );
+}
+
+/**
+ * The entity's `detail` fields as a description list; lists of records the record carries follow
+ * it as tables (a list row, which carries none, shows just the fields), then the related lists
+ * read by their own calls.
+ */
 export function CrudDetail({ crud, record }: { crud: CrudConfig; record: Row }) {
   const { t } = useTranslation();
   const language = useLanguage();
+  const fields = crud.entity.detail.map((key) => describeField(crud, key));
   return (
-    <Descriptions
-      bordered
-      column={1}
-      data-testid={`${crud.entity.name}-detail`}
-      items={crud.entity.detail.map((key) => {
-        const field = describeField(crud, key);
-        return {
-          key,
-          label: t(field.label),
-          children: <FieldValue field={field} value={shownValue(crud, record, key, language)} />,
-        };
+    <Flex vertical gap="large">
+      <Descriptions
+        bordered
+        column={1}
+        data-testid={`${crud.entity.name}-detail`}
+        items={fields
+          .filter((field) => !field.items)
+          .map((field) => ({
+            key: field.key,
+            label: t(field.label),
+            children: <FieldValue field={field} value={shownValue(crud, record, field.key, language)} />,
+          }))}
+      />
+      {fields.map((field) => {
+        const rows = record[field.key];
+        return field.items && Array.isArray(rows) ? <ItemsTable key={field.key} field={field} rows={rows} /> : null;
       })}
-    />
+      {crud.related.map((related) => (
+        <RelatedTable key={related.key} related={related} record={record} />
+      ))}
+    </Flex>
   );
 }
 

@@ -43,9 +43,12 @@ describe('generic form on the resource entity', () => {
     await user.type(await screen.findByTestId('field-resourceUri'), 'no-leading-slash');
     await user.click(screen.getByTestId('crud-save'));
 
-    await waitFor(() => expect(within(formItem('field-resourceUri')).getByText('Format error')).toBeTruthy());
-    expect(within(formItem('field-resourceName')).getByText('This part is mandatory')).toBeTruthy();
-    expect(within(formItem('field-resourceNameEn')).getByText('This part is mandatory')).toBeTruthy();
+    // antd renders each field's message on its own tick: wait for all three, not just the first.
+    await waitFor(() => {
+      expect(within(formItem('field-resourceUri')).getByText('Format error')).toBeTruthy();
+      expect(within(formItem('field-resourceName')).getByText('This part is mandatory')).toBeTruthy();
+      expect(within(formItem('field-resourceNameEn')).getByText('This part is mandatory')).toBeTruthy();
+    });
     expect(api.callsTo(resourceApi.savesysresource.path)).toHaveLength(0);
   });
 

@@ -54,7 +54,7 @@ function CrudForm({
   const operation = id === undefined ? crud.create : crud.update;
   const shape = requestShape(operation);
   const keys = useMemo(
-    () => (id === undefined ? [...entity.form, ...crud.createFields] : entity.form),
+    () => [...entity.form, ...(id === undefined ? crud.createFields : []), ...crud.secretFields],
     [crud, entity, id],
   );
   const fields = useMemo(() => keys.map((key) => describeField(crud, key)), [crud, keys]);
@@ -137,6 +137,7 @@ function CrudForm({
       <Form
         form={form}
         layout="horizontal"
+        labelWrap
         labelCol={{ span: 6 }}
         wrapperCol={{ span: 14 }}
         initialValues={initialValues}
@@ -149,7 +150,14 @@ function CrudForm({
         data-testid={`${entity.name}-form`}
       >
         <EditedRecordContext value={id}>
-          <FormFields fields={fields} shape={shape} form={form} uniqueChecks={crud.uniqueChecks} id={id} />
+          <FormFields
+            fields={fields}
+            shape={shape}
+            form={form}
+            uniqueChecks={crud.uniqueChecks}
+            id={id}
+            sections={crud.formSections}
+          />
         </EditedRecordContext>
         <Form.Item wrapperCol={{ offset: 6, span: 14 }}>
           <Flex gap="small">

@@ -1,6 +1,14 @@
-import { DownloadOutlined, EditOutlined, EyeOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
-import { isDateRange, type Page } from '@meterdesk/contracts';
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import {
+  DeleteOutlined,
+  DownloadOutlined,
+  EditOutlined,
+  EyeOutlined,
+  PlusOutlined,
+  ReloadOutlined,
+  UploadOutlined,
+} from '@ant-design/icons';
+import { isDateRange, MAX_BATCH_DELETE, type Page } from '@meterdesk/contracts';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,14 +16,18 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
 import { downloadFile } from '@/api/download';
 import { usePermissions } from '@/app/permissions/permission-context';
+import { isGranted } from '@/app/permissions/permission-index';
 import { FieldValue, fieldText } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
 import { useLanguage } from '@/i18n/use-language';
-import { type CrudConfig, describeField, type Row, requestShape, shownValue } from './crud-config';
+import { type CrudConfig, DELETE_ACTION, describeField, type Row, requestShape, shownValue } from './crud-config';
 import { CrudDetail } from './crud-detail';
+import { asDeleteResult, useDeleteReport } from './delete-report';
+import { ExportDialog } from './export-dialog';
 import { FilterBar } from './filter-bar';
+import { ImportDialog } from './import-dialog';
 import { type ListQuery, listRequest, readListQuery, sameQuery, writeListQuery } from './list-query';
-import { RowActionButton, useRowActions } from './row-actions';
+import { CONFIRM_CANCEL, CONFIRM_OK, RowActionButton, useRowActions } from './row-actions';
 
 /** Empty `children` would give a leaf an expand button in antd's tree table. */
 function pruneLeaves(nodes: readonly Row[]): Row[] {
@@ -28,10 +40,15 @@ function pruneLeaves(nodes: readonly Row[]): Row[] {
 const FLEXIBLE_MIN_WIDTH = 200;
 /** Room for one row action button in a single-line list's fixed-width actions column. */
 const ACTION_WIDTH = 80;
+/** The cell's own padding, so one button's column still fits its 'Actions' title on one line. */
+const CELL_PADDING = 32;
 
 function tableWidth(columns: readonly { width?: number }[]): number {
   return columns.reduce((sum, column) => sum + (column.width ?? FLEXIBLE_MIN_WIDTH), 0);
 }
+
+/** A list page; an archive list also says when the caller's account reaches no grid (`noScope`). */
+type ListAnswer = Page<Row> & { noScope?: boolean };
 
 /**
  * The entity's list: filters, sortable columns and paging kept in the URL (or, for a tree, the whole
@@ -41,11 +58,14 @@ function tableWidth(columns: readonly { width?: number }[]): number {
 export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keepParams?: readonly string[] }) {
   const { t } = useTranslation();
   const language = useLanguage();
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const reportDelete = useDeleteReport();
   const permissions = usePermissions();
   const [params, setParams] = useSearchParams();
   const [viewing, setViewing] = useState<Row | null>(null);
+  const [exporting, setExporting] = useState(false);
   const rowActions = useRowActions(crud);
   const { entity } = crud;
 
@@ -68,16 +88,56 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
   const list = useQuery({
     // Two lists of one entity (a page's tabs) differ by operation, not by request.
     queryKey: [entity.name, 'list', (crud.tree ?? crud.list)?.path, body],
-    queryFn: async ({ signal }): Promise<Page<Row>> => {
+    queryFn: async ({ signal }): Promise<ListAnswer> => {
       if (crud.tree) {
         const nodes = pruneLeaves((await callApi(crud.tree, {}, { signal })) as Row[]);
         return { list: nodes, total: nodes.length, curPage: 1, pageSize: nodes.length };
       }
       if (!crud.list) throw new ApiError(404, 'wrongApi');
-      return callApi(crud.list, body, { signal }) as Promise<Page<Row>>;
+      return callApi(crud.list, body, { signal }) as Promise<ListAnswer>;
     },
     placeholderData: keepPreviousData,
   });
+
+  // A selection belongs to the rows it was made on: another page, filter or sort starts a new one.
+  const bodyKey = JSON.stringify(body);
+  const [selection, setSelection] = useState<{ of: string; keys: string[] }>({ of: bodyKey, keys: [] });
+  const selected = selection.of === bodyKey ? selection.keys : [];
+  const select = (keys: string[]) => {
+    // spec §5: at most MAX_BATCH_DELETE rows; of a larger choice (the whole page) the first rows stay.
+    if (keys.length > MAX_BATCH_DELETE) {
+      const order = new Map(list.data?.list.map((row, index) => [keyOf(row), index]));
+      keys.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+      message.warning(t('crud.selectionLimit', { max: MAX_BATCH_DELETE }));
+    }
+    setSelection({ of: bodyKey, keys: keys.slice(0, MAX_BATCH_DELETE) });
+  };
+
+  const batchDelete = useMutation({
+    mutationFn: (ids: string[]) => {
+      if (!crud.batchRemove) throw new ApiError(404, 'wrongApi');
+      return callApi(crud.batchRemove, { ids });
+    },
+    onSuccess: async (answer) => {
+      const result = asDeleteResult(answer);
+      if (result) reportDelete(result);
+      setSelection({ of: bodyKey, keys: [] });
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: [entity.name] }),
+        queryClient.invalidateQueries({ queryKey: ['lookup'] }),
+      ]);
+    },
+    onError: (error) => message.error(errorText(t, error)),
+  });
+  const confirmBatchDelete = () =>
+    modal.confirm({
+      title: t('crud.confirmDeleteSelected', { count: selected.length }),
+      okText: t('common.actions.delete'),
+      cancelText: t('common.actions.cancel'),
+      okButtonProps: { danger: true, 'data-testid': CONFIRM_OK },
+      cancelButtonProps: { 'data-testid': CONFIRM_CANCEL },
+      onOk: () => batchDelete.mutateAsync(selected).catch(() => undefined),
+    });
 
   const exportFile = useMutation({
     mutationFn: () => {
@@ -94,6 +154,9 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
   const canAdd = Boolean(crud.create) && permissions.pages.has(addPath);
   const canEdit = Boolean(crud.update) && permissions.pages.has(editPath);
   const canExport = Boolean(crud.exportFile) && permissions.buttons.has(`${entity.pagePath}/export`);
+  const canImport = Boolean(crud.importCalls) && permissions.buttons.has(`${entity.pagePath}/import`);
+  const [importing, setImporting] = useState(false);
+  const canBatchDelete = Boolean(crud.batchRemove) && isGranted(permissions, `${entity.pagePath}/${DELETE_ACTION}`);
   const hasDetailPage = Boolean(crud.detail) && permissions.pages.has(detailPath);
   const show = (next: ListQuery) => {
     const written = writeListQuery(next);
@@ -140,7 +203,7 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
       key: 'actions',
       title: t('crud.columnsActions'),
       fixed: 'right',
-      width: singleLine ? ACTION_WIDTH * (1 + Number(canEdit) + crud.rowActions.length) : undefined,
+      width: singleLine ? CELL_PADDING + ACTION_WIDTH * (1 + Number(canEdit) + crud.rowActions.length) : undefined,
       render: (_: unknown, row: Row) => {
         const key = keyOf(row);
         const id = encodeURIComponent(key);
@@ -199,14 +262,31 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         >
           {t('crud.refresh')}
         </Button>
+        {canBatchDelete && (
+          <Button
+            danger
+            icon={<DeleteOutlined />}
+            disabled={selected.length === 0}
+            loading={batchDelete.isPending}
+            data-testid="crud-delete-selected"
+            onClick={confirmBatchDelete}
+          >
+            {t('crud.deleteSelected', { count: selected.length })}
+          </Button>
+        )}
         {canExport && (
           <Button
             icon={<DownloadOutlined />}
             loading={exportFile.isPending}
             data-testid="crud-export"
-            onClick={() => exportFile.mutate()}
+            onClick={() => (crud.exportDialog ? setExporting(true) : exportFile.mutate())}
           >
-            {t('crud.export')}
+            {t(crud.exportDialog ? 'crud.exportDialog.button' : 'crud.export')}
+          </Button>
+        )}
+        {canImport && (
+          <Button icon={<UploadOutlined />} data-testid="crud-import" onClick={() => setImporting(true)}>
+            {t('crud.import')}
           </Button>
         )}
         {canAdd && (
@@ -234,7 +314,29 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         scroll={{ x: singleLine ? tableWidth(entity.columns) + ACTION_WIDTH : 'max-content' }}
         tableLayout={singleLine ? 'fixed' : undefined}
         expandable={crud.tree ? { defaultExpandAllRows: true } : undefined}
-        locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('crud.empty')} /> }}
+        rowSelection={
+          canBatchDelete
+            ? {
+                selectedRowKeys: selected,
+                onChange: (keys) => select(keys.map(String)),
+                getCheckboxProps: (row) =>
+                  ({
+                    'data-testid': `select-${keyOf(row)}`,
+                    // A full selection takes no more rows, so one click never drops another row.
+                    disabled: selected.length >= MAX_BATCH_DELETE && !selected.includes(keyOf(row)),
+                  }) as object,
+              }
+            : undefined
+        }
+        locale={{
+          emptyText: (
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={list.data?.noScope ? t('crud.noScope') : t('crud.empty')}
+              data-testid={list.data?.noScope ? 'crud-no-scope' : undefined}
+            />
+          ),
+        }}
         pagination={
           crud.tree
             ? false
@@ -257,6 +359,15 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         {viewing && (crud.View ? <crud.View crud={crud} row={viewing} /> : <CrudDetail crud={crud} record={viewing} />)}
       </Drawer>
       {rowActions.dialog}
+      {importing && crud.importCalls && (
+        <ImportDialog
+          calls={crud.importCalls}
+          title={`${t('crud.import')}: ${t(`${entity.name}.exportName`)}`}
+          queryKey={[entity.name]}
+          onClose={() => setImporting(false)}
+        />
+      )}
+      {exporting && <ExportDialog crud={crud} query={body} onClose={() => setExporting(false)} />}
     </Flex>
   );
 }

@@ -59,28 +59,38 @@ export interface FormFieldsProps {
   id?: string;
   /** Where the field sits in the form's values; members of a group sit below the group's name. */
   parent?: string;
+  /** Fields that open a titled section: field → i18n key of the title. */
+  sections?: Readonly<Record<string, string>>;
+}
+
+function SectionTitle({ title, testId }: { title: string; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <Divider titlePlacement="start" plain data-testid={testId}>
+      {t(title)}
+    </Divider>
+  );
 }
 
 /** One form item per field with the request schema's rules; a group is a titled section of its members. */
-export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent }: FormFieldsProps) {
+export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent, sections = {} }: FormFieldsProps) {
   const { t } = useTranslation();
   return fields.map((field) => {
     const schema = shape[field.key];
     if (field.widget === 'group') {
       return (
         <Fragment key={field.key}>
-          <Divider titlePlacement="start" plain data-testid={`group-${field.key}`}>
-            {t(field.label)}
-          </Divider>
+          <SectionTitle title={field.label} testId={`group-${field.key}`} />
           <FormFields fields={field.fields ?? []} shape={objectShape(schema) ?? {}} form={form} parent={field.key} />
         </Fragment>
       );
     }
+    const section = sections[field.key];
     const check = uniqueChecks[field.key];
     const rules: Rule[] = [];
     if (schema) rules.push(zodRule(schema, t));
     if (check) rules.push(uniqueRule(check, schema, () => form.getFieldsValue(), id, t));
-    return (
+    const item = (
       <Form.Item
         key={field.key}
         name={parent ? [parent, field.key] : field.key}
@@ -94,6 +104,14 @@ export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent 
       >
         <FieldInput field={field} />
       </Form.Item>
+    );
+    return section ? (
+      <Fragment key={field.key}>
+        <SectionTitle title={section} testId={`section-${field.key}`} />
+        {item}
+      </Fragment>
+    ) : (
+      item
     );
   });
 }

@@ -8,6 +8,7 @@ import { usePermissions } from '@/app/permissions/permission-context';
 import { isGranted } from '@/app/permissions/permission-index';
 import { errorText } from '@/i18n/message-text';
 import type { CrudConfig, Row, RowAction } from './crud-config';
+import { asDeleteResult, useDeleteReport } from './delete-report';
 
 /** Test ids of the confirmation dialog's buttons, for every action that asks first. */
 export const CONFIRM_OK = 'confirm-ok';
@@ -27,6 +28,7 @@ export function useRowActions(crud: CrudConfig): {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const permissions = usePermissions();
+  const reportDelete = useDeleteReport();
   const [open, setOpen] = useState<{ action: RowAction; row: Row } | null>(null);
   const granted = crud.rowActions.filter((action) => isGranted(permissions, action.permission));
 
@@ -45,12 +47,15 @@ export function useRowActions(crud: CrudConfig): {
         cancelButtonProps: { 'data-testid': CONFIRM_CANCEL },
         onOk: async () => {
           try {
-            await callApi(run.operation, run.request(row));
+            const answer = await callApi(run.operation, run.request(row));
+            // A batch delete answers which rows stayed and why, instead of failing as a whole.
+            const deleted = asDeleteResult(answer);
+            if (deleted) reportDelete(deleted, t(run.done));
+            else message.success(t(run.done));
           } catch (error) {
             message.error(errorText(t, error));
             return;
           }
-          message.success(t(run.done));
           await Promise.all([
             queryClient.invalidateQueries({ queryKey: [crud.entity.name] }),
             queryClient.invalidateQueries({ queryKey: ['lookup'] }),

@@ -1,9 +1,9 @@
 import { ROOT_PARENT_ID } from '@meterdesk/contracts';
-import { AutoComplete, DatePicker, Input, InputNumber, Select, Space, Switch, TreeSelect } from 'antd';
+import { AutoComplete, DatePicker, Input, InputNumber, Select, Space, Spin, Switch, TreeSelect } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { type ChangeEvent, createContext, useContext, useMemo } from 'react';
+import { type ChangeEvent, createContext, useContext, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { FieldDescriptor } from '@/crud/crud-config';
+import { type FieldDescriptor, isRequired } from '@/crud/crud-config';
 import type { LookupOption } from '@/resources/lookups';
 import { CheckTreeInput } from './check-tree-input';
 import { keepTypedDate, toIsoMoment } from './date-range';
@@ -20,6 +20,9 @@ export interface FieldInputProps {
   onChange?: (value: unknown) => void;
   onBlur?: () => void;
 }
+
+/** An inline filter bar sizes a select to its content: an empty one would be too narrow to read. */
+const FILTER_SELECT_STYLE = { minWidth: 200 };
 
 const ICON_OPTIONS = Object.entries(ICONS).map(([name, Icon]) => ({
   value: name,
@@ -71,13 +74,27 @@ function LookupTreeSelect({ field, mode, id, value, onChange }: FieldInputProps)
       showSearch={{ treeNodeFilterProp: 'title' }}
       treeDefaultExpandedKeys={treeData.map((option) => option.value)}
       placeholder={t('crud.select')}
+      style={mode === 'filter' ? FILTER_SELECT_STYLE : undefined}
     />
   );
 }
 
+/** How long typing pauses before a searched lookup asks the server. */
+const SEARCH_DEBOUNCE_MS = 300;
+
+const heldValues = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '');
+
 function SelectInput({ field, mode, id, value, onChange, onBlur }: FieldInputProps) {
   const { t } = useTranslation();
-  const lookup = useLookup(field.lookup);
+  const [typed, setTyped] = useState('');
+  const [keyword, setKeyword] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setKeyword(typed.trim()), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  const values = useMemo(() => heldValues(value), [value]);
+  const lookup = useLookup(field.lookup, { keyword, values });
   const options = field.lookup
     ? lookup.options.map((option) => ({ value: option.value, label: option.title }))
     : field.options?.map((option) => ({ value: option.value, label: t(option.label) }));
@@ -89,11 +106,38 @@ function SelectInput({ field, mode, id, value, onChange, onBlur }: FieldInputPro
       value={value as string | number | (string | number)[] | undefined}
       onChange={(next) => onChange?.(next)}
       mode={field.multiple ? 'multiple' : undefined}
-      allowClear={mode === 'filter' || field.multiple}
+      // An optional reference (a meter's module) can be taken off again.
+      allowClear={mode === 'filter' || field.multiple || !isRequired(field.schema)}
       loading={lookup.loading}
-      showSearch={{ optionFilterProp: 'label' }}
-      placeholder={t('crud.select')}
+      showSearch={
+        // A searched lookup filters on the server: the options shown are already the matches.
+        lookup.searched
+          ? { filterOption: false, searchValue: typed, onSearch: setTyped }
+          : { optionFilterProp: 'label' }
+      }
+      notFoundContent={lookup.loading ? <Spin size="small" /> : undefined}
+      placeholder={t(lookup.searched ? 'crud.typeToSearch' : 'crud.select')}
+      style={mode === 'filter' ? FILTER_SELECT_STYLE : undefined}
       options={options}
+    />
+  );
+}
+
+/** A yes/no filter also needs "either"; yes and no travel as text, as the list's URL keeps them. */
+function FlagFilter({ field, id, value, onChange }: FieldInputProps) {
+  const { t } = useTranslation();
+  return (
+    <Select
+      id={id}
+      data-testid={`field-${field.key}`}
+      value={value as string | undefined}
+      onChange={(next) => onChange?.(next)}
+      allowClear
+      placeholder={t('crud.select')}
+      options={[
+        { value: 'true', label: t('common.yes') },
+        { value: 'false', label: t('common.no') },
+      ]}
     />
   );
 }
@@ -125,7 +169,11 @@ export function FieldInput(props: FieldInputProps) {
     case 'checkTree':
       return <CheckTreeInput {...props} />;
     case 'switch':
-      return <Switch id={id} data-testid={testId} checked={value === true} onChange={(next) => onChange?.(next)} />;
+      return mode === 'filter' ? (
+        <FlagFilter {...props} />
+      ) : (
+        <Switch id={id} data-testid={testId} checked={value === true} onChange={(next) => onChange?.(next)} />
+      );
     case 'password':
       return (
         <Input.Password {...common} value={value as string | undefined} onChange={text} autoComplete="new-password" />

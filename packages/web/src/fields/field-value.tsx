@@ -1,4 +1,5 @@
-import { Space } from 'antd';
+import { WarningOutlined } from '@ant-design/icons';
+import { Space, Tag } from 'antd';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { FieldDescriptor } from '@/crud/crud-config';
@@ -8,7 +9,7 @@ import { ResourceIcon } from './icon-registry';
 /** A stored value as plain text (a group's members each on their own), empty for none. */
 export function fieldText(field: FieldDescriptor, value: unknown, t: TFunction): string {
   if (value === undefined || value === null || value === '') return '';
-  if (Array.isArray(value)) return value.map(String).join(', ');
+  if (Array.isArray(value)) return value.map((item) => fieldText(field, item, t)).join(', ');
   switch (field.widget) {
     case 'select': {
       const option = field.options?.find((candidate) => candidate.value === value);
@@ -35,6 +36,13 @@ export function fieldText(field: FieldDescriptor, value: unknown, t: TFunction):
 export function FieldValue({ field, value }: { field: FieldDescriptor; value: unknown }) {
   const { t } = useTranslation();
   if (value === undefined || value === null || value === '') return null;
+  if (field.warning && value === true) {
+    return (
+      <Tag color="error" icon={<WarningOutlined />} data-testid={`warning-${field.key}`}>
+        {t(field.label)}
+      </Tag>
+    );
+  }
   switch (field.widget) {
     case 'textarea':
       // A notice or remark keeps the lines it was written in.

@@ -7,8 +7,11 @@ import { zhScreens } from '@meterdesk/contracts/locales/zh/screens';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { type CrudConfig, describeField, describeSchemaField, type FieldDescriptor } from '@/crud/crud-config';
+import { MAINTAIN_FIELDS } from '@/pages/archive/meter-maintain.page';
 import { SEND_FIELDS } from '@/pages/system/notice-announcement.page';
 import { SETTINGS_FIELDS } from '@/pages/system/system-settings.page';
+import { meterCrud } from '@/resources/archive/meter.resource';
+import { meterTypeCrud } from '@/resources/archive/meter-type.resource';
 import { groupCrud } from '@/resources/system/group.resource';
 import { myNoticeCrud, noticeBatchCrud } from '@/resources/system/notice.resource';
 import { orgCrud } from '@/resources/system/org.resource';
@@ -46,6 +49,7 @@ function fieldKeys(field: FieldDescriptor): string[] {
     ...(field.options?.map((option) => option.label) ?? []),
     ...(field.help ? [field.help] : []),
     ...(field.fields?.flatMap(fieldKeys) ?? []),
+    ...(field.items?.flatMap(fieldKeys) ?? []),
   ];
 }
 
@@ -66,7 +70,7 @@ function entityKeys(entity: EntityDefinition<z.ZodObject, string>): string[] {
 
 /** What a screen of the kit shows: its fields (with create-only ones), row actions and time range. */
 function crudKeys(crud: CrudConfig): string[] {
-  const keys = [...entityFields(crud.entity), ...crud.createFields];
+  const keys = [...entityFields(crud.entity), ...crud.createFields, ...crud.secretFields];
   return [
     ...keys.flatMap((key) => fieldKeys(describeField(crud, key))),
     ...crud.rowActions.flatMap((action) => [
@@ -77,8 +81,19 @@ function crudKeys(crud: CrudConfig): string[] {
   ];
 }
 
-const CRUDS = [resourceCrud, orgCrud, userCrud, groupCrud, roleCrud, myNoticeCrud, noticeBatchCrud, syslogCrud];
-const OPERATION_FORMS = [SEND_FIELDS, RESET_PASSWORD_FIELDS, ...SETTINGS_FIELDS];
+const CRUDS = [
+  resourceCrud,
+  orgCrud,
+  userCrud,
+  groupCrud,
+  roleCrud,
+  myNoticeCrud,
+  noticeBatchCrud,
+  syslogCrud,
+  meterTypeCrud,
+  meterCrud,
+];
+const OPERATION_FORMS = [SEND_FIELDS, RESET_PASSWORD_FIELDS, ...SETTINGS_FIELDS, MAINTAIN_FIELDS];
 
 describe('locales', () => {
   it('English and Chinese have the same keys', () => {

@@ -1,12 +1,19 @@
 import {
   type GridNode,
+  gridApi,
   groupApi,
   MAX_PAGE_SIZE,
+  type MeterPick,
+  meterApi,
+  meterTypeApi,
   type OrgNode,
   orgApi,
+  type PocOption,
+  pocApi,
   type ResourceNode,
   resourceApi,
   roleApi,
+  supplierApi,
   userApi,
 } from '@meterdesk/contracts';
 import { callApi } from '@/api/api-client';
@@ -19,10 +26,21 @@ export interface LookupOption {
   children?: LookupOption[];
 }
 
+/** What a searched lookup is asked: the text typed, and the values the field already holds. */
+export interface LookupSearch {
+  keyword: string;
+  values: readonly string[];
+}
+
 /** A named option source that `lookup` in a field's meta refers to. */
 export interface Lookup {
-  load(signal: AbortSignal): Promise<unknown>;
+  load(signal: AbortSignal, search: LookupSearch): Promise<unknown>;
   options(data: unknown, language: Language): LookupOption[];
+  /**
+   * Too many records to load at once (meters): the picker asks again as the user types, and for the
+   * values the field holds, so their labels show.
+   */
+  searched?: boolean;
 }
 
 interface TreeNode<N> {
@@ -44,6 +62,19 @@ function treeOptions<N extends TreeNode<N>>(
 /** Pickers list every record; the API's largest page holds them for the sizes these tables reach. */
 const ALL = { curPage: 1, pageSize: MAX_PAGE_SIZE };
 
+/** The meter form's modules or DCUs: only those within the caller's grid scope. */
+const meterPicks = (kind: 'module' | 'dcu'): Lookup => ({
+  load: (signal) => callApi(meterApi.lookup, { kind }, { signal }),
+  options: (data) => (data as MeterPick[]).map((pick) => ({ value: pick.id, title: pick.no })),
+});
+
+/** A picker of the POC form and the replace page, searched on the server within the caller's scope. */
+const pocOptions = (kind: 'meter' | 'consumer' | 'dcu'): Lookup => ({
+  searched: true,
+  load: (signal, { keyword, values }) => callApi(pocApi.options, { kind, keyword, ids: [...values] }, { signal }),
+  options: (data) => (data as PocOption[]).map((option) => ({ value: option.id, title: option.label })),
+});
+
 export const LOOKUPS: Readonly<Record<string, Lookup>> = {
   resourceTree: {
     load: (signal) => callApi(resourceApi.getsysresourcetree, {}, { signal }),
@@ -64,7 +95,7 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
       ),
   },
   gridTree: {
-    load: (signal) => callApi(groupApi.gridtree, {}, { signal }),
+    load: (signal) => callApi(gridApi.tree, {}, { signal }),
     options: (data) =>
       treeOptions(
         data as GridNode[],
@@ -88,6 +119,27 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
         title: group.groupName,
       })),
   },
+  suppliers: {
+    load: (signal) => callApi(supplierApi.list, ALL, { signal }),
+    options: (data) =>
+      (data as { list: { id: string; supplierCode: string; supplierName: string }[] }).list.map((supplier) => ({
+        value: supplier.id,
+        title: `${supplier.supplierName} (${supplier.supplierCode})`,
+      })),
+  },
+  meterTypes: {
+    load: (signal) => callApi(meterTypeApi.list, ALL, { signal }),
+    options: (data) =>
+      (data as { list: { id: string; modelName: string; supplierName: string }[] }).list.map((type) => ({
+        value: type.id,
+        title: `${type.modelName} · ${type.supplierName}`,
+      })),
+  },
+  meterModules: meterPicks('module'),
+  meterDcus: meterPicks('dcu'),
+  pocMeters: pocOptions('meter'),
+  pocConsumers: pocOptions('consumer'),
+  pocDcus: pocOptions('dcu'),
   users: {
     load: (signal) => callApi(userApi.getsimplesysuserlist, {}, { signal }),
     options: (data) =>

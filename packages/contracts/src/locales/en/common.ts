@@ -13,6 +13,7 @@ export const common = {
     back: 'Back',
     retry: 'Retry',
     delete: 'Delete',
+    close: 'Close',
   },
   yes: 'Yes',
   no: 'No',

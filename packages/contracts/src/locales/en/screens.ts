@@ -1,9 +1,37 @@
+import { consumer } from './consumer';
 import { crud } from './crud';
+import { dcu } from './dcu';
+import { gis } from './gis';
+import { grid } from './grid';
+import { meter } from './meter';
+import { meterType } from './meter-type';
+import { module } from './module';
+import { poc } from './poc';
 import { resource } from './resource';
+import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 
 /**
  * The texts of the screens behind the login. Only the web's locales/screen-texts.ts (and the server, for exports) imports this (the shell
  * loads it), so none of it weighs on the login page.
  */
-export const enScreens = { crud, resource, org, user, group, role, notice, settings, syslog };
+export const enScreens = {
+  crud,
+  resource,
+  org,
+  user,
+  group,
+  role,
+  notice,
+  settings,
+  syslog,
+  supplier,
+  consumer,
+  module,
+  grid,
+  meterType,
+  meter,
+  dcu,
+  poc,
+  gis,
+};

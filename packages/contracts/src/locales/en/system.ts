@@ -125,6 +125,7 @@ export const settings = {
     test: 'Send a test e-mail',
     testTo: 'Recipient (blank: your own address)',
     testSent: 'A test e-mail was sent to {{to}}',
+    testFailed: 'The test e-mail was not sent: {{reason}}',
   },
   subscribe: {
     title: 'My subscriptions',

@@ -15,6 +15,7 @@ export const common: LocaleMessages['common'] = {
     back: '返回',
     retry: '重试',
     delete: '删除',
+    close: '关闭',
   },
   yes: '是',
   no: '否',

@@ -1,7 +1,16 @@
 import type { LocaleMessages } from '../en';
 import type { enScreens } from '../en/screens';
+import { consumer } from './consumer';
 import { crud } from './crud';
+import { dcu } from './dcu';
+import { gis } from './gis';
+import { grid } from './grid';
+import { meter } from './meter';
+import { meterType } from './meter-type';
+import { module } from './module';
+import { poc } from './poc';
 import { resource } from './resource';
+import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 
 export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
@@ -14,4 +23,13 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   notice,
   settings,
   syslog,
+  supplier,
+  grid,
+  consumer,
+  module,
+  meterType,
+  meter,
+  dcu,
+  poc,
+  gis,
 };

@@ -127,6 +127,7 @@ export const settings: LocaleMessages['settings'] = {
     test: '发送测试邮件',
     testTo: '收件人（留空则发给自己）',
     testSent: '测试邮件已发送至 {{to}}',
+    testFailed: '测试邮件未发送：{{reason}}',
   },
   subscribe: {
     title: '我的订阅',

@@ -16,6 +16,8 @@ export const sysLog = pgTable(
     operatingType: varchar({ length: 16 }).notNull().default(''),
     logLevel: varchar({ length: 8 }).notNull().default('info'),
     content: text().notNull().default(''),
+    /** The content as operators read it in each language: what the content filter searches. */
+    searchText: text().notNull().default(''),
     result: integer().notNull().default(200),
     ip: varchar({ length: 64 }).notNull().default(''),
     ua: varchar({ length: 500 }).notNull().default(''),

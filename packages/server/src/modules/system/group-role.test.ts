@@ -1,5 +1,6 @@
 import { type GridNode, type Group, type Page, RES, type Role } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sysUserGroup } from '../../db/schema';
 import { ADMIN_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from '../../db/seed';
 import { createTestApp, type TestApp } from '../../test/harness';
 
@@ -187,5 +188,42 @@ describe('roles', () => {
       admin,
     );
     expect(rename.status).toBe(200);
+  });
+});
+
+describe("a group's grid", () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.loginAdmin();
+  });
+  afterAll(() => t.close());
+
+  it("gives a group only a grid node within the caller's own grid scope", async () => {
+    const tree = (await t.call<GridNode[]>('/powergrid/tree', {}, admin)).body.data;
+    const region = tree[0]!.id;
+    const feeder = tree[0]!.children[0]!.children[0]!;
+    const role = await t.createRole('group-keeper', ['/sysMGT', RES.userGroupMGT, RES.groupAdd, RES.groupEdit]);
+    const keeperId = await t.createUser({ username: 'group.keeper', password: 'Keeper1', roleIds: [role] });
+    const own = await t.call<{ id: string }>(
+      '/sysgroup/savesysgroup',
+      { groupName: 'Keeper crew', groupCode: 'KEEP1', gridId: feeder.id, remark: '' },
+      admin,
+    );
+    await t.db.insert(sysUserGroup).values({ userId: keeperId, groupId: own.body.data.id });
+    const keeper = await t.login('group.keeper', 'Keeper1');
+    const outside = await t.call(
+      '/sysgroup/savesysgroup',
+      { groupName: 'Whole region', groupCode: 'KEEP2', gridId: region, remark: '' },
+      keeper,
+    );
+    expect(outside.body).toMatchObject({ code: 400, data: { issues: [{ field: 'gridId', key: 'gridNotFound' }] } });
+    const inside = await t.call(
+      '/sysgroup/savesysgroup',
+      { groupName: 'Area crew', groupCode: 'KEEP3', gridId: feeder.children[0]!.id, remark: '' },
+      keeper,
+    );
+    expect(inside.status).toBe(200);
   });
 });

@@ -1,20 +1,12 @@
-import {
-  type GridNode,
-  type Group,
-  type GroupCreate,
-  type GroupListQuery,
-  groupEntity,
-  ROOT_PARENT_ID,
-} from '@meterdesk/contracts';
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { type Group, type GroupCreate, type GroupListQuery, groupEntity } from '@meterdesk/contracts';
+import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList, listPage } from '../../db/list';
-import { anyRow, countAll, iso } from '../../db/rows';
+import { defineList, listPage, selectSource } from '../../db/list';
+import { anyRow, countAll, iso, qualified } from '../../db/rows';
 import { powerGrid, sysGroup, sysUserGroup } from '../../db/schema';
 
-const userCount = sql<number>`(select count(*) from sys_user_group ug where ug.group_id = ${sysGroup.id})`.mapWith(
-  Number,
-);
+const userCount =
+  sql<number>`(select count(*) from sys_user_group ug where ug.group_id = ${qualified(sysGroup.id)})`.mapWith(Number);
 export const GROUP_LIST = defineList({
   entity: groupEntity,
   columns: {
@@ -58,24 +50,22 @@ export class GroupRepository {
   });
 
   list(q: GroupListQuery) {
-    return listPage(GROUP_LIST, q, {
-      rows: async (where, orderBy, limit, offset) =>
-        (
-          await this.select()
-            .where(where)
-            .orderBy(...orderBy)
-            .limit(limit)
-            .offset(offset)
-        ).map(this.toGroup),
-      count: async (where) =>
-        (
-          await this.db
-            .select({ total: countAll() })
-            .from(sysGroup)
-            .innerJoin(powerGrid, eq(powerGrid.id, sysGroup.gridId))
-            .where(where)
-        )[0]?.total ?? 0,
-    });
+    return listPage(
+      GROUP_LIST,
+      q,
+      selectSource(this.db, {
+        select: () => this.select(),
+        map: this.toGroup,
+        countFrom: async (where) =>
+          (
+            await this.db
+              .select({ total: countAll() })
+              .from(sysGroup)
+              .innerJoin(powerGrid, eq(powerGrid.id, sysGroup.gridId))
+              .where(where)
+          )[0]?.total ?? 0,
+      }),
+    );
   }
 
   async detail(id: string): Promise<Group | undefined> {
@@ -92,8 +82,8 @@ export class GroupRepository {
     return anyRow(this.db, sysGroup, eq(sysGroup.id, id));
   }
 
-  gridExists(id: string) {
-    return anyRow(this.db, powerGrid, eq(powerGrid.id, id));
+  gridExists(id: string, scope: SQL | undefined) {
+    return anyRow(this.db, powerGrid, and(eq(powerGrid.id, id), scope));
   }
 
   taken(column: 'groupName' | 'groupCode', value: string, exceptId?: string) {
@@ -121,21 +111,5 @@ export class GroupRepository {
 
   async delete(id: string) {
     await this.db.delete(sysGroup).where(eq(sysGroup.id, id));
-  }
-
-  async gridTree(): Promise<GridNode[]> {
-    const rows = await this.db.select().from(powerGrid).orderBy(powerGrid.gridName);
-    const nodes = new Map(
-      rows.map((r) => [
-        r.id,
-        { id: r.id, gridName: r.gridName, gridType: r.gridType, parentId: r.parentId, children: [] as GridNode[] },
-      ]),
-    );
-    const roots: GridNode[] = [];
-    for (const node of nodes.values()) {
-      if (node.parentId === ROOT_PARENT_ID) roots.push(node);
-      else nodes.get(node.parentId)?.children.push(node);
-    }
-    return roots;
   }
 }

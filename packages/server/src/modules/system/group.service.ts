@@ -1,7 +1,10 @@
 import { type GroupCreate, type GroupListQuery, groupEntity, RESULT } from '@meterdesk/contracts';
-import type { Db } from '../../db/driver';
+import type { SessionContext } from '../../auth/session';
+import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
+import { powerGrid } from '../../db/schema';
 import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { gridScope, resolveScope } from '../../rbac/scope';
 import { GroupRepository } from './group.repository';
 
 export class GroupService {
@@ -17,25 +20,21 @@ export class GroupService {
     return group;
   }
 
-  gridTree() {
-    return new GroupRepository(this.db).gridTree();
-  }
-
-  async save(input: GroupCreate): Promise<{ id: string }> {
+  async save(input: GroupCreate, caller: SessionContext): Promise<{ id: string }> {
     const id = newId();
     await this.db.transaction(async (tx) => {
       const repo = new GroupRepository(tx);
-      await this.check(repo, input);
+      await this.check(tx, repo, input, caller);
       await repo.insert(id, input);
     });
     return { id };
   }
 
-  async update(id: string, input: GroupCreate): Promise<void> {
+  async update(id: string, input: GroupCreate, caller: SessionContext): Promise<void> {
     await this.db.transaction(async (tx) => {
       const repo = new GroupRepository(tx);
       if (!(await repo.exists(id))) throw notFound();
-      await this.check(repo, input, id);
+      await this.check(tx, repo, input, caller, id);
       await repo.update(id, input);
     });
   }
@@ -50,8 +49,12 @@ export class GroupService {
     });
   }
 
-  private async check(repo: GroupRepository, input: GroupCreate, id?: string) {
-    if (!(await repo.gridExists(input.gridId))) throw fieldError(RESULT.badRequest, 'gridId', 'gridNotFound');
+  /** A group's grid gives its members a data scope: a caller hands out only grid nodes they reach. */
+  private async check(tx: Executor, repo: GroupRepository, input: GroupCreate, caller: SessionContext, id?: string) {
+    const scope = await resolveScope(tx, caller.userId);
+    if (!(await repo.gridExists(input.gridId, gridScope(scope, powerGrid.id)))) {
+      throw fieldError(RESULT.badRequest, 'gridId', 'gridNotFound');
+    }
     if (await repo.taken('groupName', input.groupName, id)) throw existedError(groupEntity, 'groupName');
     if (await repo.taken('groupCode', input.groupCode, id)) throw existedError(groupEntity, 'groupCode');
   }

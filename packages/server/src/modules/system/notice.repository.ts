@@ -1,17 +1,19 @@
-import { type Notice, type NoticeSend, noticeBatchList, noticeEntity } from '@meterdesk/contracts';
-import { and, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import { type Notice, type NoticeSend, noticeBatchEntity, noticeEntity } from '@meterdesk/contracts';
+import { and, desc, eq, inArray, max, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { defineList, listPage, listWhere } from '../../db/list';
+import { defineList, listPage, listWhere, selectSource } from '../../db/list';
 import { pageWindow } from '../../db/paging';
 import { countAll, iso } from '../../db/rows';
 import { sysNotice, sysNoticeTemplate, sysUser } from '../../db/schema';
 
+const noticeTypeOf = (stored: number | null): Notice['noticeType'] => (stored === 1 ? 1 : stored === 2 ? 2 : 0);
+
 const toNotice = (n: typeof sysNotice.$inferSelect): Notice => ({
   id: n.id,
   noticeBatchId: n.noticeBatchId,
-  noticeType: n.noticeType === 1 || n.noticeType === 2 ? n.noticeType : 0,
+  noticeType: noticeTypeOf(n.noticeType),
   noticeTitle: n.noticeTitle,
   noticeContent: n.noticeContent,
   sendUsername: n.sendUsername,
@@ -31,7 +33,7 @@ const NOTICE_LIST = defineList({
 });
 
 const NOTICE_BATCH_LIST = defineList({
-  entity: noticeBatchList,
+  entity: noticeBatchEntity,
   columns: { noticeTitle: sysNotice.noticeTitle },
   defaultOrder: desc(max(sysNotice.sendTime)),
   tieBreak: sysNotice.noticeBatchId,
@@ -40,11 +42,20 @@ const NOTICE_BATCH_LIST = defineList({
 export class NoticeRepository {
   constructor(private readonly db: Executor) {}
 
-  async recipients(usernames: string[]) {
+  /** Notices to the users `userScope` (written against sys_user) admits; nothing for everyone. */
+  recipientWithin(userScope: SQL | undefined): SQL | undefined {
+    return (
+      userScope &&
+      inArray(sysNotice.recUsername, this.db.select({ username: sysUser.username }).from(sysUser).where(userScope))
+    );
+  }
+
+  /** The named users the sender reaches (`userScope` is written against sys_user). */
+  async recipients(usernames: string[], userScope: SQL | undefined) {
     return this.db
       .select({ username: sysUser.username, email: sysUser.email })
       .from(sysUser)
-      .where(inArray(sysUser.username, usernames));
+      .where(and(inArray(sysUser.username, usernames), userScope));
   }
 
   async insertBatch(batchId: string, sender: string, input: NoticeSend, recipients: string[]) {
@@ -83,35 +94,22 @@ export class NoticeRepository {
     return listPage(
       NOTICE_LIST,
       q,
-      {
-        rows: async (where, orderBy, limit, offset) =>
-          (
-            await this.db
-              .select()
-              .from(sysNotice)
-              .where(where)
-              .orderBy(...orderBy)
-              .limit(limit)
-              .offset(offset)
-          ).map(toNotice),
-        count: async (where) =>
-          (await this.db.select({ total: countAll() }).from(sysNotice).where(where))[0]?.total ?? 0,
-      },
+      selectSource(this.db, { select: () => this.db.select().from(sysNotice), map: toNotice, countFrom: sysNotice }),
       eq(sysNotice.recUsername, username),
     );
   }
 
-  async batch(batchId: string) {
+  async batch(batchId: string, recipientScope: SQL | undefined) {
     const rows = await this.db
       .select()
       .from(sysNotice)
-      .where(eq(sysNotice.noticeBatchId, batchId))
+      .where(and(eq(sysNotice.noticeBatchId, batchId), recipientScope))
       .orderBy(sysNotice.recUsername);
     return rows.map(toNotice);
   }
 
-  async batches(q: Paging & { noticeTitle?: string | undefined }) {
-    const where = listWhere(NOTICE_BATCH_LIST, q);
+  async batches(q: Paging & { noticeTitle?: string | undefined }, recipientScope: SQL | undefined) {
+    const where = and(listWhere(NOTICE_BATCH_LIST, q), recipientScope);
     const { limit, offset } = pageWindow(q);
     const sendTime = max(sysNotice.sendTime);
     const [rows, [counted]] = await Promise.all([
@@ -139,7 +137,7 @@ export class NoticeRepository {
     return {
       list: rows.map((r) => ({
         noticeBatchId: r.noticeBatchId,
-        noticeType: r.noticeType ?? 0,
+        noticeType: noticeTypeOf(r.noticeType),
         noticeTitle: r.noticeTitle ?? '',
         sendUsername: r.sendUsername ?? '',
         sendTime: iso(r.sendTime),

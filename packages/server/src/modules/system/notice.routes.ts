@@ -17,10 +17,12 @@ export function registerNoticeRoutes(app: FastifyInstance, deps: { notices: Noti
   registerOperation(app, noticeApi.getnoticelogpageforcurrentuser, ({ session, body }) =>
     notices.forUser(session.username, body),
   );
-  registerOperation(app, noticeApi.getnoticebatchpage, async ({ body }) =>
-    pageResult(body, await notices.batches(body)),
+  registerOperation(app, noticeApi.getnoticebatchpage, async ({ body, session }) =>
+    pageResult(body, await notices.batches(body, session)),
   );
-  registerOperation(app, noticeApi.getnoticereaddetaillist, ({ body }) => notices.batch(body.noticeBatchId));
+  registerOperation(app, noticeApi.getnoticereaddetaillist, ({ body, session }) =>
+    notices.batch(body.noticeBatchId, session),
+  );
   registerOperation(app, noticeApi.getnoticetemplatepage, async ({ body }) =>
     pageResult(body, await notices.templates(body)),
   );

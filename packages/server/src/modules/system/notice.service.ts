@@ -1,11 +1,14 @@
 import { type NoticeSend, noticeUnreadTopic, RESULT } from '@meterdesk/contracts';
+import type { SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
+import { sysUser } from '../../db/schema';
 import { ApiError, fieldError, notFound } from '../../http/api-error';
 import type { Mailer } from '../../mail/mailer';
 import type { Broker } from '../../mqtt/broker';
+import { orgScope, resolveScope } from '../../rbac/scope';
 import { NoticeRepository } from './notice.repository';
 
 export class NoticeService {
@@ -40,7 +43,7 @@ export class NoticeService {
    */
   async send(sender: SessionContext, input: NoticeSend) {
     const usernames = [...new Set(input.recUsernameList)];
-    const recipients = await this.repo().recipients(usernames);
+    const recipients = await this.repo().recipients(usernames, orgScope(await this.scopeOf(sender), sysUser.orgId));
     if (recipients.length !== usernames.length) throw fieldError(RESULT.badRequest, 'recUsernameList', 'userNotFound');
     if (input.sendEmail && !(await this.mailer.isConfigured()))
       throw new ApiError(RESULT.badRequest, 'reconfigureSmtp');
@@ -75,14 +78,26 @@ export class NoticeService {
     return this.repo().forUser(username, q);
   }
 
-  batches(q: Parameters<NoticeRepository['batches']>[0]) {
-    return this.repo().batches(q);
+  /**
+   * Senders see what they sent to the users they reach; a batch is shown through the recipients
+   * within the caller's organisations, so a notice to another organisation stays out of sight.
+   */
+  async batches(q: Parameters<NoticeRepository['batches']>[0], caller: SessionContext) {
+    return this.repo().batches(q, await this.recipientScope(caller));
   }
 
-  async batch(batchId: string) {
-    const notices = await this.repo().batch(batchId);
+  async batch(batchId: string, caller: SessionContext) {
+    const notices = await this.repo().batch(batchId, await this.recipientScope(caller));
     if (notices.length === 0) throw notFound();
     return notices;
+  }
+
+  private scopeOf(caller: SessionContext) {
+    return resolveScope(this.db, caller.userId);
+  }
+
+  private async recipientScope(caller: SessionContext): Promise<SQL | undefined> {
+    return this.repo().recipientWithin(orgScope(await this.scopeOf(caller), sysUser.orgId));
   }
 
   templates(q: Parameters<NoticeRepository['templates']>[0]) {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sysNotice, sysUser } from '../../db/schema';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { startSmtpPeer } from '../../test/smtp-peer';
+import { uniqueName } from '../../test/unique';
 
 /** Listens in-process on the app's broker, as a browser would, to see what the server pushes. */
 async function listen(t: TestApp, username: string) {
@@ -30,33 +31,36 @@ const until = async (check: () => boolean, ms = 3000) => {
 };
 
 describe('notices', () => {
+  // Their unread counts travel on topics named after them, which other test files must not share.
+  const alice = uniqueName('alice');
+  const bob = uniqueName('bob');
   let t: TestApp;
   let admin: string;
   beforeAll(async () => {
     t = await createTestApp();
     admin = await t.loginAdmin();
     const role = await t.createRole('subscriber', [RES.dashboard, RES.noticeSubscribe]);
-    await t.createUser({ username: 'alice', password: 'Secret1', roleIds: [role] });
-    await t.createUser({ username: 'bob', password: 'Secret1', roleIds: [role] });
-    await t.db.update(sysUser).set({ email: 'alice@example.com' }).where(eq(sysUser.username, 'alice'));
+    await t.createUser({ username: alice, password: 'Secret1', roleIds: [role] });
+    await t.createUser({ username: bob, password: 'Secret1', roleIds: [role] });
+    await t.db.update(sysUser).set({ email: 'alice@example.com' }).where(eq(sysUser.username, alice));
   });
   afterAll(() => t.close());
 
   const send = (body: Record<string, unknown>) =>
     t.call<{ noticeBatchId: string; emailFailures: string[] }>(
       '/systemparameter/sendnoticebath',
-      { noticeTitle: 'Planned outage', noticeContent: 'Saturday 02:00', recUsernameList: ['alice', 'bob'], ...body },
+      { noticeTitle: 'Planned outage', noticeContent: 'Saturday 02:00', recUsernameList: [alice, bob], ...body },
       admin,
     );
 
   it('sends a batch, pushes each recipient the new unread count, and lowers it when read', async () => {
-    const alice = await listen(t, 'alice');
-    const aliceCookie = await t.login('alice', 'Secret1');
+    const pushed = await listen(t, alice);
+    const aliceCookie = await t.login(alice, 'Secret1');
     const res = await send({});
     expect(res.status).toBe(200);
     expect(res.body.data.emailFailures).toEqual([]);
-    await until(() => alice.counts.includes(1));
-    expect(alice.counts).toContain(1);
+    await until(() => pushed.counts.includes(1));
+    expect(pushed.counts).toContain(1);
     expect((await t.call('/systemparameter/countunreadnoticenum', {}, aliceCookie)).body.data).toEqual({ count: 1 });
 
     const mine = await t.call<Page<Notice>>('/systemparameter/getnoticelogpageforcurrentuser', {}, aliceCookie);
@@ -70,8 +74,8 @@ describe('notices', () => {
     expect((await t.call('/systemparameter/readnotice', { id: mine.body.data.list[0]!.id }, aliceCookie)).status).toBe(
       200,
     );
-    await until(() => alice.counts.at(-1) === 0);
-    expect(alice.counts.at(-1)).toBe(0);
+    await until(() => pushed.counts.at(-1) === 0);
+    expect(pushed.counts.at(-1)).toBe(0);
     const unread = await t.call<Page<Notice>>(
       '/systemparameter/getnoticelogpageforcurrentuser',
       { noticeFlag: 0 },
@@ -85,8 +89,8 @@ describe('notices', () => {
       admin,
     );
     expect(detail.body.data.map((n) => [n.recUsername, n.noticeFlag])).toEqual([
-      ['alice', 1],
-      ['bob', 0],
+      [alice, 1],
+      [bob, 0],
     ]);
     expect(detail.body.data[0]!.readTime).not.toBe('');
     const batches = await t.call<Page<{ total: number; readCount: number }>>(
@@ -95,15 +99,15 @@ describe('notices', () => {
       admin,
     );
     expect(batches.body.data.list[0]).toMatchObject({ total: 2, readCount: 1 });
-    await alice.close();
+    await pushed.close();
   });
 
   it("refuses to read another user's notice and to send to an unknown user, writing nothing", async () => {
-    const bobCookie = await t.login('bob', 'Secret1');
-    const [aliceNotice] = await t.db.select().from(sysNotice).where(eq(sysNotice.recUsername, 'alice'));
+    const bobCookie = await t.login(bob, 'Secret1');
+    const [aliceNotice] = await t.db.select().from(sysNotice).where(eq(sysNotice.recUsername, alice));
     expect((await t.call('/systemparameter/readnotice', { id: aliceNotice!.id }, bobCookie)).status).toBe(404);
     const before = (await t.db.select().from(sysNotice)).length;
-    const res = await send({ recUsernameList: ['alice', 'nobody'] });
+    const res = await send({ recUsernameList: [alice, 'nobody'] });
     expect(res.body.data).toMatchObject({ issues: [{ field: 'recUsernameList', key: 'userNotFound' }] });
     expect((await send({ recUsernameList: [] })).status).toBe(400);
     expect((await t.db.select().from(sysNotice)).length).toBe(before);
@@ -122,7 +126,7 @@ describe('notices', () => {
     );
     const res = await send({ sendEmail: true });
     expect(res.status).toBe(200);
-    expect(res.body.data.emailFailures).toEqual(['bob']);
+    expect(res.body.data.emailFailures).toEqual([bob]);
     expect(peer.received).toHaveLength(1);
     expect(peer.received[0]).toMatchObject({ from: 'noreply@meterdesk.test', to: ['alice@example.com'] });
     expect(peer.received[0]!.raw).toContain('Subject: Planned outage');

@@ -2,11 +2,13 @@ import { type Org, type OrgCreate, type OrgNode, ROOT_PARENT_ID } from '@meterde
 import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
-import { anyRow, countAll, iso, rowsOf } from '../../db/rows';
+import { anyRow, countAll, iso, qualified, rowsOf } from '../../db/rows';
 import { sysOrg, sysUser } from '../../db/schema';
 
 const parent = alias(sysOrg, 'parent');
-const userCount = sql<number>`(select count(*) from sys_user u where u.org_id = ${sysOrg.id})`.mapWith(Number);
+const userCount = sql<number>`(select count(*) from sys_user u where u.org_id = ${qualified(sysOrg.id)})`.mapWith(
+  Number,
+);
 
 export class OrgRepository {
   constructor(private readonly db: Executor) {}

@@ -9,8 +9,8 @@ import {
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
-import { defineList, listPage } from '../../db/list';
-import { anyRow, countAll, iso } from '../../db/rows';
+import { defineList, listPage, selectSource } from '../../db/list';
+import { anyRow, iso } from '../../db/rows';
 import { sysResource, sysRoleResource, sysUserRole } from '../../db/schema';
 
 type Row = typeof sysResource.$inferSelect;
@@ -64,17 +64,16 @@ export class ResourceRepository {
   constructor(private readonly db: Executor) {}
 
   list(q: ResourceListQuery) {
-    return listPage(RESOURCE_LIST, q, {
-      rows: async (where, orderBy, limit, offset) => {
-        const rows = await this.db
-          .select({ r: sysResource, parentName: parent.resourceName, parentNameEn: parent.resourceNameEn })
-          .from(sysResource)
-          .leftJoin(parent, eq(parent.id, sysResource.parentId))
-          .where(where)
-          .orderBy(...orderBy)
-          .limit(limit)
-          .offset(offset);
-        return rows.map(({ r, parentName, parentNameEn }): Resource => {
+    return listPage(
+      RESOURCE_LIST,
+      q,
+      selectSource(this.db, {
+        select: () =>
+          this.db
+            .select({ r: sysResource, parentName: parent.resourceName, parentNameEn: parent.resourceNameEn })
+            .from(sysResource)
+            .leftJoin(parent, eq(parent.id, sysResource.parentId)),
+        map: ({ r, parentName, parentNameEn }): Resource => {
           const { children: _children, ...node } = toNode(r);
           return {
             ...node,
@@ -83,11 +82,10 @@ export class ResourceRepository {
             createTime: iso(r.createTime),
             updateTime: iso(r.updateTime),
           };
-        });
-      },
-      count: async (where) =>
-        (await this.db.select({ total: countAll() }).from(sysResource).where(where))[0]?.total ?? 0,
-    });
+        },
+        countFrom: sysResource,
+      }),
+    );
   }
 
   async findById(id: string): Promise<Row | undefined> {

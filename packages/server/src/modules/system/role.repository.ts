@@ -1,16 +1,18 @@
 import { type Role, type RoleCreate, type RoleListQuery, roleEntity } from '@meterdesk/contracts';
 import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList, listPage } from '../../db/list';
-import { anyRow, countAll, iso } from '../../db/rows';
+import { defineList, listPage, selectSource } from '../../db/list';
+import { anyRow, countAll, iso, qualified } from '../../db/rows';
 import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../../db/schema';
 
 const resourceIds = sql<
   string[]
->`coalesce((select array_agg(rr.resource_id order by rr.resource_id) from sys_role_resource rr where rr.role_id = ${sysRole.id}), '{}')`;
-const userIds = sql<
-  string[]
->`coalesce((select array_agg(ur.user_id order by ur.user_id) from sys_user_role ur where ur.role_id = ${sysRole.id}), '{}')`;
+>`coalesce((select array_agg(rr.resource_id order by rr.resource_id) from sys_role_resource rr where rr.role_id = ${qualified(sysRole.id)}), '{}')`;
+/** The role's users the caller reaches: a member outside the caller's organisations stays unnamed. */
+const userIdsWithin = (scope: SQL | undefined) =>
+  sql<
+    string[]
+  >`coalesce((select array_agg(ur.user_id order by ur.user_id) from sys_user_role ur join sys_user member on member.id = ur.user_id where ur.role_id = ${qualified(sysRole.id)} and ${scope ?? sql`true`}), '{}')`;
 export const ROLE_LIST = defineList({
   entity: roleEntity,
   columns: { roleName: sysRole.roleName, updateTime: sysRole.updateTime },
@@ -21,8 +23,11 @@ export const ROLE_LIST = defineList({
 export class RoleRepository {
   constructor(private readonly db: Executor) {}
 
-  private select() {
-    return this.db.select({ r: sysRole, resourceIdList: resourceIds, userIdList: userIds }).from(sysRole);
+  /** `memberScope` limits the listed users, written against the `member` alias of sys_user. */
+  private select(memberScope: SQL | undefined) {
+    return this.db
+      .select({ r: sysRole, resourceIdList: resourceIds, userIdList: userIdsWithin(memberScope) })
+      .from(sysRole);
   }
 
   private toRole = ({
@@ -45,18 +50,12 @@ export class RoleRepository {
     updateTime: iso(r.updateTime),
   });
 
-  list(q: RoleListQuery) {
-    return listPage(ROLE_LIST, q, {
-      rows: async (where, orderBy, limit, offset) =>
-        (
-          await this.select()
-            .where(where)
-            .orderBy(...orderBy)
-            .limit(limit)
-            .offset(offset)
-        ).map(this.toRole),
-      count: async (where) => (await this.db.select({ total: countAll() }).from(sysRole).where(where))[0]?.total ?? 0,
-    });
+  list(q: RoleListQuery, memberScope: SQL | undefined) {
+    return listPage(
+      ROLE_LIST,
+      q,
+      selectSource(this.db, { select: () => this.select(memberScope), map: this.toRole, countFrom: sysRole }),
+    );
   }
 
   /** Users of the role, with whether each lies within `scope`. */
@@ -76,8 +75,8 @@ export class RoleRepository {
     return rows.map((r) => r.id);
   }
 
-  async detail(id: string): Promise<Role | undefined> {
-    const [row] = await this.select().where(eq(sysRole.id, id));
+  async detail(id: string, memberScope: SQL | undefined): Promise<Role | undefined> {
+    const [row] = await this.select(memberScope).where(eq(sysRole.id, id));
     return row && this.toRole(row);
   }
 

@@ -4,8 +4,8 @@ import { registerOperation } from '../../http/operation';
 import type { RoleService } from './role.service';
 
 export function registerRoleRoutes(app: FastifyInstance, service: RoleService): void {
-  registerOperation(app, roleApi.getsysrolelist, ({ body }) => service.list(body));
-  registerOperation(app, roleApi.getsysroledetail, ({ body }) => service.detail(body.id));
+  registerOperation(app, roleApi.getsysrolelist, ({ body, session }) => service.list(body, session));
+  registerOperation(app, roleApi.getsysroledetail, ({ body, session }) => service.detail(body.id, session));
   registerOperation(app, roleApi.checkrolename, async ({ body }) => ({
     existed: await service.nameExists(body.roleName, body.id),
   }));

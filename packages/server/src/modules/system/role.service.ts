@@ -1,4 +1,5 @@
 import { RESULT, type RoleCreate, type RoleListQuery, roleEntity } from '@meterdesk/contracts';
+import { sql } from 'drizzle-orm';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
@@ -15,14 +16,19 @@ import { RoleRepository } from './role.repository';
 export class RoleService {
   constructor(private readonly db: Db) {}
 
-  list(q: RoleListQuery) {
-    return new RoleRepository(this.db).list(q);
+  async list(q: RoleListQuery, caller: SessionContext) {
+    return new RoleRepository(this.db).list(q, await this.memberScope(caller));
   }
 
-  async detail(id: string) {
-    const role = await new RoleRepository(this.db).detail(id);
+  async detail(id: string, caller: SessionContext) {
+    const role = await new RoleRepository(this.db).detail(id, await this.memberScope(caller));
     if (!role) throw notFound();
     return role;
+  }
+
+  /** Roles are shared by every organisation; their members are shown only where the caller reaches. */
+  private async memberScope(caller: SessionContext) {
+    return orgScope(await resolveScope(this.db, caller.userId), sql`member.org_id`);
   }
 
   nameExists(name: string, exceptId?: string) {

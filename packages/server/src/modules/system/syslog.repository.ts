@@ -17,7 +17,7 @@ export const SYSLOG_LIST = defineList({
     username: sysLog.username,
     operatingType: sysLog.operatingType,
     logLevel: sysLog.logLevel,
-    content: sysLog.content,
+    content: sysLog.searchText,
     ip: sysLog.ip,
     time: sysLog.time,
   },

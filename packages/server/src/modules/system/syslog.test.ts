@@ -32,8 +32,11 @@ describe('system log', () => {
     const times = all.list.map((l) => l.time);
     expect(times).toEqual([...times].sort().reverse());
 
-    const failedLogins = (await list({ logType: 'login', content: 'wrongCredentials' })).body.data.list;
+    // The content filter finds what the screen shows, in either language, not the stored form.
+    const failedLogins = (await list({ logType: 'login', content: 'wrong username' })).body.data.list;
     expect(failedLogins).toHaveLength(1);
+    expect((await list({ logType: 'login', content: '用户名或密码错误' })).body.data.total).toBe(1);
+    expect((await list({ logType: 'login', content: 'wrongCredentials' })).body.data.total).toBe(0);
     expect(failedLogins[0]).toMatchObject({ username: 'admin', result: 400, logLevel: 'warn' });
     const visits = (await list({ logType: 'visit' })).body.data.list;
     expect(visits[0]).toMatchObject({
@@ -144,5 +147,9 @@ describe('system log', () => {
       /^系统管理 › 资源管理 › 新增/,
     );
     expect(zh.find((l) => l.logType === 'login' && l.result === 400)!.content).toBe('用户名或密码错误');
+    for (const words of ['Resource › Add', '资源管理 › 新增']) {
+      const found = (await list({ logType: 'operation', content: words })).body.data.list;
+      expect(found.map((l) => l.requestUrl)).toContain('/apis/sysresource/savesysresource');
+    }
   });
 });

@@ -1,20 +1,20 @@
 import { type User, type UserCreate, type UserListQuery, type UserUpdate, userEntity } from '@meterdesk/contracts';
 import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList, listPage } from '../../db/list';
+import { defineList, listPage, selectSource } from '../../db/list';
 import type { EveryField } from '../../db/rows';
-import { anyRow, countAll, iso } from '../../db/rows';
+import { anyRow, iso, qualified } from '../../db/rows';
 import { sysGroup, sysNotice, sysOrg, sysRole, sysUser, sysUserGroup, sysUserRole } from '../../db/schema';
 import { ORG_TREE } from '../../rbac/scope';
 
 const roleIds = sql<
   string[]
->`coalesce((select array_agg(ur.role_id order by ur.role_id) from sys_user_role ur where ur.user_id = ${sysUser.id}), '{}')`;
-const roleNames = sql<string>`coalesce((select string_agg(r.role_name, ', ' order by r.role_name) from sys_user_role ur join sys_role r on r.id = ur.role_id where ur.user_id = ${sysUser.id}), '')`;
+>`coalesce((select array_agg(ur.role_id order by ur.role_id) from sys_user_role ur where ur.user_id = ${qualified(sysUser.id)}), '{}')`;
+const roleNames = sql<string>`coalesce((select string_agg(r.role_name, ', ' order by r.role_name) from sys_user_role ur join sys_role r on r.id = ur.role_id where ur.user_id = ${qualified(sysUser.id)}), '')`;
 const groupCodes = sql<
   string[]
->`coalesce((select array_agg(g.group_code order by g.group_code) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${sysUser.id}), '{}')`;
-const groupNames = sql<string>`coalesce((select string_agg(g.group_name, ', ' order by g.group_name) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${sysUser.id}), '')`;
+>`coalesce((select array_agg(g.group_code order by g.group_code) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${qualified(sysUser.id)}), '{}')`;
+const groupNames = sql<string>`coalesce((select string_agg(g.group_name, ', ' order by g.group_name) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${qualified(sysUser.id)}), '')`;
 
 export const USER_LIST = defineList({
   entity: userEntity,
@@ -104,17 +104,11 @@ export class UserRepository {
     return listPage(
       USER_LIST,
       q,
-      {
-        rows: async (where, orderBy, limit, offset) =>
-          (
-            await this.select()
-              .where(where)
-              .orderBy(...orderBy)
-              .limit(limit)
-              .offset(offset)
-          ).map(({ u, ...extra }) => toUser(u, extra)),
-        count: async (where) => (await this.db.select({ total: countAll() }).from(sysUser).where(where))[0]?.total ?? 0,
-      },
+      selectSource(this.db, {
+        select: () => this.select(),
+        map: ({ u, ...extra }) => toUser(u, extra),
+        countFrom: sysUser,
+      }),
       scope,
     );
   }

@@ -1,10 +1,8 @@
-import { type MqttConfig, MqttConfigSchema } from '@meterdesk/contracts';
-import type { MqttClient } from 'mqtt';
+import type { MqttConfig } from '@meterdesk/contracts';
+import { followTopic } from '@/app/live/broker-topics';
 
 /** The badge's query; pushes write into it, reading a notice invalidates it. */
 export const UNREAD_QUERY_KEY = ['unreadNotices'] as const;
-
-export const MQTT_CONFIG_URL = '/static-config/mqtt.json';
 
 export interface UnreadFeedHandlers {
   onCount(count: number): void;
@@ -14,13 +12,6 @@ export interface UnreadFeedHandlers {
 
 /** Follows the user's unread count as it changes; returns the way to stop. */
 export type UnreadFeed = (username: string, handlers: UnreadFeedHandlers) => () => void;
-
-/** A path means the broker behind this server (same host, the session cookie rides along). */
-export function brokerUrl(url: string, location: Pick<Location, 'protocol' | 'host'>): string {
-  if (/^wss?:\/\//i.test(url)) return url;
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${location.host}${url.startsWith('/') ? url : `/${url}`}`;
-}
 
 export function unreadTopic(config: MqttConfig, username: string): string {
   return config.topics.unread.replaceAll('{username}', username);
@@ -37,54 +28,12 @@ export function parseCount(payload: Uint8Array | string): number | undefined {
   }
 }
 
-async function loadConfig(signal: AbortSignal): Promise<MqttConfig | undefined> {
-  const response = await fetch(MQTT_CONFIG_URL, { credentials: 'same-origin', signal });
-  if (!response.ok) return undefined;
-  const parsed = MqttConfigSchema.safeParse(await response.json());
-  return parsed.success ? parsed.data : undefined;
-}
-
-/**
- * The broker's push (spec §7). The mqtt library loads only here, after login, so the login chunk
- * never carries it. Without a broker (`url: null`) or when anything fails, it stays silent and the
- * badge keeps polling.
- */
-export const mqttUnreadFeed: UnreadFeed = (username, handlers) => {
-  const stopped = new AbortController();
-  let client: MqttClient | undefined;
-  const live = (value: boolean) => {
-    if (!stopped.signal.aborted) handlers.onLive(value);
-  };
-
-  void (async () => {
-    try {
-      const config = await loadConfig(stopped.signal);
-      if (!config?.url || stopped.signal.aborted) return;
-      const { default: mqtt } = await import('mqtt');
-      if (stopped.signal.aborted) return;
-      const topic = unreadTopic(config, username);
-      const connected = mqtt.connect(brokerUrl(config.url, window.location), {
-        protocolVersion: config.protocolVersion,
-        reconnectPeriod: 5_000,
-        // The default keep-alive timer runs in a blob: worker, which the server's CSP refuses.
-        timerVariant: 'native',
-      });
-      client = connected;
-      connected.on('connect', () => {
-        connected.subscribe(topic, { qos: 0 }, (error) => live(!error));
-      });
-      connected.on('message', (received, payload) => {
-        const count = received === topic ? parseCount(payload) : undefined;
-        if (count !== undefined && !stopped.signal.aborted) handlers.onCount(count);
-      });
-      connected.on('close', () => live(false));
-    } catch (error) {
-      if (!stopped.signal.aborted) console.warn('Unread notices: no push from the broker, polling instead', error);
-    }
-  })();
-
-  return () => {
-    stopped.abort();
-    client?.end(true);
-  };
-};
+/** The broker's push of the unread count (spec §7); the badge polls when it is silent. */
+export const mqttUnreadFeed: UnreadFeed = (username, handlers) =>
+  followTopic((config) => unreadTopic(config, username), {
+    onMessage: (payload) => {
+      const count = parseCount(payload);
+      if (count !== undefined) handlers.onCount(count);
+    },
+    onLive: handlers.onLive,
+  });

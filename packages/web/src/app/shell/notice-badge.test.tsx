@@ -3,13 +3,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  brokerUrl,
-  parseCount,
-  type UnreadFeed,
-  type UnreadFeedHandlers,
-  unreadTopic,
-} from '@/app/notices/unread-feed';
+import { brokerUrl } from '@/app/live/broker-topics';
+import { parseCount, type UnreadFeed, type UnreadFeedHandlers, unreadTopic } from '@/app/notices/unread-feed';
 import { PermissionProvider } from '@/app/permissions/permission-context';
 import { indexPermissions } from '@/app/permissions/permission-index';
 import { ok, stubApi } from '@/test/api-stub';

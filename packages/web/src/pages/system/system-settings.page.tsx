@@ -1,9 +1,11 @@
 import { RES, settingsApi } from '@meterdesk/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Flex, Input, InputNumber, Spin, Switch, Table } from 'antd';
+import type { TFunction } from 'i18next';
 import { type ReactNode, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { callApi } from '@/api/api-client';
+import { z } from 'zod';
+import { ApiError, callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { describeRequest } from '@/crud/crud-config';
 import { zodIssueText } from '@/crud/form-errors';
@@ -36,6 +38,16 @@ function SettingsCard({
 
 const SMTP_FIELDS = describeRequest(settingsApi.savesmtpconf, 'settings.smtp.fields');
 
+// `sendFailure` says what went wrong as a message key in `data.reason`; without it the answer is plain.
+const SendFailureSchema = z.object({ reason: z.string() });
+
+function testFailureText(t: TFunction, error: unknown): string {
+  const failure = error instanceof ApiError ? SendFailureSchema.safeParse(error.data) : undefined;
+  return failure?.success
+    ? t('settings.smtp.testFailed', { reason: messageText(t, failure.data.reason) })
+    : errorText(t, error);
+}
+
 function SmtpSettings({ canSave }: { canSave: boolean }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
@@ -61,7 +73,7 @@ function SmtpSettings({ canSave }: { canSave: boolean }) {
   const test = useMutation({
     mutationFn: (body: { to?: string }) => callApi(settingsApi.checkifcansendemail, body),
     onSuccess: (data) => message.success(t('settings.smtp.testSent', { to: data.to })),
-    onError: (error) => message.error(errorText(t, error)),
+    onError: (error) => message.error(testFailureText(t, error)),
   });
   const sendTest = () => {
     const parsed = settingsApi.checkifcansendemail.request.safeParse({ to: to.trim() || undefined });

@@ -1,13 +1,4 @@
-import {
-  contains,
-  defineEntity,
-  type FieldMeta,
-  fieldMeta,
-  NoticeSchema,
-  noticeApi,
-  noticeEntity,
-  type Page,
-} from '@meterdesk/contracts';
+import { noticeApi, noticeBatchEntity, noticeEntity, type Page } from '@meterdesk/contracts';
 import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Table } from 'antd';
 import { useEffect, useRef, useState } from 'react';
@@ -100,32 +91,9 @@ function BatchReadView({ crud, row }: { crud: CrudConfig; row: Row }) {
   );
 }
 
-/** The sent batches have no contracts entity; their notice fields show as the notice declares them. */
-const batchEntity = defineEntity({
-  name: noticeEntity.name,
-  record: noticeApi.NoticeBatchSchema,
-  pagePath: noticeEntity.pagePath,
-  columns: [
-    { field: 'noticeTitle' },
-    { field: 'noticeType', width: 120 },
-    { field: 'sendUsername', width: 140 },
-    { field: 'sendTime', width: 180 },
-    { field: 'total', width: 100 },
-    { field: 'readCount', width: 100 },
-  ],
-  filters: [contains('noticeTitle', 200)],
-  form: [],
-  detail: ['noticeTitle', 'noticeType', 'sendUsername', 'sendTime', 'total', 'readCount'],
-});
-
-const NOTICE_FIELDS = ['noticeTitle', 'noticeType', 'sendUsername', 'sendTime'] as const;
-
 export const noticeBatchCrud = defineCrud({
-  entity: batchEntity,
+  entity: noticeBatchEntity,
   operations: { list: noticeApi.getnoticebatchpage },
   rowKey: 'noticeBatchId',
-  overrides: Object.fromEntries(
-    NOTICE_FIELDS.map((key): [string, FieldMeta | undefined] => [key, fieldMeta(NoticeSchema.shape[key])]),
-  ),
   View: BatchReadView,
 });

@@ -2,6 +2,7 @@ import { orgApi, resourceApi, roleApi, settingsApi, syslogApi, userApi } from '@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { applyLanguage } from '@/i18n/i18n';
 import { fail, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { fullTree, permittedTree } from '@/test/resource-tree';
@@ -271,6 +272,50 @@ describe('system settings', () => {
     for (const save of ['smtp', 'tariff', 'timeout', 'log-retention', 'dataItems']) {
       expect(screen.queryByTestId(`settings-save-${save}`), save).toBeNull();
     }
+  });
+});
+
+describe('SMTP test e-mail', () => {
+  const stubSettings = () =>
+    stubApi({
+      [settingsApi.getsmtpconf.path]: () => ok(null),
+      [settingsApi.getsysusersubscribeconf.path]: () =>
+        ok({
+          subMeterEventFlag: false,
+          subEmailFlag: false,
+          subMsgFlag: false,
+          subSpecialUserEventFlag: false,
+          subExceptionFlag: false,
+        }),
+      [settingsApi.listdataitemconf.path]: () => ok([]),
+      [settingsApi.gettariffconfiglist.path]: () => ok([]),
+      [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
+      [settingsApi.getlogretention.path]: () => ok({ days: 180 }),
+      [settingsApi.checkifcansendemail.path]: () =>
+        fail(400, 'sendFailure', {
+          reason: 'smtpAuthFailed',
+          message: 'The mail server refused the username or password',
+        }),
+    });
+  const sendTest = async () => {
+    renderInShell(permittedTree(['/sysMGT/systemSettings']), '/sysMGT/systemSettings');
+    await userEvent.setup().click(await screen.findByTestId('settings-test-email'));
+  };
+
+  it('says why the server could not send it', async () => {
+    const api = stubSettings();
+    await sendTest();
+    expect(
+      await screen.findByText('The test e-mail was not sent: The mail server refused the username or password'),
+    ).toBeTruthy();
+    expect(api.callsTo(settingsApi.checkifcansendemail.path)).toHaveLength(1);
+  });
+
+  it('says it in Chinese when the interface speaks Chinese', async () => {
+    applyLanguage('zh');
+    stubSettings();
+    await sendTest();
+    expect(await screen.findByText('测试邮件未发送：邮件服务器拒绝了用户名或密码')).toBeTruthy();
   });
 });
 

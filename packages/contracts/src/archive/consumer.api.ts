@@ -1,0 +1,20 @@
+import { archiveApi, archiveResources } from './archive-api';
+import { importApi } from './archive-import';
+import { ConsumerCreateSchema, consumerEntity } from './consumer.schema';
+
+export const CONSUMER_RES = archiveResources(consumerEntity.pagePath);
+
+export const consumerApi = archiveApi({
+  path: 'consumer',
+  entity: consumerEntity,
+  create: ConsumerCreateSchema,
+  res: CONSUMER_RES,
+  unique: ['consumerCode'],
+  pickedBy: ['/archiveSetting/poc'],
+});
+
+export const consumerImportApi = importApi({
+  path: 'consumer',
+  tag: 'consumer',
+  res: `${consumerEntity.pagePath}/import`,
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { IdSchema } from '../common/ids';
+import { defineOperation, needs } from '../common/operation';
+import { archiveApi, archiveResources } from './archive-api';
+import { importApi } from './archive-import';
+import { DcuCreateSchema, DcuKeysSchema, dcuEntity } from './dcu.schema';
+
+export const DCU_RES = {
+  ...archiveResources(dcuEntity.pagePath),
+  /** The button that shows a DCU's keys in clear. */
+  reveal: `${dcuEntity.pagePath}/reveal`,
+};
+
+export const dcuApi = {
+  ...archiveApi({
+    path: 'dcu',
+    entity: dcuEntity,
+    create: DcuCreateSchema,
+    res: DCU_RES,
+    unique: ['dcuNo'],
+    pickedBy: ['/archiveSetting/meter'],
+  }),
+  reveal: defineOperation({
+    path: '/dcu/reveal',
+    access: needs(DCU_RES.reveal),
+    tag: 'dcu',
+    summary: 'dcu: its LLS and HLS keys in clear (empty where none is stored); each call is logged, the keys never',
+    request: z.strictObject({ id: IdSchema }),
+    response: DcuKeysSchema,
+    audit: 'other',
+  }),
+};
+
+export const dcuImportApi = importApi({ path: 'dcu', tag: 'dcu', res: `${dcuEntity.pagePath}/import` });

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { defineOperation, needs } from '../common/operation';
+import { RES } from '../permissions';
+import { archiveApi, archiveResources } from './archive-api';
+import { GridCreateSchema, GridNodeSchema, gridEntity } from './grid.schema';
+
+const page = gridEntity.pagePath;
+
+/**
+ * The power grid page has no detail page: its tree already shows every field, so whoever sees the
+ * page (or edits a node) may read one node.
+ */
+export const GRID_RES = { ...archiveResources(page), detail: page };
+
+/** Every page that picks a grid node or filters by one, with the forms that pick. */
+const ARCHIVE_PICKERS = ['consumer', 'meter', 'module', 'poc', 'DCU'].flatMap((name) => {
+  const uri = `/archiveSetting/${name}`;
+  return [uri, `${uri}/add`, `${uri}/edit`];
+});
+
+export const gridApi = {
+  ...archiveApi({
+    path: 'powergrid',
+    entity: gridEntity,
+    create: GridCreateSchema,
+    res: GRID_RES,
+    // Names are unique among siblings only, which the save answers (409 on gridName).
+    unique: ['gridCode'],
+  }),
+  tree: defineOperation({
+    path: '/powergrid/tree',
+    access: needs(
+      page,
+      GRID_RES.add,
+      GRID_RES.edit,
+      ...ARCHIVE_PICKERS,
+      '/archiveSetting/gis',
+      RES.userGroupMGT,
+      RES.groupAdd,
+      RES.groupEdit,
+    ),
+    tag: gridEntity.name,
+    summary:
+      "The grid nodes within the caller's scope as a tree (the power grid page and every grid picker); " +
+      'a node whose parent lies outside the scope is a root',
+    request: z.strictObject({}),
+    response: z.array(GridNodeSchema),
+  }),
+};

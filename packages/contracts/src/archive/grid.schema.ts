@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema } from '../common/ids';
+import { codeText, nameText, optionalNumber, optionalText } from '../common/validation';
+import { GRID_TYPES } from '../system/group.schema';
+import { ParentIdSchema } from '../system/resource.schema';
+import { choice } from './enums';
+
+/** The largest capacity a transformer area may declare, in kVA (far above any distribution transformer). */
+export const MAX_GRID_CAPACITY = 1_000_000;
+
+const fields = {
+  gridCode: field(codeText(50), { label: 'grid.fields.gridCode', widget: 'text' }),
+  gridName: field(nameText(50), { label: 'grid.fields.gridName', widget: 'text' }),
+  gridType: choice('grid', 'gridType', 'types', GRID_TYPES),
+  parentId: field(ParentIdSchema, { label: 'grid.fields.parentId', widget: 'treeSelect', lookup: 'gridTree' }),
+  capacity: field(optionalNumber(0, MAX_GRID_CAPACITY), {
+    label: 'grid.fields.capacity',
+    widget: 'number',
+    help: 'grid.help.capacity',
+  }),
+  /**
+   * The primary-table POC by its number, which the user knows (and an import carries); the server
+   * resolves it within the node and stores its id.
+   */
+  primaryPocNo: field(optionalText(50), {
+    label: 'grid.fields.primaryPocNo',
+    widget: 'text',
+    help: 'grid.help.primaryPocNo',
+  }),
+  remark: field(optionalText(500), { label: 'grid.fields.remark', widget: 'textarea' }),
+};
+
+export const GridSchema = z.object({
+  id: IdSchema,
+  ...fields,
+  parentName: field(z.string(), { label: 'grid.fields.parentName', widget: 'text' }),
+  primaryPocId: IdSchema.nullable(),
+  createTime: field(z.string(), { label: 'grid.fields.createTime', widget: 'datetime' }),
+  updateTime: field(z.string(), { label: 'grid.fields.updateTime', widget: 'datetime' }),
+});
+export type Grid = z.infer<typeof GridSchema>;
+
+/** A grid node with the nodes below it: the tree page and every grid picker read it. */
+export interface GridNode extends Grid {
+  children: GridNode[];
+}
+export const GridNodeSchema: z.ZodType<GridNode> = GridSchema.extend({
+  get children() {
+    return z.array(GridNodeSchema);
+  },
+});
+
+export const GridCreateSchema = z.strictObject(fields);
+export type GridCreate = z.infer<typeof GridCreateSchema>;
+
+export const gridEntity = defineEntity({
+  name: 'grid',
+  record: GridSchema,
+  pagePath: '/archiveSetting/powerGrid',
+  columns: [
+    { field: 'gridName', sortable: true },
+    { field: 'gridCode', sortable: true, width: 120 },
+    { field: 'gridType', sortable: true, width: 150 },
+    // The tree shows the parent by nesting; an export needs it spelled out.
+    { field: 'parentName', width: 170 },
+    { field: 'capacity', width: 130 },
+    { field: 'primaryPocNo', width: 160 },
+    { field: 'remark' },
+  ],
+  // The page shows the whole tree in one answer, which takes no filters.
+  filters: [],
+  form: ['parentId', 'gridCode', 'gridName', 'gridType', 'capacity', 'primaryPocNo', 'remark'],
+  detail: [
+    'gridCode',
+    'gridName',
+    'gridType',
+    'parentName',
+    'capacity',
+    'primaryPocNo',
+    'remark',
+    'createTime',
+    'updateTime',
+  ],
+});
+export type GridListQuery = z.infer<typeof gridEntity.listQuery>;

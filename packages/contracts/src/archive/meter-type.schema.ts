@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { defineEntity, field } from '../common/entity';
+import { IdSchema } from '../common/ids';
+import { contains, equals } from '../common/list';
+import { nameText, optionalNumber, optionalText } from '../common/validation';
+import { COMM_TYPES, choice, METERING_SIDES, WIRINGS } from './enums';
+
+/** One label per communication type, shared by the meter type's list of them and the meter's uplink. */
+export const COMM_TYPE_OPTIONS = COMM_TYPES.map((value) => ({ value, label: `meterType.commTypes.${value}` }));
+
+const fields = {
+  modelName: field(nameText(100), { label: 'meterType.fields.modelName', widget: 'text' }),
+  supplierId: field(IdSchema, {
+    label: 'meterType.fields.supplierId',
+    widget: 'select',
+    lookup: 'suppliers',
+  }),
+  wiring: choice('meterType', 'wiring', 'wirings', WIRINGS),
+  side: choice('meterType', 'side', 'sides', METERING_SIDES),
+  ratedVoltage: field(optionalNumber(0, 1_000_000), { label: 'meterType.fields.ratedVoltage', widget: 'number' }),
+  ratedCurrent: field(optionalNumber(0, 100_000), { label: 'meterType.fields.ratedCurrent', widget: 'number' }),
+  maxCurrent: field(optionalNumber(0, 100_000), { label: 'meterType.fields.maxCurrent', widget: 'number' }),
+  accuracyClass: field(optionalText(16), { label: 'meterType.fields.accuracyClass', widget: 'text' }),
+  commTypes: field(z.array(z.enum(COMM_TYPES, 'invalidValue')).max(COMM_TYPES.length, 'tooLong').default([]), {
+    label: 'meterType.fields.commTypes',
+    widget: 'select',
+    multiple: true,
+    options: COMM_TYPE_OPTIONS,
+  }),
+  remark: field(optionalText(500), { label: 'meterType.fields.remark', widget: 'textarea' }),
+};
+
+export const MeterTypeSchema = z.object({
+  id: IdSchema,
+  ...fields,
+  supplierName: field(z.string(), { label: 'meterType.fields.supplierName', widget: 'text' }),
+  createTime: field(z.string(), { label: 'meterType.fields.createTime', widget: 'datetime' }),
+  updateTime: field(z.string(), { label: 'meterType.fields.updateTime', widget: 'datetime' }),
+});
+export type MeterType = z.infer<typeof MeterTypeSchema>;
+
+export const MeterTypeCreateSchema = z.strictObject(fields);
+export type MeterTypeCreate = z.infer<typeof MeterTypeCreateSchema>;
+
+export const meterTypeEntity = defineEntity({
+  name: 'meterType',
+  record: MeterTypeSchema,
+  pagePath: '/parameterSetting/meterType',
+  columns: [
+    { field: 'modelName', sortable: true, width: 160 },
+    { field: 'supplierName', sortable: true },
+    { field: 'wiring', width: 130 },
+    { field: 'side', width: 130 },
+    { field: 'ratedVoltage', width: 120 },
+    { field: 'ratedCurrent', width: 120 },
+    { field: 'commTypes', width: 180 },
+    { field: 'updateTime', sortable: true, width: 180 },
+  ],
+  filters: [contains('modelName', 100), equals('supplierId', IdSchema), equals('wiring', fields.wiring)],
+  form: [
+    'modelName',
+    'supplierId',
+    'wiring',
+    'side',
+    'ratedVoltage',
+    'ratedCurrent',
+    'maxCurrent',
+    'accuracyClass',
+    'commTypes',
+    'remark',
+  ],
+  detail: [
+    'modelName',
+    'supplierName',
+    'wiring',
+    'side',
+    'ratedVoltage',
+    'ratedCurrent',
+    'maxCurrent',
+    'accuracyClass',
+    'commTypes',
+    'remark',
+    'createTime',
+    'updateTime',
+  ],
+});
+export type MeterTypeListQuery = z.infer<typeof meterTypeEntity.listQuery>;

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { field } from '../common/entity';
+import { IdSchema } from '../common/ids';
+import { defineOperation, needs } from '../common/operation';
+import { MAX_PAGE_SIZE } from '../common/paging';
+import { nameText } from '../common/validation';
+import { archiveApi, archiveResources } from './archive-api';
+import { importApi } from './archive-import';
+import { MeterCreateSchema, meterEntity, meterStatusField } from './meter.schema';
+
+export const METER_RES = {
+  ...archiveResources(meterEntity.pagePath),
+  maintain: `${meterEntity.pagePath}/maintain`,
+};
+
+export const MeterMaintainSchema = z.strictObject({
+  id: IdSchema,
+  toStatus: field(meterStatusField(), { label: 'meter.fields.toStatus', widget: 'select' }),
+  reason: field(nameText(500), { label: 'meter.fields.reason', widget: 'textarea' }),
+});
+export type MeterMaintain = z.infer<typeof MeterMaintainSchema>;
+
+/** One status change of a meter: from, to, who, when and why. */
+export const MeterStatusChangeSchema = z.object({
+  id: IdSchema,
+  fromStatus: meterStatusField(),
+  toStatus: meterStatusField(),
+  reason: z.string(),
+  username: z.string(),
+  time: z.string().describe('ISO 8601'),
+});
+export type MeterStatusChange = z.infer<typeof MeterStatusChangeSchema>;
+
+/** What the meter form picks besides the shared parameters: the caller's modules and DCUs. */
+export const METER_PICK_KINDS = ['module', 'dcu'] as const;
+
+export const MeterPickSchema = z.object({
+  id: IdSchema,
+  /** The module number or the DCU number. */
+  no: z.string(),
+});
+export type MeterPick = z.infer<typeof MeterPickSchema>;
+
+const archive = archiveApi({
+  path: 'meter',
+  entity: meterEntity,
+  create: MeterCreateSchema,
+  res: METER_RES,
+  unique: ['devAddr'],
+});
+
+export const meterApi = {
+  ...archive,
+  // The maintain page shows the meter it moves.
+  detail: { ...archive.detail, access: needs(METER_RES.detail, METER_RES.edit, METER_RES.maintain) },
+  maintain: defineOperation({
+    path: '/meter/maintain',
+    access: needs(METER_RES.maintain),
+    tag: 'meter',
+    summary:
+      'meter: move a meter along its life cycle (METER_STATUS_TRANSITIONS) with a reason; the change is kept in its history',
+    request: MeterMaintainSchema,
+    response: z.null(),
+    audit: 'update',
+  }),
+  history: defineOperation({
+    path: '/meter/history',
+    access: needs(METER_RES.detail, METER_RES.edit, METER_RES.maintain),
+    tag: 'meter',
+    summary: "meter: its status changes, newest first; 404 outside the caller's scope",
+    request: z.strictObject({ id: IdSchema }),
+    response: z.array(MeterStatusChangeSchema),
+  }),
+  lookup: defineOperation({
+    path: '/meter/lookup',
+    access: needs(METER_RES.add, METER_RES.edit),
+    tag: 'meter',
+    summary: `meter: the modules or DCUs within the caller's grid scope the meter form offers (at most ${MAX_PAGE_SIZE}, by number)`,
+    request: z.strictObject({
+      kind: z.enum(METER_PICK_KINDS, 'invalidValue'),
+      text: z.string().trim().max(50, 'tooLong').optional().describe('Part of the number'),
+    }),
+    response: z.array(MeterPickSchema),
+  }),
+};
+
+export const meterImportApi = importApi({ path: 'meter', tag: 'meter', res: `${meterEntity.pagePath}/import` });

@@ -1,0 +1,33 @@
+export const meterType = {
+  fields: {
+    modelName: 'Model name',
+    supplierId: 'Supplier',
+    supplierName: 'Supplier',
+    wiring: 'Wiring',
+    side: 'Metering side',
+    ratedVoltage: 'Rated voltage (V)',
+    ratedCurrent: 'Rated current (A)',
+    maxCurrent: 'Maximum current (A)',
+    accuracyClass: 'Accuracy class',
+    commTypes: 'Communication types',
+    remark: 'Remark',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+  wirings: {
+    '1P2W': '1P2W',
+    '3P3W': '3P3W',
+    '3P4W': '3P4W',
+  },
+  sides: { primary: 'Primary side', secondary: 'Secondary side' },
+  commTypes: {
+    PLC: 'PLC',
+    RF: 'RF',
+    GPRS: 'GPRS',
+    '4G': '4G',
+    'NB-IoT': 'NB-IoT',
+    Ethernet: 'Ethernet',
+    RS485: 'RS485',
+  },
+  exportName: 'Meter types',
+};

@@ -1,0 +1,25 @@
+export const module = {
+  fields: {
+    moduleNo: 'Module number',
+    deviceType: 'Device type',
+    workingMode: 'Working mode',
+    commAddress: 'Communication address',
+    simNo: 'SIM number',
+    gridId: 'Power grid',
+    gridName: 'Power grid',
+    devAddr: 'Meter SN',
+    remark: 'Remark',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+  deviceTypes: {
+    0: 'Meter',
+    1: 'Concentrator',
+    2: 'Meter (PLC module)',
+    3: 'Concentrator module (routing chip)',
+    4: '4G chip',
+    5: 'Carrier chip',
+  },
+  workingModes: { client: 'Client', server: 'Server', webService: 'Web service' },
+  exportName: 'Modules',
+};

@@ -1,0 +1,277 @@
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_MAP_POSITION, ROOT_PARENT_ID, TRANSFORMER_AREA } from '@meterdesk/contracts';
+import { sql } from 'drizzle-orm';
+import { FAMILIES, FEMALE, MALE } from './demo-archive';
+import type { Database } from './driver';
+import { anyRow } from './rows';
+import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from './schema';
+import { type Position, pick, pointNear, seededRandom } from './seeded-random';
+
+/*
+ * A large archive for benchmarks and load tests: one region per run, its substations, feeders and
+ * transformer areas, a DCU per area, and N meters each with a consumer, a module and a POC. Rows
+ * are made and written a batch at a time (COPY on PostgreSQL), so memory stays flat whatever N is.
+ * Every business key starts with the run's code: a run can be repeated, and never takes a key the
+ * archive already has.
+ */
+
+export const METERS_PER_AREA = 500;
+const AREAS_PER_FEEDER = 10;
+const FEEDERS_PER_SUBSTATION = 10;
+/** Transformer areas spread over a city-sized disc; each area's meters within a few hundred metres. */
+const CITY_RADIUS_KM = 25;
+const AREA_RADIUS_KM = 0.5;
+
+export interface ScaleProgress {
+  meters: number;
+  total: number;
+  /** Rows written in every table so far. */
+  rows: number;
+  seconds: number;
+}
+
+export interface ScaleResult extends ScaleProgress {
+  run: string;
+}
+
+export interface ScaleOptions {
+  meters: number;
+  /** Meters per batch; each batch is four COPYs (consumers, modules, meters, POCs). */
+  batchSize?: number;
+  onProgress?: (progress: ScaleProgress) => void;
+}
+
+/**
+ * Record ids (32 hex characters): a random half for the run, a counting half for the row. Rows
+ * land at the end of every id index instead of all over it, which keeps a million-row load from
+ * spending its time on index pages read back from disk.
+ */
+function idSource(): () => string {
+  const run = randomBytes(8).toString('hex');
+  let n = 0;
+  return () => run + (n++).toString(16).padStart(16, '0');
+}
+
+/** A code no grid node has yet: `S` and five letters or digits. */
+async function newRunCode(database: Database): Promise<string> {
+  for (;;) {
+    const run = `S${randomBytes(4).readUInt32BE().toString(36).toUpperCase().padStart(7, '0').slice(-5)}`;
+    if (!(await anyRow(database.db, powerGrid, sql`lower(${powerGrid.gridCode}) like ${`${run.toLowerCase()}%`}`)))
+      return run;
+  }
+}
+
+/**
+ * Adds `meters` meters with everything around them, in one transaction: a run that fails or is
+ * interrupted leaves nothing behind. Statistics are refreshed afterwards, so the planner sees the
+ * new sizes at once.
+ */
+export async function seedScaleArchive(database: Database, options: ScaleOptions): Promise<ScaleResult> {
+  const total = options.meters;
+  const batchSize = options.batchSize ?? 10_000;
+  const started = performance.now();
+  const run = await newRunCode(database);
+  const random = seededRandom(Number.parseInt(run.slice(1), 36));
+  const nextId = idSource();
+  const width = Math.max(7, String(total).length);
+  const serial = (n: number) => String(n).padStart(width, '0');
+
+  const areaCount = Math.ceil(total / METERS_PER_AREA);
+  const feederCount = Math.ceil(areaCount / AREAS_PER_FEEDER);
+  const substationCount = Math.ceil(feederCount / FEEDERS_PER_SUBSTATION);
+  const regionId = nextId();
+  const substationIds = Array.from({ length: substationCount }, nextId);
+  const feederIds = Array.from({ length: feederCount }, nextId);
+  const areas = Array.from({ length: areaCount }, () => ({
+    id: nextId(),
+    dcuId: nextId(),
+    centre: pointNear(DEFAULT_MAP_POSITION, CITY_RADIUS_KM, random),
+  }));
+
+  let rows = 0;
+  const seconds = () => (performance.now() - started) / 1000;
+
+  await database.writeAtomically(async ({ bulk }) => {
+    const grid = (id: string, gridCode: string, gridName: string, gridType: number, parentId: string) => ({
+      id,
+      gridCode,
+      gridName,
+      gridType,
+      parentId,
+      capacity: gridType === TRANSFORMER_AREA ? 630 : null,
+      remark: '',
+    });
+    rows += await bulk(powerGrid, [
+      grid(regionId, run, `Scale region ${run}`, 0, ROOT_PARENT_ID),
+      ...substationIds.map((id, s) => grid(id, `${run}S${s + 1}`, `Substation ${run} ${s + 1}`, 1, regionId)),
+      ...feederIds.map((id, f) =>
+        grid(
+          id,
+          `${run}F${f + 1}`,
+          `Feeder ${run} ${f + 1}`,
+          2,
+          substationIds[Math.floor(f / FEEDERS_PER_SUBSTATION)]!,
+        ),
+      ),
+      ...areas.map((a, t) =>
+        grid(a.id, `${run}T${t + 1}`, `Transformer ${run} ${t + 1}`, 3, feederIds[Math.floor(t / AREAS_PER_FEEDER)]!),
+      ),
+    ]);
+
+    const supplierId = nextId();
+    rows += await bulk(supplier, [
+      {
+        id: supplierId,
+        supplierCode: run,
+        supplierName: `Scale supplier ${run}`,
+        contact: '',
+        phone: '',
+        address: '',
+        remark: 'npm run seed',
+      },
+    ]);
+    const singlePhase = nextId();
+    const threePhase = nextId();
+    const type = (id: string, modelName: string, wiring: string) => ({
+      id,
+      modelName,
+      supplierId,
+      wiring,
+      side: 'secondary',
+      ratedVoltage: wiring === '1P2W' ? 230 : 400,
+      ratedCurrent: 5,
+      maxCurrent: 100,
+      accuracyClass: '1',
+      commTypes: ['PLC'],
+      remark: '',
+    });
+    rows += await bulk(meterType, [
+      type(singlePhase, `${run} single-phase PLC`, '1P2W'),
+      type(threePhase, `${run} three-phase PLC`, '3P4W'),
+    ]);
+
+    rows += await bulk(
+      dcu,
+      areas.map((a, t) => ({
+        id: a.dcuId,
+        dcuNo: `${run}D${serial(t + 1)}`,
+        dcuName: '',
+        model: 'NM-DC300',
+        supplierId,
+        address: '',
+        longitude: a.centre.lng,
+        latitude: a.centre.lat,
+        llsLevel: 0,
+        blacklist: [],
+        taskEnabled: true,
+        taskGroup: 1,
+        minCycleMinutes: 15,
+        collectPeriodMinutes: 15,
+        reportPeriodMinutes: 60,
+        taskStart: '00:00',
+        taskEnd: '23:59',
+        maxSupplementDays: 3,
+        executionOffsetMinutes: 0,
+        remark: '',
+        gridId: a.id,
+      })),
+    );
+
+    for (let from = 0; from < total; from += batchSize) {
+      const to = Math.min(total, from + batchSize);
+      const consumers: (typeof consumer.$inferInsert)[] = [];
+      const modules: (typeof commModule.$inferInsert)[] = [];
+      const meters: (typeof meter.$inferInsert)[] = [];
+      const pocs: (typeof poc.$inferInsert)[] = [];
+      for (let i = from; i < to; i++) {
+        const area = areas[Math.floor(i / METERS_PER_AREA)]!;
+        const at: Position = pointNear(area.centre, AREA_RADIUS_KM, random);
+        const n = serial(i + 1);
+        const commercial = random() < 0.1;
+        const female = random() < 0.35;
+        const draw = random();
+        const status = draw < 0.9 ? 2 : draw < 0.96 ? 1 : draw < 0.99 ? 3 : 5;
+        const consumerId = nextId();
+        const moduleId = nextId();
+        const meterId = nextId();
+        const devAddr = `${run}${n}`;
+        consumers.push({
+          id: consumerId,
+          consumerCode: `${run}C${n}`,
+          consumerName: `${pick(female ? FEMALE : MALE, random)} ${pick(FAMILIES, random)}`,
+          identityNumber: '',
+          address: '',
+          longitude: at.lng,
+          latitude: at.lat,
+          consumerType: commercial ? 'commercial' : 'residential',
+          special: false,
+          paymentMode: random() < 0.7 ? 'prepay' : 'postpay',
+          label: '',
+          gender: female ? 'female' : 'male',
+          email: '',
+          phone: '',
+          protected: i % 1000 === 7,
+          remark: '',
+          gridId: area.id,
+        });
+        modules.push({
+          id: moduleId,
+          moduleNo: `${run}M${n}`,
+          commAddress: devAddr,
+          simNo: '',
+          deviceType: 2,
+          workingMode: 'server',
+          remark: '',
+          gridId: area.id,
+        });
+        meters.push({
+          id: meterId,
+          devAddr,
+          meterTypeId: commercial ? threePhase : singlePhase,
+          supplierId,
+          status,
+          commType: 'PLC',
+          authType: 'hls',
+          securityType: 3,
+          dataChannel: 'HES-PLC-01',
+          interfaceType: 'PLC',
+          virtual: false,
+          meterBoxNo: '',
+          moduleId,
+          dcuId: area.dcuId,
+          tariffId: commercial ? 'COM-01' : 'RES-01',
+          hesPassword: null,
+          longitude: at.lng,
+          latitude: at.lat,
+          remark: '',
+          gridId: area.id,
+        });
+        pocs.push({
+          id: nextId(),
+          pocNo: `${run}P${n}`,
+          nature: 1,
+          ctRatio: 1,
+          ptRatio: 1,
+          capacity: commercial ? 60 : 15,
+          syncStatus: status === 1 ? 0 : 1,
+          registered: status !== 1,
+          tariffId: commercial ? 'COM-01' : 'RES-01',
+          taskGroupId: 1,
+          dcuId: area.dcuId,
+          consumerId,
+          meterId,
+          remark: '',
+          gridId: area.id,
+        });
+      }
+      // Referenced rows first: a meter needs its module, a POC its consumer and meter.
+      rows += await bulk(consumer, consumers);
+      rows += await bulk(commModule, modules);
+      rows += await bulk(meter, meters);
+      rows += await bulk(poc, pocs);
+      options.onProgress?.({ meters: to, total, rows, seconds: seconds() });
+    }
+  });
+  await database.db.execute(sql`analyze power_grid, supplier, meter_type, dcu, consumer, comm_module, meter, poc`);
+  return { run, meters: total, total, rows, seconds: seconds() };
+}

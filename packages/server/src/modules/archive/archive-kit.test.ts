@@ -1,0 +1,103 @@
+import { contains, defineEntity, IdSchema, ROOT_PARENT_ID, supplierApi } from '@meterdesk/contracts';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { SessionContext } from '../../auth/session';
+import type { Executor } from '../../db/driver';
+import { newId } from '../../db/ids';
+import { defineList } from '../../db/list';
+import { consumer, powerGrid, sysGroup, sysUser, sysUserGroup } from '../../db/schema';
+import { createTestApp, type TestApp } from '../../test/harness';
+import { type ArchiveDefinition, ArchiveService } from './archive-kit';
+import { supplierArchive } from './supplier.archive';
+
+/** A grid-scoped list over the consumer table, as small as the kit allows: only its scope is under test. */
+const placedEntity = defineEntity({
+  name: 'placed',
+  record: z.object({ id: IdSchema, code: z.string() }),
+  pagePath: '/test/placed',
+  columns: [{ field: 'code', sortable: true }],
+  filters: [contains('code', 50)],
+  form: ['code'],
+  detail: ['code'],
+});
+type Row = typeof consumer.$inferSelect;
+
+const placedArchive: ArchiveDefinition<typeof placedEntity, Row, { id: string; code: string }, never, never> = {
+  entity: placedEntity,
+  // The service never calls its operations; only the routes do.
+  api: supplierApi as never,
+  table: consumer,
+  idColumn: consumer.id,
+  nameColumn: consumer.consumerCode,
+  gridColumn: consumer.gridId,
+  list: defineList({
+    entity: placedEntity,
+    columns: { code: consumer.consumerCode },
+    defaultOrder: sql`${consumer.consumerCode} asc`,
+    tieBreak: consumer.id,
+  }),
+  select: (db: Executor) => db.select().from(consumer),
+  toRecord: (r) => ({ id: r.id, code: r.consumerCode }),
+  unique: {},
+  toValues: async () => ({}),
+};
+
+describe('archive kit: grid scope of a list', () => {
+  let t: TestApp;
+  let service: ArchiveService<typeof placedEntity, Row, { id: string; code: string }, never, never>;
+  const session = (userId: string) => ({ userId, language: 1 }) as SessionContext;
+  let adminId: string;
+  let groupless: string;
+  let member: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    service = new ArchiveService(t.db, placedArchive);
+    const [admin] = await t.db.select({ id: sysUser.id }).from(sysUser).where(eq(sysUser.username, 'admin'));
+    adminId = admin?.id ?? '';
+    const north = newId();
+    const south = newId();
+    await t.db.insert(powerGrid).values([
+      { id: north, gridCode: 'KITN', gridName: 'Kit north', parentId: ROOT_PARENT_ID },
+      { id: south, gridCode: 'KITS', gridName: 'Kit south', parentId: ROOT_PARENT_ID },
+    ]);
+    const consumerOf = (consumerCode: string, gridId: string) => ({
+      id: newId(),
+      consumerCode,
+      consumerName: consumerCode,
+      consumerType: 'residential',
+      paymentMode: 'postpay',
+      gridId,
+    });
+    await t.db.insert(consumer).values([consumerOf('KN001', north), consumerOf('KS001', south)]);
+    groupless = await t.createUser({ username: 'kit-groupless', password: 'Secret123' });
+    member = await t.createUser({ username: 'kit-member', password: 'Secret123' });
+    const group = newId();
+    await t.db.insert(sysGroup).values({ id: group, groupName: 'Kit north', groupCode: 'KITN', gridId: north });
+    await t.db.insert(sysUserGroup).values({ userId: member, groupId: group });
+  });
+  afterAll(() => t.close());
+
+  const codes = async (userId: string) => {
+    const page = await service.list({ code: 'K', pageSize: 10, curPage: 1 }, session(userId));
+    return { codes: page.list.map((r) => r.code), noScope: 'noScope' in page ? page.noScope : undefined };
+  };
+
+  it('tells a user with neither the admin role nor a grouped grid why the list is empty', async () => {
+    expect(await codes(groupless)).toEqual({ codes: [], noScope: true });
+  });
+
+  it('says nothing of scope on a list of shared parameters, which every user sees whole', async () => {
+    const suppliers = await new ArchiveService(t.db, supplierArchive).list(
+      { pageSize: 10, curPage: 1 },
+      session(groupless),
+    );
+    expect(suppliers).not.toHaveProperty('noScope');
+  });
+
+  it('says nothing of scope to a group member or the administrator', async () => {
+    expect(await codes(member)).toEqual({ codes: ['KN001'], noScope: undefined });
+    expect(await codes(adminId)).toEqual({ codes: ['KN001', 'KS001'], noScope: undefined });
+  });
+});

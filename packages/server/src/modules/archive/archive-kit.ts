@@ -1,0 +1,304 @@
+import {
+  type BatchDeleteResult,
+  type EntityDefinition,
+  type ExportFormat,
+  MAX_EXPORT_ROWS,
+  MAX_PDF_ROWS,
+  type MessageKey,
+  type Operation,
+} from '@meterdesk/contracts';
+import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { SessionContext } from '../../auth/session';
+import type { Db, Executor } from '../../db/driver';
+import { newId } from '../../db/ids';
+import { type ListEntityShape, type ListSpec, listOrder, listPage, listWhere, selectSource } from '../../db/list';
+import { anyRow } from '../../db/rows';
+import { registerUniqueIndex } from '../../db/unique';
+import { existedError, notFound } from '../../http/api-error';
+import { streamWorkbook } from '../../http/export';
+import { registerDownload, registerOperation } from '../../http/operation';
+import { renderPdf } from '../../http/pdf';
+import { entityColumns, formatMoment, translator } from '../../i18n/labels';
+import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
+
+/** A select builder as the kit reads it: filtered, and for pages ordered and cut. */
+interface ArchiveSelect<Row> {
+  where(where: SQL | undefined): PromiseLike<Row[]> & {
+    orderBy(...orderBy: SQL[]): { limit(limit: number): { offset(offset: number): PromiseLike<Row[]> } };
+  };
+}
+
+/** What a write sees: the transaction, the caller and their scope, and the record before (on update). */
+export interface WriteContext<Row> {
+  tx: Executor;
+  session: SessionContext;
+  scope: Scope;
+  id: string;
+  before?: Row;
+}
+
+/** A business key: its column and the unique index the database enforces it with. */
+export interface UniqueKey {
+  column: AnyPgColumn;
+  index: string;
+}
+
+/**
+ * One archive entity on the server. The kit turns it into the list, detail, save, update,
+ * batch delete, check and export calls, every one of them within the caller's grid scope.
+ */
+export interface ArchiveDefinition<
+  E extends ListEntityShape & Pick<EntityDefinition<z.ZodObject>, 'name' | 'record' | 'columns'>,
+  Row,
+  Rec extends Record<string, unknown>,
+  Create,
+  U extends string,
+> {
+  entity: E;
+  api: ArchiveOperations<Create, U>;
+  table: PgTable;
+  idColumn: AnyPgColumn;
+  /** The column a batch delete names a row by (the business key). */
+  nameColumn: AnyPgColumn;
+  list: ListSpec<E>;
+  /** A fresh select of the records with what the record shows of its neighbours. */
+  select(db: Executor): ArchiveSelect<Row>;
+  toRecord(row: Row): Rec;
+  /** The grid column the data scope limits; none for parameters every user shares (supplier, meter type). */
+  gridColumn?: AnyPgColumn;
+  unique: Record<U, UniqueKey>;
+  /**
+   * The stored values of a valid input. Checks what the schema cannot (references exist within the
+   * caller's scope, cross-field rules) by throwing a field error; seals secrets.
+   */
+  toValues(input: Create, ctx: WriteContext<Row>): Promise<Record<string, unknown>>;
+  /** Why each of `ids` cannot be deleted yet (the first reference that still holds it). */
+  inUse?(tx: Executor, ids: string[]): Promise<Map<string, MessageKey>>;
+  /** What the detail shows beyond a list row (a consumer's POCs), read within the caller's scope. */
+  related?(db: Executor, record: Rec, scope: Scope): Promise<Partial<Rec>>;
+}
+
+export interface ArchiveOperations<Create, U extends string> {
+  list: Operation;
+  detail: Operation<z.ZodType<{ id: string }>>;
+  save: Operation<z.ZodType<Create>>;
+  update: Operation<z.ZodType<Create & { id: string }>>;
+  delete: Operation<z.ZodType<{ ids: string[] }>>;
+  check: Operation<z.ZodType<{ field: U; value: string; id?: string | undefined }>>;
+  export?: Operation<
+    z.ZodType<Record<string, unknown> & { columns?: string[] | undefined; format?: ExportFormat | undefined }>
+  >;
+}
+
+/** The archive calls of one entity, as a service the routes (and later imports and the head-end) use. */
+export class ArchiveService<
+  E extends ListEntityShape & Pick<EntityDefinition<z.ZodObject>, 'name' | 'record' | 'columns'>,
+  Row,
+  Rec extends Record<string, unknown>,
+  Create,
+  U extends string,
+> {
+  constructor(
+    private readonly db: Db,
+    readonly definition: ArchiveDefinition<E, Row, Rec, Create, U>,
+  ) {
+    for (const [field, key] of Object.entries<UniqueKey>(definition.unique)) {
+      registerUniqueIndex(key.index, () => existedError(definition.entity, field));
+    }
+  }
+
+  /** The condition that keeps a caller within their grid scope (nothing for shared parameters). */
+  scopeCondition(scope: Scope): SQL | undefined {
+    const { gridColumn } = this.definition;
+    return gridColumn ? gridScope(scope, gridColumn) : undefined;
+  }
+
+  /**
+   * A page of the caller's records. `noScope` tells a caller whose scope reaches no grid node (no
+   * admin role, no user group) why a grid-scoped list is empty, so the screen can say whom to ask.
+   */
+  async list(q: Parameters<typeof listPage>[1], session: SessionContext) {
+    const scope = await resolveScope(this.db, session.userId);
+    const d = this.definition;
+    const page = await listPage(
+      d.list,
+      q,
+      selectSource(this.db, { select: () => d.select(this.db), map: d.toRecord, countFrom: d.table }),
+      this.scopeCondition(scope),
+    );
+    const noScope = d.gridColumn !== undefined && !scope.all && scope.gridIds.length === 0;
+    return noScope ? { ...page, noScope } : page;
+  }
+
+  /** The record, or 404 when it does not exist or lies outside the caller's scope. */
+  async detail(id: string, session: SessionContext): Promise<Rec> {
+    const scope = await resolveScope(this.db, session.userId);
+    const row = await this.find(this.db, id, scope);
+    if (!row) throw notFound();
+    const d = this.definition;
+    const record = d.toRecord(row);
+    return d.related ? { ...record, ...(await d.related(this.db, record, scope)) } : record;
+  }
+
+  private async find(db: Executor, id: string, scope: Scope): Promise<Row | undefined> {
+    const d = this.definition;
+    const [row] = await d.select(db).where(and(eq(d.idColumn, id), this.scopeCondition(scope)));
+    return row;
+  }
+
+  async save(input: Create, session: SessionContext): Promise<{ id: string }> {
+    const id = newId();
+    const d = this.definition;
+    await this.db.transaction(async (tx) => {
+      const scope = await resolveScope(tx, session.userId);
+      await this.assertUnique(tx, input);
+      const values = await d.toValues(input, { tx, session, scope, id });
+      await tx.insert(d.table).values({ ...values, id });
+    });
+    return { id };
+  }
+
+  async update(id: string, input: Create, session: SessionContext): Promise<void> {
+    const d = this.definition;
+    await this.db.transaction(async (tx) => {
+      const scope = await resolveScope(tx, session.userId);
+      const before = await this.find(tx, id, scope);
+      if (!before) throw notFound();
+      await this.assertUnique(tx, input, id);
+      const values = await d.toValues(input, { tx, session, scope, id, before });
+      await tx
+        .update(d.table)
+        .set({ ...values, updateTime: new Date() })
+        .where(eq(d.idColumn, id));
+    });
+  }
+
+  /** Deletes what may go; a row still in use, or outside the caller's scope, stays and is reported. */
+  async delete(ids: string[], session: SessionContext): Promise<BatchDeleteResult> {
+    const d = this.definition;
+    return this.db.transaction(async (tx) => {
+      const scope = await resolveScope(tx, session.userId);
+      const wanted = [...new Set(ids)];
+      const found = await tx
+        .select({ id: d.idColumn, name: d.nameColumn })
+        .from(d.table)
+        .where(and(inArray(d.idColumn, wanted), this.scopeCondition(scope)));
+      const names = new Map(found.map((r) => [String(r.id), String(r.name)]));
+      const blocked = d.inUse ? await d.inUse(tx, [...names.keys()]) : new Map<string, MessageKey>();
+      const failures: BatchDeleteResult['failures'] = wanted.flatMap((rowId) => {
+        const name = names.get(rowId);
+        if (name === undefined) return [{ id: rowId, name: '', key: 'notFound' as const }];
+        const key = blocked.get(rowId);
+        return key ? [{ id: rowId, name, key }] : [];
+      });
+      const deletable = [...names.keys()].filter((rowId) => !blocked.has(rowId));
+      if (deletable.length) await tx.delete(d.table).where(inArray(d.idColumn, deletable));
+      return { deleted: deletable.length, failures };
+    });
+  }
+
+  /** Whether a business key is taken anywhere: keys are unique across the whole archive, not per scope. */
+  isTaken(field: U, value: string, exceptId?: string): Promise<boolean> {
+    const d = this.definition;
+    const { column } = d.unique[field];
+    return anyRow(
+      this.db,
+      d.table,
+      and(eq(sql`lower(${column})`, value.trim().toLowerCase()), exceptId ? ne(d.idColumn, exceptId) : undefined),
+    );
+  }
+
+  private async assertUnique(tx: Executor, input: Create, exceptId?: string) {
+    const d = this.definition;
+    for (const [field, { column }] of Object.entries<UniqueKey>(d.unique)) {
+      const value = (input as Record<string, unknown>)[field];
+      if (typeof value !== 'string' || value === '') continue;
+      const taken = await anyRow(
+        tx,
+        d.table,
+        and(eq(sql`lower(${column})`, value.toLowerCase()), exceptId ? ne(d.idColumn, exceptId) : undefined),
+      );
+      if (taken) throw existedError(d.entity, field);
+    }
+  }
+
+  /** The rows an export writes (at most `limit`), a chunk at a time, in the list's order. */
+  async *exportRows(
+    q: Record<string, unknown>,
+    session: SessionContext,
+    chunk = 1000,
+    limit = MAX_EXPORT_ROWS,
+  ): AsyncGenerator<Rec[]> {
+    const d = this.definition;
+    const scope = await resolveScope(this.db, session.userId);
+    const where = listWhere(d.list, q, this.scopeCondition(scope));
+    const orderBy = listOrder(d.list, q);
+    for (let offset = 0; offset < limit; offset += chunk) {
+      const size = Math.min(chunk, limit - offset);
+      const rows = await d
+        .select(this.db)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(size)
+        .offset(offset);
+      if (rows.length === 0) return;
+      yield rows.map(d.toRecord);
+      if (rows.length < size) return;
+    }
+  }
+}
+
+/** Registers the calls of an archive entity; every route is guarded by the resource its operation names. */
+export function registerArchiveRoutes<
+  E extends ListEntityShape & Pick<EntityDefinition<z.ZodObject>, 'name' | 'record' | 'columns'>,
+  Row,
+  Rec extends Record<string, unknown>,
+  Create,
+  U extends string,
+>(app: FastifyInstance, service: ArchiveService<E, Row, Rec, Create, U>) {
+  const { api, entity } = service.definition;
+  registerOperation(app, api.list, ({ body, session }) => service.list(body as never, session));
+  registerOperation(app, api.detail, ({ body, session }) => service.detail(body.id, session));
+  registerOperation(app, api.save, ({ body, session }) => service.save(body, session));
+  registerOperation(app, api.update, async ({ body: { id, ...values }, session }) => {
+    await service.update(id, values as Create, session);
+    return null;
+  });
+  registerOperation(app, api.delete, ({ body, session }) => service.delete(body.ids, session));
+  registerOperation(app, api.check, async ({ body }) => ({
+    existed: await service.isTaken(body.field, body.value, body.id),
+  }));
+  const exportOp = api.export;
+  if (exportOp) {
+    registerDownload(app, exportOp, async ({ body, session, req }) => {
+      const t = translator(session.language);
+      const title = t(`${entity.name}.exportName`);
+      const columns = entityColumns<Rec>(entity, body.columns ?? entity.columns.map((c) => c.field), session.language);
+      const now = new Date();
+      const filename = `${title}-${now.toISOString().slice(0, 10)}`;
+      if (body.format === 'pdf') {
+        const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
+        return renderPdf({
+          filename: `${filename}.pdf`,
+          title,
+          subtitle: t('crud.exportDialog.exportedAt').replace('{{time}}', formatMoment(now.toISOString())),
+          columns,
+          // One row past the limit tells whether the file leaves rows out.
+          chunks: service.exportRows(body, session, 1000, MAX_PDF_ROWS + 1),
+          maxRows: MAX_PDF_ROWS,
+          moreRows: t('crud.exportDialog.moreRows').replaceAll('{{max}}', max),
+        });
+      }
+      return streamWorkbook({
+        filename: `${filename}.xlsx`,
+        sheetName: title,
+        columns,
+        chunks: service.exportRows(body, session),
+        onError: (err) => req.log.error({ err }, `${entity.name} export failed`),
+      });
+    });
+  }
+}

@@ -1,0 +1,53 @@
+import { MAX_IMPORT_BYTES, RESULT } from '@meterdesk/contracts';
+import ExcelJS from 'exceljs';
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../../db/driver';
+import { fieldError, notFound } from '../../../http/api-error';
+import { XLSX_TYPE } from '../../../http/export';
+import { registerDownload, registerOperation, registerUpload } from '../../../http/operation';
+import { translator } from '../../../i18n/labels';
+import type { JobSystem } from '../../../jobs/job-system';
+import { type ImportDefinition, importStatus, startImport } from './import-kit';
+
+const COLUMN_WIDTH = 21;
+
+/** Template, upload and status of every import; the job system runs the imports themselves. */
+export function registerImportRoutes(
+  app: FastifyInstance,
+  deps: { database: Database; jobs: JobSystem; imports: ReadonlyMap<string, ImportDefinition> },
+): void {
+  for (const definition of deps.imports.values()) {
+    const { api, entity } = definition;
+    registerDownload(app, api.template, async ({ session }) => {
+      const t = translator(session.language);
+      const workbook = new ExcelJS.Workbook();
+      const sheet = workbook.addWorksheet(t(`${entity}.exportName`));
+      sheet.columns = definition.columns.map((c) => ({
+        header: `${t(c.label)}${c.required ? ' *' : ''}`,
+        key: c.key,
+        width: COLUMN_WIDTH,
+      }));
+      sheet.getRow(1).font = { bold: true };
+      return {
+        filename: `${t(`${entity}.exportName`)}-${t('crud.importTemplate')}.xlsx`,
+        contentType: XLSX_TYPE,
+        body: Buffer.from(await workbook.xlsx.writeBuffer()),
+      };
+    });
+    registerUpload(app, api.import, MAX_IMPORT_BYTES, async ({ file, fileName, session }) => {
+      if (!fileName.toLowerCase().endsWith('.xlsx') && fileName !== '') {
+        throw fieldError(RESULT.badRequest, 'file', 'importFileInvalid');
+      }
+      return startImport(
+        deps.database,
+        (importId, startedBy) => deps.jobs.send('archive-import', { importId }, { startedBy }),
+        { entity, file, fileName, userId: session.userId, username: session.username, language: session.language },
+      );
+    });
+    registerOperation(app, api.importStatus, async ({ body, session }) => {
+      const status = await importStatus(deps.database.db, body.importId, session.username);
+      if (!status) throw notFound();
+      return status;
+    });
+  }
+}

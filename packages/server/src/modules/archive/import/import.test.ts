@@ -1,0 +1,240 @@
+import type { ImportStatus, Page, Supplier } from '@meterdesk/contracts';
+import { eq, sql } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { archiveImport, supplier } from '../../../db/schema';
+import { defineJob, JobSystem } from '../../../jobs/job-system';
+import { createTestApp, type TestApp } from '../../../test/harness';
+import { supplierImport } from '../supplier.archive';
+import { runImport, startImport } from './import-kit';
+import { checkUnpackedSize } from './workbook';
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const settle = { timeout: 60_000, interval: 200 };
+
+async function workbook(rows: ExcelJS.CellValue[][]): Promise<Buffer> {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('Sheet1');
+  for (const row of rows) sheet.addRow(row);
+  return Buffer.from(await book.xlsx.writeBuffer());
+}
+
+/** A zip whose directory says one entry unpacks to 4 GB − 1: refused before anything inflates. */
+function zipBomb(): Buffer {
+  const name = Buffer.from('xl/worksheets/sheet1.xml');
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt32LE(1000, 20);
+  central.writeUInt32LE(0xfffffffe, 24);
+  central.writeUInt16LE(name.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + name.length, 12);
+  end.writeUInt32LE(0, 16);
+  return Buffer.concat([central, name, end]);
+}
+
+describe('archive imports (the supplier import)', () => {
+  let t: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({}, { jobs: true });
+    admin = await t.loginAdmin();
+  });
+  afterAll(() => t.close());
+
+  const upload = async (file: Buffer, fileName = 'suppliers.xlsx') => {
+    const res = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/supplier/import',
+      payload: file,
+      headers: { cookie: admin, 'content-type': XLSX, 'x-file-name': encodeURIComponent(fileName) },
+    });
+    return { status: res.statusCode, body: res.json() as { data: { importId: string; jobId: string } } };
+  };
+  const finished = async (importId: string) => {
+    let status: ImportStatus | undefined;
+    await vi.waitFor(async () => {
+      status = (await t.call<ImportStatus>('/supplier/importstatus', { importId }, admin)).body.data;
+      expect(['done', 'failed']).toContain(status?.state);
+    }, settle);
+    return status as ImportStatus;
+  };
+  const supplierCount = async () => (await t.db.select({ n: sql<number>`count(*)::int` }).from(supplier))[0]!.n;
+
+  it('offers a template whose headers the import reads back', async () => {
+    const res = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/supplier/template',
+      payload: {},
+      headers: { cookie: admin },
+    });
+    expect(res.statusCode).toBe(200);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const headers = book.worksheets[0]!.getRow(1).values as string[];
+    expect(headers.slice(1, 3)).toEqual(['Supplier code *', 'Supplier name *']);
+    const rows = [headers.slice(1), ['TPL1', 'From the template', '', '', '', '']];
+    const started = await upload(await workbook(rows));
+    expect((await finished(started.body.data.importId)).state).toBe('done');
+  });
+
+  it('imports a valid file whose headers are Chinese labels or keys, formulas read as their cached value', async () => {
+    const before = await supplierCount();
+    const file = await workbook([
+      ['供应商编码', 'supplierName', '电话', '备注'],
+      ['ZH01', '华立', '0571-1', '=not a formula'],
+      [{ formula: '"ZH"&"02"', result: 'ZH02' } as ExcelJS.CellFormulaValue, '威胜', '', ''],
+    ]);
+    const started = await upload(file, '供应商.xlsx');
+    expect(started.status).toBe(200);
+    const status = await finished(started.body.data.importId);
+    expect(status).toMatchObject({ state: 'done', total: 2, imported: 2, errorCount: 0, fileName: '供应商.xlsx' });
+    expect(await supplierCount()).toBe(before + 2);
+    const list = await t.call<Page<Supplier>>('/supplier/list', { supplierCode: 'ZH0' }, admin);
+    expect(list.body.data.list.map((s) => [s.supplierCode, s.supplierName, s.remark])).toEqual([
+      ['ZH01', '华立', '=not a formula'],
+      ['ZH02', '威胜', ''],
+    ]);
+    const [kept] = await t.db.select().from(archiveImport).where(eq(archiveImport.id, started.body.data.importId));
+    expect(kept?.content).toBeNull();
+  });
+
+  it('writes nothing when one row of 10,000 is bad, and lists every bad row with line, column and cause', async () => {
+    const before = await supplierCount();
+    const rows: ExcelJS.CellValue[][] = [['supplierCode', 'supplierName']];
+    for (let i = 0; i < 10_000; i++) rows.push([`BULK${i}`, `Bulk supplier ${i}`]);
+    rows[5_001] = ['BAD CODE!', 'Bulk supplier 5000'];
+    rows.push(['BULK7', 'Again']);
+    rows.push(['ZH01', 'Taken code']);
+    const started = await upload(await workbook(rows));
+    const status = await finished(started.body.data.importId);
+    expect(status.state).toBe('failed');
+    expect(status.imported).toBe(0);
+    expect(status.errors).toEqual([
+      {
+        line: 5002,
+        column: 'supplierCode',
+        code: 'codeFormat',
+        cause: 'Only letters and digits are allowed: BAD CODE!',
+      },
+      expect.objectContaining({ line: 10_002, column: 'supplierCode', code: 'importDuplicateInFile' }),
+      { line: 10_003, column: 'supplierCode', code: 'existed', cause: 'existed: ZH01' },
+    ]);
+    expect(await supplierCount()).toBe(before);
+  }, 120_000);
+
+  it('refuses what is not a workbook, a missing required column and a zip bomb, writing nothing', async () => {
+    expect(() => checkUnpackedSize(zipBomb())).toThrow(expect.objectContaining({ key: 'importFileTooLarge' }));
+    const bomb = await finished((await upload(zipBomb())).body.data.importId);
+    expect(bomb.errors[0]?.code).toBe('importFileTooLarge');
+    const text = await finished((await upload(Buffer.from('code,name\nA,B'))).body.data.importId);
+    expect(text.errors[0]?.code).toBe('importFileInvalid');
+    const missing = await finished((await upload(await workbook([['supplierName'], ['No code']]))).body.data.importId);
+    expect(missing.errors).toEqual([
+      expect.objectContaining({ code: 'importColumnMissing', cause: expect.stringContaining('supplierCode') }),
+    ]);
+    const json = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/supplier/import',
+      payload: { file: 'x' },
+      headers: { cookie: admin },
+    });
+    expect(json.statusCode).toBe(400);
+  });
+
+  it('shows an import only to the user who started it', async () => {
+    const started = await upload(
+      await workbook([
+        ['supplierCode', 'supplierName'],
+        ['OWN1', 'Own'],
+      ]),
+    );
+    await finished(started.body.data.importId);
+    const role = await t.createRole('supplier-importer', [
+      '/parameterSetting',
+      '/parameterSetting/supplier',
+      '/parameterSetting/supplier/import',
+    ]);
+    await t.createUser({ username: 'other.importer', password: 'Import1', roleIds: [role] });
+    const other = await t.login('other.importer', 'Import1');
+    expect((await t.call('/supplier/importstatus', { importId: started.body.data.importId }, other)).status).toBe(404);
+  });
+});
+
+describe('an import cut off by a restart', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('runs again after the restart and writes its rows exactly once', async () => {
+    let hang = true;
+    const hanging = {
+      ...supplierImport,
+      check: async (...args: Parameters<typeof supplierImport.check>) => {
+        if (hang) await new Promise(() => {});
+        return supplierImport.check(...args);
+      },
+    };
+    const jobsWith = async (definition: typeof supplierImport) => {
+      const system = new JobSystem(t.database, {
+        log: { debug() {}, info() {}, warn() {}, error() {} },
+        publish: async () => {},
+        pollingIntervalSeconds: 0.5,
+        stopTimeoutMs: 1000,
+      });
+      system.register(
+        defineJob<{ importId: string }>({
+          name: 'archive-import',
+          retryDelaySeconds: 0,
+          retryLimit: 2,
+          handler: ({ importId }, job) => runImport(t.database, new Map([['supplier', definition]]), importId, job),
+        }),
+      );
+      await system.start();
+      return system;
+    };
+    const first = await jobsWith(hanging as typeof supplierImport);
+    const [admin] = await t.db
+      .execute(sql`select id from sys_user where username = 'admin'`)
+      .then((r) => (r as unknown as { rows: { id: string }[] }).rows);
+    const { importId } = await startImport(
+      t.database,
+      (id, startedBy) => first.send('archive-import', { importId: id }, { startedBy }),
+      {
+        entity: 'supplier',
+        file: await workbook([
+          ['supplierCode', 'supplierName'],
+          ['RST1', 'Restarted'],
+          ['RST2', 'Restarted too'],
+        ]),
+        fileName: 'restart.xlsx',
+        userId: admin!.id,
+        username: 'admin',
+        language: 1,
+      },
+    );
+    await vi.waitFor(async () => {
+      const [row] = await t.db.select().from(archiveImport).where(eq(archiveImport.id, importId));
+      expect(row?.state).toBe('checking');
+    }, settle);
+    await first.stop();
+    expect((await t.db.select().from(supplier).where(eq(supplier.supplierCode, 'RST1'))).length).toBe(0);
+
+    hang = false;
+    const second = await jobsWith(supplierImport);
+    await vi.waitFor(async () => {
+      const [row] = await t.db.select().from(archiveImport).where(eq(archiveImport.id, importId));
+      expect(row?.state).toBe('done');
+    }, settle);
+    await second.stop();
+    expect((await t.db.select().from(supplier).where(sql`${supplier.supplierCode} like 'RST%'`)).length).toBe(2);
+    await runImport(t.database, new Map([['supplier', supplierImport]]), importId, { progress: async () => {} });
+    expect((await t.db.select().from(supplier).where(sql`${supplier.supplierCode} like 'RST%'`)).length).toBe(2);
+  }, 120_000);
+});

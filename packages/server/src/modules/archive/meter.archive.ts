@@ -1,0 +1,147 @@
+import { type MessageKey, type Meter, type MeterCreate, meterApi, meterEntity, RESULT } from '@meterdesk/contracts';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { SecretBox } from '../../crypto/secret-box';
+import type { Executor } from '../../db/driver';
+import { defineList } from '../../db/list';
+import { anyRow, type EveryField, iso } from '../../db/rows';
+import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../../db/schema';
+import { registerUniqueIndex } from '../../db/unique';
+import { fieldError } from '../../http/api-error';
+import { GRID_TREE, gridScope } from '../../rbac/scope';
+import type { ArchiveDefinition } from './archive-kit';
+import { inUseBy } from './references';
+
+const MODULE_INDEX = 'meter_module_uq';
+const moduleInUse = () => fieldError(RESULT.conflict, 'moduleId', 'moduleInUse');
+// Two meters saved at once with the same module: the index stops the second, with the same answer.
+registerUniqueIndex(MODULE_INDEX, moduleInUse);
+
+export const meterRow = (db: Executor) =>
+  db
+    .select({
+      m: meter,
+      gridName: powerGrid.gridName,
+      meterTypeName: meterType.modelName,
+      supplierName: supplier.supplierName,
+      moduleNo: commModule.moduleNo,
+      dcuNo: dcu.dcuNo,
+      pocNo: poc.pocNo,
+      consumerCode: consumer.consumerCode,
+      consumerName: consumer.consumerName,
+    })
+    .from(meter)
+    .innerJoin(powerGrid, eq(powerGrid.id, meter.gridId))
+    .leftJoin(meterType, eq(meterType.id, meter.meterTypeId))
+    .leftJoin(supplier, eq(supplier.id, meter.supplierId))
+    .leftJoin(commModule, eq(commModule.id, meter.moduleId))
+    .leftJoin(dcu, eq(dcu.id, meter.dcuId))
+    .leftJoin(poc, eq(poc.meterId, meter.id))
+    .leftJoin(consumer, eq(consumer.id, poc.consumerId));
+
+type Row = Awaited<ReturnType<typeof meterRow>>[number];
+
+export const METER_LIST = defineList({
+  entity: meterEntity,
+  columns: {
+    devAddr: meter.devAddr,
+    status: meter.status,
+    gridId: meter.gridId,
+    meterTypeId: meter.meterTypeId,
+    updateTime: meter.updateTime,
+  },
+  trees: { gridId: GRID_TREE },
+  defaultOrder: sql`${meter.devAddr} asc`,
+  tieBreak: meter.id,
+});
+
+function toRecord({ m, ...shown }: Row): Meter {
+  return {
+    id: m.id,
+    devAddr: m.devAddr,
+    gridId: m.gridId,
+    meterTypeId: m.meterTypeId,
+    supplierId: m.supplierId,
+    status: m.status as Meter['status'],
+    commType: (m.commType || null) as Meter['commType'],
+    authType: m.authType as Meter['authType'],
+    securityType: m.securityType as Meter['securityType'],
+    dataChannel: m.dataChannel,
+    interfaceType: (m.interfaceType || null) as Meter['interfaceType'],
+    virtual: m.virtual,
+    meterBoxNo: m.meterBoxNo,
+    moduleId: m.moduleId,
+    dcuId: m.dcuId,
+    tariffId: m.tariffId,
+    hesPasswordSet: m.hesPassword !== null,
+    longitude: m.longitude,
+    latitude: m.latitude,
+    remark: m.remark,
+    ...shown,
+    createTime: iso(m.createTime),
+    updateTime: iso(m.updateTime),
+  };
+}
+
+/**
+ * Meters live in the grid: every read and write stays within the caller's grid scope, and so does
+ * every module, DCU and grid node a meter points at. The HES password is sealed with `secrets`.
+ */
+export function meterArchive(
+  secrets: SecretBox,
+): ArchiveDefinition<typeof meterEntity, Row, Meter, MeterCreate, 'devAddr'> {
+  return {
+    entity: meterEntity,
+    api: meterApi,
+    table: meter,
+    idColumn: meter.id,
+    nameColumn: meter.devAddr,
+    list: METER_LIST,
+    select: meterRow,
+    toRecord,
+    gridColumn: meter.gridId,
+    unique: { devAddr: { column: meter.devAddr, index: 'meter_dev_addr_uq' } },
+    toValues: async (v, { tx, scope, id, before }) => {
+      const refuse = (field: string, key: MessageKey): never => {
+        throw fieldError(RESULT.badRequest, field, key);
+      };
+      if (!(await anyRow(tx, powerGrid, and(eq(powerGrid.id, v.gridId), gridScope(scope, powerGrid.id))))) {
+        refuse('gridId', 'gridNotFound');
+      }
+      let supplierId = v.supplierId;
+      if (v.meterTypeId) {
+        const [type] = await tx
+          .select({ supplierId: meterType.supplierId })
+          .from(meterType)
+          .where(eq(meterType.id, v.meterTypeId));
+        if (!type) refuse('meterTypeId', 'meterTypeNotFound');
+        supplierId ??= type?.supplierId ?? null;
+      }
+      if (v.supplierId && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
+        refuse('supplierId', 'supplierNotFound');
+      }
+      if (v.moduleId) {
+        const [module] = await tx
+          .select({ moduleNo: commModule.moduleNo })
+          .from(commModule)
+          .where(and(eq(commModule.id, v.moduleId), gridScope(scope, commModule.gridId)));
+        if (!module) refuse('moduleId', 'moduleNotFound');
+        if (module?.moduleNo.toLowerCase() === v.devAddr.toLowerCase()) refuse('devAddr', 'meterSnSameAsModule');
+        if (await anyRow(tx, meter, and(eq(meter.moduleId, v.moduleId), ne(meter.id, id)))) throw moduleInUse();
+      }
+      if (v.dcuId && !(await anyRow(tx, dcu, and(eq(dcu.id, v.dcuId), gridScope(scope, dcu.gridId))))) {
+        refuse('dcuId', 'dcuNotFound');
+      }
+      const { hesPassword, ...rest } = v;
+      return {
+        ...rest,
+        supplierId,
+        // Only maintain moves a meter along its life cycle once it exists.
+        status: before ? before.m.status : v.status,
+        commType: v.commType ?? '',
+        interfaceType: v.interfaceType ?? '',
+        hesPassword: hesPassword ? secrets.seal(hesPassword) : (before?.m.hesPassword ?? null),
+      } satisfies EveryField<MeterCreate>;
+    },
+    inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.meterId, key: 'meterInUse' }]),
+  };
+}

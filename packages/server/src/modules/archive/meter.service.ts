@@ -1,0 +1,99 @@
+import {
+  MAX_PAGE_SIZE,
+  METER_STATUS_TRANSITIONS,
+  type MeterMaintain,
+  type MeterPick,
+  type MeterStatus,
+  type MeterStatusChange,
+  RESULT,
+  type ValidationIssue,
+} from '@meterdesk/contracts';
+import { and, asc, desc, eq, ilike } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { SessionContext } from '../../auth/session';
+import type { Db } from '../../db/driver';
+import { newId } from '../../db/ids';
+import { anyRow, iso, likeContains } from '../../db/rows';
+import { commModule, dcu, meter, meterStatusHistory } from '../../db/schema';
+import { ApiError, notFound } from '../../http/api-error';
+import { translator } from '../../i18n/labels';
+import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
+
+interface Pickable {
+  table: PgTable;
+  id: AnyPgColumn;
+  no: AnyPgColumn;
+  gridId: AnyPgColumn;
+}
+
+const PICKABLE: Record<'module' | 'dcu', Pickable> = {
+  module: { table: commModule, id: commModule.id, no: commModule.moduleNo, gridId: commModule.gridId },
+  dcu: { table: dcu, id: dcu.id, no: dcu.dcuNo, gridId: dcu.gridId },
+};
+
+/** 400 naming both statuses, in English for API clients; `data.from`/`data.to` let the web say it in its language. */
+function transitionRefused(from: MeterStatus, to: MeterStatus): ApiError {
+  const t = translator(1);
+  const issue: ValidationIssue = {
+    field: 'toStatus',
+    key: 'statusTransitionRefused',
+    message: `A meter cannot go from ${t(`meter.statuses.${from}`)} to ${t(`meter.statuses.${to}`)}`,
+  };
+  return new ApiError(RESULT.badRequest, 'statusTransitionRefused', { issues: [issue], from, to });
+}
+
+/** What the meter page does beyond the archive kit: its life cycle, its history and its pickers. */
+export class MeterService {
+  constructor(private readonly db: Db) {}
+
+  private inScope(scope: Scope, id: string) {
+    return and(eq(meter.id, id), gridScope(scope, meter.gridId));
+  }
+
+  /** Moves the meter to `toStatus` if its life cycle allows it, and keeps the change in one transaction. */
+  async maintain({ id, toStatus, reason }: MeterMaintain, session: SessionContext): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const scope = await resolveScope(tx, session.userId);
+      const [row] = await tx.select({ status: meter.status }).from(meter).where(this.inScope(scope, id)).for('update');
+      if (!row) throw notFound();
+      const from = row.status as MeterStatus;
+      if (!METER_STATUS_TRANSITIONS[from].includes(toStatus)) throw transitionRefused(from, toStatus);
+      await tx.update(meter).set({ status: toStatus, updateTime: new Date() }).where(eq(meter.id, id));
+      await tx
+        .insert(meterStatusHistory)
+        .values({ id: newId(), meterId: id, fromStatus: from, toStatus, reason, username: session.username });
+    });
+  }
+
+  /** The meter's status changes, newest first; 404 when the meter lies outside the caller's scope. */
+  async history(id: string, session: SessionContext): Promise<MeterStatusChange[]> {
+    const scope = await resolveScope(this.db, session.userId);
+    if (!(await anyRow(this.db, meter, this.inScope(scope, id)))) throw notFound();
+    const rows = await this.db
+      .select()
+      .from(meterStatusHistory)
+      .where(eq(meterStatusHistory.meterId, id))
+      .orderBy(desc(meterStatusHistory.time), desc(meterStatusHistory.id));
+    return rows.map((r) => ({
+      id: r.id,
+      fromStatus: r.fromStatus as MeterStatus,
+      toStatus: r.toStatus as MeterStatus,
+      reason: r.reason,
+      username: r.username,
+      time: iso(r.time),
+    }));
+  }
+
+  /** The caller's modules or DCUs, by number, for the meter form's pickers. */
+  async lookup(kind: keyof typeof PICKABLE, text: string | undefined, session: SessionContext): Promise<MeterPick[]> {
+    const scope = await resolveScope(this.db, session.userId);
+    const p = PICKABLE[kind];
+    const rows = await this.db
+      .select({ id: p.id, no: p.no })
+      .from(p.table)
+      .where(and(text ? ilike(p.no, likeContains(text)) : undefined, gridScope(scope, p.gridId)))
+      .orderBy(asc(p.no), asc(p.id))
+      .limit(MAX_PAGE_SIZE);
+    return rows.map((r) => ({ id: String(r.id), no: String(r.no) }));
+  }
+}

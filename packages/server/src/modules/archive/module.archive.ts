@@ -1,0 +1,96 @@
+import {
+  type Module,
+  type ModuleCreate,
+  ModuleCreateSchema,
+  moduleApi,
+  moduleEntity,
+  moduleImportApi,
+} from '@meterdesk/contracts';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/driver';
+import { defineList } from '../../db/list';
+import { type EveryField, iso } from '../../db/rows';
+import { commModule, meter, powerGrid } from '../../db/schema';
+import { GRID_TREE } from '../../rbac/scope';
+import type { ArchiveDefinition } from './archive-kit';
+import { gridColumn } from './import/grid-reference';
+import { recordImport } from './import/record-import';
+import { assertGridInScope, inUseBy } from './references';
+
+type Row = typeof commModule.$inferSelect & { gridName: string; devAddr: string };
+
+export const MODULE_LIST = defineList({
+  entity: moduleEntity,
+  columns: {
+    moduleNo: commModule.moduleNo,
+    simNo: commModule.simNo,
+    deviceType: commModule.deviceType,
+    workingMode: commModule.workingMode,
+    gridId: commModule.gridId,
+  },
+  trees: { gridId: GRID_TREE },
+  defaultOrder: sql`${commModule.moduleNo} asc`,
+  tieBreak: commModule.id,
+});
+
+export const moduleArchive: ArchiveDefinition<typeof moduleEntity, Row, Module, ModuleCreate, 'moduleNo'> = {
+  entity: moduleEntity,
+  api: moduleApi,
+  table: commModule,
+  idColumn: commModule.id,
+  nameColumn: commModule.moduleNo,
+  list: MODULE_LIST,
+  // A module serves at most one meter (meter_module_uq), so the join never repeats a module.
+  select: (db: Executor) =>
+    db
+      .select({
+        ...getTableColumns(commModule),
+        gridName: powerGrid.gridName,
+        devAddr: sql<string>`coalesce(${meter.devAddr}, '')`,
+      })
+      .from(commModule)
+      .innerJoin(powerGrid, eq(powerGrid.id, commModule.gridId))
+      .leftJoin(meter, eq(meter.moduleId, commModule.id)),
+  toRecord: (r: Row): Module => ({
+    id: r.id,
+    moduleNo: r.moduleNo,
+    deviceType: r.deviceType as Module['deviceType'],
+    workingMode: r.workingMode as Module['workingMode'],
+    commAddress: r.commAddress,
+    simNo: r.simNo,
+    gridId: r.gridId,
+    gridName: r.gridName,
+    devAddr: r.devAddr,
+    remark: r.remark,
+    createTime: iso(r.createTime),
+    updateTime: iso(r.updateTime),
+  }),
+  gridColumn: commModule.gridId,
+  unique: { moduleNo: { column: commModule.moduleNo, index: 'comm_module_no_uq' } },
+  toValues: async (v, { tx, scope }) => {
+    await assertGridInScope(tx, scope, v.gridId);
+    return { ...v } satisfies EveryField<ModuleCreate>;
+  },
+  inUse: (tx, ids) => inUseBy(tx, ids, [{ column: meter.moduleId, key: 'moduleInUse' }]),
+};
+
+const label = (name: string) => `module.fields.${name}`;
+
+/** Modules from a workbook, placed by grid name or code. */
+export const moduleImport = recordImport<ModuleCreate>({
+  entity: moduleEntity.name,
+  api: moduleImportApi,
+  create: ModuleCreateSchema,
+  table: commModule,
+  unique: moduleArchive.unique,
+  columns: [
+    { key: 'moduleNo', label: label('moduleNo'), required: true },
+    { key: 'deviceType', label: label('deviceType'), required: true },
+    gridColumn(label('gridName')),
+    { key: 'workingMode', label: label('workingMode') },
+    { key: 'commAddress', label: label('commAddress') },
+    { key: 'simNo', label: label('simNo') },
+    { key: 'remark', label: label('remark') },
+  ],
+  values: (input, id) => ({ ...input, id }) satisfies EveryField<ModuleCreate> & { id: string },
+});

@@ -1,0 +1,55 @@
+import { ROOT_PARENT_ID } from '@meterdesk/contracts';
+import { newId } from '../db/ids';
+import { consumer, meter, powerGrid, sysGroup, sysUserGroup } from '../db/schema';
+import type { TestApp } from './harness';
+import { uniqueName } from './unique';
+
+/*
+ * Archive rows a test needs around the entity it tests, written straight into the tables (each
+ * entity's own calls are tested in its own file).
+ */
+
+const code = (prefix: string) => `${prefix}${newId().slice(0, 10)}`.toUpperCase();
+
+/** A grid node below `parentId` (a region at the top when none). */
+export async function gridNode(t: TestApp, parentId: string = ROOT_PARENT_ID): Promise<string> {
+  const id = newId();
+  const gridCode = code('G');
+  await t.db.insert(powerGrid).values({ id, gridCode, gridName: gridCode, parentId });
+  return id;
+}
+
+export async function meterAt(
+  t: TestApp,
+  gridId: string,
+  devAddr = code('M'),
+): Promise<{ id: string; devAddr: string }> {
+  const id = newId();
+  await t.db.insert(meter).values({ id, devAddr, gridId });
+  return { id, devAddr };
+}
+
+export async function consumerAt(
+  t: TestApp,
+  gridId: string,
+  consumerName = 'Consumer',
+): Promise<{ id: string; consumerCode: string }> {
+  const id = newId();
+  const consumerCode = code('C');
+  await t.db
+    .insert(consumer)
+    .values({ id, consumerCode, consumerName, consumerType: 'residential', paymentMode: 'prepay', gridId });
+  return { id, consumerCode };
+}
+
+/** A logged-in user whose only user group holds `gridId`, with a role of `uris`. */
+export async function userOfGrid(t: TestApp, gridId: string, uris: readonly string[]): Promise<string> {
+  const username = uniqueName('grid');
+  const password = 'Passw0rd!';
+  const roleId = await t.createRole(uniqueName('role'), uris);
+  const userId = await t.createUser({ username, password, roleIds: [roleId] });
+  const groupId = newId();
+  await t.db.insert(sysGroup).values({ id: groupId, groupName: username, groupCode: code('UG'), gridId });
+  await t.db.insert(sysUserGroup).values({ userId, groupId });
+  return t.login(username, password);
+}

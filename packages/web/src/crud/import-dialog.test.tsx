@@ -1,0 +1,72 @@
+import { type ImportStatus, supplierImportApi } from '@meterdesk/contracts';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { App } from 'antd';
+import { describe, expect, it, vi } from 'vitest';
+import '@/locales/screen-texts';
+import { ok, type StubAnswer, stubApi } from '@/test/api-stub';
+import { ImportDialog } from './import-dialog';
+
+/** The broker's feed, played by the test: each job's `progress/{jobId}` handlers. */
+const feeds = vi.hoisted(() => new Map<string, { onMessage(payload: string): void }>());
+vi.mock('@/app/live/broker-topics', () => ({
+  followTopic: (topicOf: (config: { topics: Record<string, string> }) => string, handlers: never) => {
+    feeds.set(topicOf({ topics: {} }), handlers);
+    return () => undefined;
+  },
+}));
+
+const id = (n: number) => n.toString(16).padStart(32, 'e');
+const failed: ImportStatus = {
+  importId: id(1),
+  jobId: 'job-1',
+  state: 'failed',
+  fileName: 'bad.xlsx',
+  total: 3,
+  done: 3,
+  imported: 0,
+  errorCount: 1,
+  errors: [{ line: 3, column: 'Supplier name', code: 'mandatory', cause: '' }],
+};
+
+describe('import dialog', () => {
+  it('follows another file from its own start, not from where the last one ended', async () => {
+    const jobs = [
+      { importId: id(1), jobId: 'job-1' },
+      { importId: id(2), jobId: 'job-2' },
+    ];
+    stubApi({
+      [supplierImportApi.import.path]: () => ok(jobs.shift()),
+      // The second import's status has not come back yet.
+      [supplierImportApi.importStatus.path]: (body) =>
+        body.importId === id(1) ? ok(failed) : new Promise<StubAnswer>(() => undefined),
+    });
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <App>
+          <ImportDialog calls={supplierImportApi} title="Import" onClose={() => undefined} queryKey={['supplier']} />
+        </App>
+      </QueryClientProvider>,
+    );
+    const user = userEvent.setup();
+    const upload = async (name: string) => {
+      const input = document.querySelector('input[type=file]');
+      if (!(input instanceof HTMLInputElement)) throw new Error('no file input');
+      await user.upload(input, new File(['x'], name, { type: 'application/octet-stream' }));
+    };
+
+    await upload('bad.xlsx');
+    await waitFor(() => expect(feeds.has('progress/job-1')).toBe(true));
+    act(() => feeds.get('progress/job-1')?.onMessage(JSON.stringify({ done: 3, total: 3 })));
+    expect(await screen.findByTestId('import-failed')).toBeTruthy();
+
+    await user.click(screen.getByTestId('import-again'));
+    await upload('good.xlsx');
+    const progress = await screen.findByTestId('import-progress');
+    expect(screen.queryByTestId('import-failed')).toBeNull();
+    expect(within(progress).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('0');
+    expect(progress.textContent).toContain('Waiting to start…');
+    expect(progress.textContent).toContain('0 of 0 rows');
+  });
+});

@@ -1,0 +1,27 @@
+import { ToolOutlined } from '@ant-design/icons';
+import { METER_RES, METER_STATUS_TRANSITIONS, meterApi, meterEntity, meterImportApi } from '@meterdesk/contracts';
+import { defineArchiveCrud } from '@/crud/archive-crud';
+import { createCrudPages } from '@/crud/crud-pages';
+import { MeterDetailPage } from '@/pages/archive/meter-detail.page';
+
+export const meterCrud = defineArchiveCrud({
+  entity: meterEntity,
+  api: meterApi,
+  unique: ['devAddr'],
+  imports: meterImportApi,
+  // A meter starts its life cycle where the user says; afterwards only maintain moves it.
+  createFields: ['status'],
+  secretFields: ['hesPassword'],
+  rowActions: [
+    {
+      key: 'maintain',
+      icon: <ToolOutlined />,
+      permission: METER_RES.maintain,
+      // A recycled meter has nowhere left to go.
+      visible: (row) => METER_STATUS_TRANSITIONS[row.status].length > 0,
+      to: (row) => `${METER_RES.maintain}?id=${encodeURIComponent(row.id)}`,
+    },
+  ],
+});
+
+export const meterPages = { ...createCrudPages(meterCrud), detail: () => <MeterDetailPage crud={meterCrud} /> };

@@ -1,0 +1,12 @@
+import { supplierApi, supplierEntity, supplierImportApi } from '@meterdesk/contracts';
+import { defineArchiveCrud } from '@/crud/archive-crud';
+import { createCrudPages } from '@/crud/crud-pages';
+
+export const supplierCrud = defineArchiveCrud({
+  entity: supplierEntity,
+  api: supplierApi,
+  unique: ['supplierCode', 'supplierName'],
+  imports: supplierImportApi,
+});
+
+export const supplierPages = createCrudPages(supplierCrud);
