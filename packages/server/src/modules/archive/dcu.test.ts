@@ -6,6 +6,7 @@ import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
 import { dcu, meter, poc, supplier, sysLog } from '../../db/schema';
 import { gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
+import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 type Issues = { issues: { field: string; key: string; message: string; params?: Record<string, unknown> }[] };
@@ -266,7 +267,7 @@ describe('DCU archive', () => {
         const mine = entries.filter((e) => e.result === 200 && e.content.includes(dcuNo));
         expect(mine).toHaveLength(1);
         expect(mine[0]).toMatchObject({ username: 'admin', logType: 'operation', operatingType: 'other' });
-      });
+      }, AFTER_RESPONSE);
     });
 
     it('writes no key into the operation log of a save or an update', async () => {
@@ -275,7 +276,7 @@ describe('DCU archive', () => {
         expect(entries.some((e) => e.requestUrl === `${API_BASE}/dcu/update` && e.content.includes(dcuNo))).toBe(true);
         const text = JSON.stringify(entries);
         for (const clear of [...CLEAR, '11'.repeat(16)]) expect(text).not.toContain(clear);
-      });
+      }, AFTER_RESPONSE);
     });
   });
 

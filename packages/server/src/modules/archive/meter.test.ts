@@ -24,6 +24,7 @@ import {
   sysLog,
   sysUserGroup,
 } from '../../db/schema';
+import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 type Issue = { field: string; key: string; message: string };
@@ -322,13 +323,10 @@ describe('meter', () => {
     await t.call('/meter/update', { ...meterInput({ devAddr: 'HESM0001', hesPassword: 'Changed-7' }), id }, admin);
     expect(box.open((await stored())!)).toBe('Changed-7');
 
-    await vi.waitFor(
-      async () => {
-        const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/update'));
-        expect(entries.length).toBeGreaterThanOrEqual(2);
-      },
-      { timeout: 10_000 },
-    );
+    await vi.waitFor(async () => {
+      const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/update'));
+      expect(entries.length).toBeGreaterThanOrEqual(2);
+    }, AFTER_RESPONSE);
     const log = JSON.stringify(await t.db.select().from(sysLog));
     expect(log).toContain('HESM0001');
     expect(log).not.toContain(secret);
@@ -380,14 +378,11 @@ describe('meter', () => {
     expect(times.every((time) => Number.isFinite(time))).toBe(true);
     expect([...times].sort((a, b) => b - a)).toEqual(times);
 
-    await vi.waitFor(
-      async () => {
-        const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/maintain'));
-        expect(entries.map((e) => e.operatingType)).toContain('update');
-        expect(entries.some((e) => e.content.includes('Beyond repair'))).toBe(true);
-      },
-      { timeout: 10_000 },
-    );
+    await vi.waitFor(async () => {
+      const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/maintain'));
+      expect(entries.map((e) => e.operatingType)).toContain('update');
+      expect(entries.some((e) => e.content.includes('Beyond repair'))).toBe(true);
+    }, AFTER_RESPONSE);
   });
 
   describe('data scope', () => {
