@@ -366,7 +366,7 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
       {importing && crud.importCalls && (
         <ImportDialog
           calls={crud.importCalls}
-          title={`${t('crud.import')}: ${t(`${entity.name}.exportName`)}`}
+          title={t('crud.importTitle', { name: t(`${entity.name}.exportName`) })}
           queryKey={[entity.name]}
           onClose={() => setImporting(false)}
         />

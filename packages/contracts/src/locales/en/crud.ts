@@ -17,6 +17,7 @@ export const crud = {
   deleted: 'Deleted',
   export: 'Export to Excel',
   import: 'Import',
+  importTitle: 'Import: {{name}}',
   importTemplateDownload: 'Download the template',
   importChoose: 'Click or drop an .xlsx file here',
   importStates: {

@@ -19,6 +19,7 @@ export const crud: LocaleMessages['crud'] = {
   deleted: '已删除',
   export: '导出 Excel',
   import: '导入',
+  importTitle: '导入：{{name}}',
   importTemplateDownload: '下载模板',
   importChoose: '点击或拖入 .xlsx 文件',
   importStates: {
