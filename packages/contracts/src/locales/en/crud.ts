@@ -13,7 +13,7 @@ export const crud = {
   unsavedContent: 'Your changes have not been saved.',
   leave: 'Leave',
   stay: 'Stay',
-  confirmDelete: 'Delete this record?',
+  confirmDelete: 'Delete {{recordName}}?',
   deleted: 'Deleted',
   export: 'Export to Excel',
   import: 'Import',

@@ -15,7 +15,7 @@ export const crud: LocaleMessages['crud'] = {
   unsavedContent: '您的修改尚未保存。',
   leave: '离开',
   stay: '留下',
-  confirmDelete: '确定删除这条记录？',
+  confirmDelete: '确定删除 {{recordName}}？',
   deleted: '已删除',
   export: '导出 Excel',
   import: '导入',
