@@ -22,15 +22,87 @@ async function saveAndReturn(page: Page, listPath: string) {
   await expect(page).toHaveURL(new RegExp(`${listPath}(\\?|$)`));
 }
 
-/** A supplier workbook with the template's English headers; `bad` leaves that row's name blank. */
-async function supplierWorkbook(prefix: string, rows: number, bad?: number): Promise<Buffer> {
+/** spec §3's meter import headers, as the template's keys. */
+const METER_IMPORT_HEADERS = [
+  'consumerCode',
+  'consumerName',
+  'identityNumber',
+  'devAddr',
+  'moduleNo',
+  'simNo',
+  'meterBoxNo',
+  'gridName',
+  'supplierName',
+  'tariffId',
+  'pocPoint',
+  'pocNature',
+  'dcuNo',
+  'hesPassword',
+  'interfaceType',
+] as const;
+
+/** Row `n`'s key of a meter import: zero-padded, so a search for one matches no other. */
+const importKey = (prefix: string, n: number) => `${prefix}${String(n).padStart(4, '0')}`;
+
+/**
+ * A meter workbook whose every row places a meter with a new consumer, module and POC in the grid
+ * node `gridName`; the row `bad` gives its meter its own number as the module's, which the spec refuses.
+ */
+async function meterWorkbook(
+  names: { prefix: string; gridName: string; supplierName: string },
+  rows: number,
+  bad?: number,
+): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
-  const sheet = workbook.addWorksheet('Suppliers');
-  sheet.addRow(['Supplier code', 'Supplier name', 'Contact', 'Phone', 'Address', 'Remark']);
+  const sheet = workbook.addWorksheet('Meters');
+  sheet.addRow([...METER_IMPORT_HEADERS]);
   for (let n = 1; n <= rows; n++) {
-    sheet.addRow([`${prefix}N${n}`, n === bad ? '' : `${prefix} supplier ${n}`, 'Journey', '', '', '']);
+    const key = importKey(names.prefix, n);
+    const cells: Record<(typeof METER_IMPORT_HEADERS)[number], string> = {
+      consumerCode: `${key}C`,
+      consumerName: `Imported consumer ${key}`,
+      identityNumber: `ID${key}`,
+      devAddr: `${key}A`,
+      moduleNo: n === bad ? `${key}A` : `${key}M`,
+      simNo: String(13_800_000_000 + n),
+      meterBoxNo: `BOX${n}`,
+      gridName: names.gridName,
+      supplierName: names.supplierName,
+      tariffId: 'T01',
+      pocPoint: `${key}P`,
+      pocNature: 'Consumer',
+      dcuNo: '',
+      hesPassword: `hes-${n}`,
+      interfaceType: 'Optical port',
+    };
+    sheet.addRow(METER_IMPORT_HEADERS.map((header) => cells[header]));
   }
   return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/**
+ * Records every value the import dialog's progress bar shows from now on, read when the test asks:
+ * whether the bar moved forward only, from where it started to where it ended, whatever the timing.
+ */
+async function recordProgress(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { importProgress: string[] }).importProgress = seen;
+    const read = () => {
+      const bar = document.querySelector('[data-testid=import-progress] [role=progressbar]');
+      const value = bar?.getAttribute('aria-valuenow');
+      if (value != null && value !== seen.at(-1)) seen.push(value);
+    };
+    new MutationObserver(read).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['aria-valuenow'],
+    });
+  });
+  return () => page.evaluate(() => (window as unknown as { importProgress: string[] }).importProgress);
 }
 
 async function idOf(api: APIRequestContext, entity: 'meter' | 'consumer', filter: object): Promise<string> {
@@ -39,7 +111,7 @@ async function idOf(api: APIRequestContext, entity: 'meter' | 'consumer', filter
   return page.list[0]?.id ?? '';
 }
 
-test('an operator builds an archive, imports a file, finds the meter on the map and replaces it at its POC', async ({
+test('an operator builds an archive, imports meters, finds the meter on the map and replaces it at its POC', async ({
   page,
 }) => {
   test.setTimeout(LONG_JOURNEY_MS);
@@ -50,7 +122,6 @@ test('an operator builds an archive, imports a file, finds the meter on the map 
   const devAddr = `E2E${suffix}A`;
   const newDevAddr = `E2E${suffix}B`;
   const pocNo = `E2EP${suffix}`;
-  const prefix = `E2ES${suffix}`;
   // Near the map's default centre, so the map opens with the meter in view.
   const place = { latitude: '24.612', longitude: '46.617' };
 
@@ -89,36 +160,68 @@ test('an operator builds an archive, imports a file, finds the meter on the map 
   await page.getByTestId('crud-search').click();
   await expect(page.getByTestId('meter-list').getByRole('row').filter({ hasText: moduleNo })).toHaveCount(1);
 
-  // The import: a file with one bad row writes nothing and says where; the corrected one goes in whole.
-  // (Meter import is not built in this branch; the supplier's is the same dialog and job.)
-  const rows = 2500;
-  await openFromMenu(page, '/parameterSetting', '/parameterSetting/supplier');
+  // The meter import: a file with one bad row writes nothing and says where; the corrected one goes in
+  // whole, each row with its consumer, module and POC, while the bar moves.
+  const admin = await adminApi();
+  const supplierName = `E2E Supplier ${suffix}`;
+  await call(admin, '/supplier/save', { supplierCode: `E2ES${suffix}`, supplierName });
+  const names = { prefix: `E2EI${suffix}`, gridName: area, supplierName };
+  const rows = 1200;
+  const bad = 900;
   await page.getByTestId('crud-import').click();
   const dialog = page.getByTestId('import-dialog');
   await dialog.locator('input[type=file]').setInputFiles({
-    name: 'suppliers-bad.xlsx',
-    mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    buffer: await supplierWorkbook(prefix, rows, 1200),
+    name: 'meters-bad.xlsx',
+    mimeType: XLSX,
+    buffer: await meterWorkbook(names, rows, bad),
   });
-  await expect(dialog.getByTestId('import-failed')).toContainText('Nothing was imported');
-  const problem = dialog.getByTestId('import-errors').getByRole('row').nth(1);
-  await expect(problem).toContainText('1201');
-  await expect(problem).toContainText('This part is mandatory');
+  await expect(dialog.getByTestId('import-failed')).toContainText('Nothing was imported; problems found: 1.');
+  const problem = dialog.getByTestId('import-errors').getByRole('row').nth(1).getByRole('cell');
+  // The header is line 1, so the 900th row is the sheet's line 901.
+  await expect(problem.nth(0)).toHaveText(String(bad + 1));
+  await expect(problem.nth(1)).toHaveText('devAddr');
+  await expect(problem.nth(2)).toHaveText('meterSnSameAsModule');
+  await expect(problem.nth(3)).toHaveText(`Meter SN and module SN must differ: ${importKey(names.prefix, bad)}A`);
+  for (const entity of ['meter', 'consumer', 'module', 'poc'] as const) {
+    const key = { meter: 'devAddr', consumer: 'consumerCode', module: 'moduleNo', poc: 'pocNo' }[entity];
+    const written = await call<{ list: unknown[] }>(admin, `/${entity}/list`, {
+      curPage: 1,
+      pageSize: 10,
+      [key]: names.prefix,
+    });
+    expect(written.list, `${entity} rows of the refused file`).toHaveLength(0);
+  }
 
   await dialog.getByTestId('import-again').click();
+  const progressSeen = await recordProgress(page);
   await dialog.locator('input[type=file]').setInputFiles({
-    name: 'suppliers.xlsx',
-    mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    buffer: await supplierWorkbook(prefix, rows),
+    name: 'meters.xlsx',
+    mimeType: XLSX,
+    buffer: await meterWorkbook(names, rows),
   });
-  // The bar starts from nothing (not where the failed file ended) and runs until every row is in.
-  const progress = dialog.getByTestId('import-progress');
-  await expect(progress.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '0');
-  await expect(dialog.getByTestId('import-done')).toContainText(`${rows} rows imported`);
+  const bar = dialog.getByTestId('import-progress').getByRole('progressbar');
+  await expect(bar).toBeVisible();
+  await expect(dialog.getByTestId('import-done')).toHaveText(`Rows imported: ${rows}`);
+  await expect(bar).toHaveAttribute('aria-valuenow', '100');
+  // The bar starts from nothing (not where the failed file ended) and only moves forward.
+  const values = (await progressSeen()).map(Number);
+  expect(values[0]).toBe(0);
+  expect(values.at(-1)).toBe(100);
+  expect(values).toEqual([...values].sort((a, b) => a - b));
   await dialog.getByRole('button', { name: 'Close' }).last().click();
-  await page.getByTestId('field-supplierCode').fill(`${prefix}N1200`);
+
+  const imported = importKey(names.prefix, bad);
+  await page.getByTestId('field-devAddr').fill(`${imported}A`);
   await page.getByTestId('crud-search').click();
-  await expect(page.getByRole('cell', { name: `${prefix} supplier 1200`, exact: true })).toBeVisible();
+  const importedRow = page
+    .getByTestId('meter-list')
+    .getByRole('row')
+    .filter({ hasText: `${imported}A` });
+  await expect(importedRow).toHaveCount(1);
+  await expect(importedRow).toContainText(`Imported consumer ${imported}`);
+  await expect(importedRow).toContainText(`${imported}P`);
+  await expect(importedRow).toContainText(`${imported}M`);
+  await expect(importedRow).toContainText(area);
 
   // The map, with no tile server reachable: the markers still come, on a plain background.
   await page.route(/tile\.openstreetmap\.org/, (route) => route.abort('internetdisconnected'));
@@ -141,7 +244,6 @@ test('an operator builds an archive, imports a file, finds the meter on the map 
   await expect(page.getByTestId('meter-detail')).toContainText(moduleNo);
 
   // Its POC and the meter to put in, through the API; the replacement through the page.
-  const admin = await adminApi();
   const tree = await call<{ id: string; gridName: string; children: unknown[] }[]>(admin, '/powergrid/tree');
   const gridId = findGrid(tree, area);
   const meterId = await idOf(admin, 'meter', { devAddr });

@@ -75,7 +75,7 @@ describe('archive list: batch delete', () => {
     await user.click(screen.getByTestId(DELETE_REPORT_OK));
   });
 
-  it('reports a refused single-row delete in the same dialog', async () => {
+  it('asks about the row by its name, and reports a refused single-row delete in the same dialog', async () => {
     stubApi({
       [supplierApi.list.path]: () => page([used]),
       [supplierApi.delete.path]: () =>
@@ -85,6 +85,7 @@ describe('archive list: batch delete', () => {
     renderInShell(permittedTree([PAGE, `${PAGE}/delete`]), PAGE);
 
     await user.click(await screen.findByTestId(`row-delete-${used.id}`));
+    expect(await screen.findAllByText('Delete U1?')).not.toHaveLength(0);
     await user.click(await screen.findByTestId(CONFIRM_OK));
 
     expect(await screen.findAllByText('Records not deleted: 1')).not.toHaveLength(0);

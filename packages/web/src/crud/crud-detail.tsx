@@ -11,6 +11,8 @@ import { type CrudConfig, describeField, type FieldDescriptor, type Row, shownVa
 import { RelatedTable } from './related-list';
 import { useListLocation } from './use-list-location';
 
+const DETAIL_LABEL_WIDTH = 240;
+
 /** A list of records the detail carries (a consumer's POCs), as a titled table. */
 function ItemsTable({ field, rows }: { field: FieldDescriptor; rows: Row[] }) {
   const { t } = useTranslation();
@@ -49,6 +51,8 @@ export function CrudDetail({ crud, record }: { crud: CrudConfig; record: Row }) 
       <Descriptions
         bordered
         column={1}
+        // Labels in one width on every detail, instead of a share of the page that differs by entity.
+        styles={{ label: { width: DETAIL_LABEL_WIDTH } }}
         data-testid={`${crud.entity.name}-detail`}
         items={fields
           .filter((field) => !field.items)

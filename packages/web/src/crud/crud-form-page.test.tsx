@@ -70,7 +70,7 @@ describe('generic form on the resource entity', () => {
     });
   });
 
-  it('loads the record to edit and maps the server conflict onto the named field', async () => {
+  it('loads the record to edit and maps the server conflict onto the named field, focused', async () => {
     const issues = [{ field: 'resourceNameEn', key: 'existed', message: 'existed' }];
     const api = stubApi({
       [resourceApi.getsysresourcedetail.path]: () => ok(record),
@@ -85,6 +85,8 @@ describe('generic form on the resource entity', () => {
     await user.click(screen.getByTestId('crud-save'));
 
     await waitFor(() => expect(within(formItem('field-resourceNameEn')).getByText('existed')).toBeTruthy());
+    // On a long form the save button lies far below the field the server named.
+    expect(document.activeElement).toBe(screen.getByTestId('field-resourceNameEn'));
     expect(api.callsTo(resourceApi.updatesysresource.path)[0]?.body).toEqual({
       id: ID,
       parentId: '0',

@@ -11,7 +11,7 @@ import { EditedRecordContext } from '@/fields/field-input';
 import { errorText } from '@/i18n/message-text';
 import { type CrudConfig, createDefaults, describeField, normalizeValue, type Row, requestShape } from './crud-config';
 import { formDrafts } from './form-drafts';
-import { showSaveError, zodIssuesToFieldErrors } from './form-errors';
+import { showFieldErrors, showSaveError, zodIssuesToFieldErrors } from './form-errors';
 import { FormFields } from './form-fields';
 import { useListLocation } from './use-list-location';
 
@@ -125,7 +125,7 @@ function CrudForm({
     if (!operation) return;
     const parsed = operation.request.safeParse(requestBody(shape, form.getFieldsValue(), id));
     if (!parsed.success) {
-      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t, shape));
+      showFieldErrors(form, zodIssuesToFieldErrors(parsed.error.issues, t, shape));
       return;
     }
     save.mutate(parsed.data);

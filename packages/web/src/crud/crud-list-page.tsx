@@ -26,6 +26,7 @@ import { asDeleteResult, useDeleteReport } from './delete-report';
 import { ExportDialog } from './export-dialog';
 import { FilterBar } from './filter-bar';
 import { ImportDialog } from './import-dialog';
+import './crud-list.css';
 import { type ListQuery, listRequest, readListQuery, sameQuery, writeListQuery } from './list-query';
 import { CONFIRM_CANCEL, CONFIRM_OK, RowActionButton, useRowActions } from './row-actions';
 
@@ -306,13 +307,16 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
       <Table<Row>
         // A tree opens fully expanded, which antd applies only to the rows of the first render.
         key={crud.tree && list.data ? 'tree' : 'table'}
+        className={crud.tree ? 'md-tree-list' : undefined}
         rowKey={keyOf}
         columns={columns}
         dataSource={list.data?.list}
         loading={list.isFetching}
         onChange={onTableChange}
-        scroll={{ x: singleLine ? tableWidth(entity.columns) + ACTION_WIDTH : 'max-content' }}
-        tableLayout={singleLine ? 'fixed' : undefined}
+        // Columns narrow (wrapping their text) before the page scrolls sideways; sized to their content
+        // instead, the last ones lay under the fixed Actions column on a 1440 px screen.
+        scroll={{ x: singleLine ? tableWidth(entity.columns) + ACTION_WIDTH : true }}
+        tableLayout={singleLine ? 'fixed' : 'auto'}
         expandable={crud.tree ? { defaultExpandAllRows: true } : undefined}
         rowSelection={
           canBatchDelete
@@ -362,7 +366,7 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
       {importing && crud.importCalls && (
         <ImportDialog
           calls={crud.importCalls}
-          title={`${t('crud.import')}: ${t(`${entity.name}.exportName`)}`}
+          title={t('crud.importTitle', { name: t(`${entity.name}.exportName`) })}
           queryKey={[entity.name]}
           onClose={() => setImporting(false)}
         />

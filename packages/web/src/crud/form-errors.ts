@@ -11,6 +11,19 @@ export interface FieldError {
   errors: string[];
 }
 
+/**
+ * Where a refused save takes the user: to its first bad field, in view and focused (the save button
+ * of a long form sits far below it). Every form gets it for its own checks (antd-root.tsx).
+ */
+export const FIRST_ERROR_SCROLL = { block: 'center', focus: true } as const;
+
+/** Puts errors on their fields and brings the first into view, as a refused save does. */
+export function showFieldErrors(form: FormInstance, fieldErrors: FieldError[]): void {
+  form.setFields(fieldErrors);
+  const [first] = fieldErrors;
+  if (first) form.scrollToField(first.name, FIRST_ERROR_SCROLL);
+}
+
 type Issue = { path: readonly PropertyKey[]; key: string; params?: IssueParams };
 
 /** One message per field: the first issue, as zod reports them in check order. */
@@ -100,6 +113,6 @@ export function showSaveError(
     return;
   }
   const { fieldErrors, unplaced } = apiIssuesToFieldErrors(error.issues, formFields, t);
-  form.setFields(fieldErrors);
+  showFieldErrors(form, fieldErrors);
   if (unplaced.length) showMessage(unplaced.join('; '));
 }

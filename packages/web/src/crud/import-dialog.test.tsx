@@ -69,4 +69,28 @@ describe('import dialog', () => {
     expect(progress.textContent).toContain('Waiting to start…');
     expect(progress.textContent).toContain('0 of 0 rows');
   });
+
+  it('keeps the bar of a done import full, and names the rows it wrote', async () => {
+    const done: ImportStatus = { ...failed, state: 'done', imported: 3, errorCount: 0, errors: [] };
+    stubApi({
+      [supplierImportApi.import.path]: () => ok({ importId: id(1), jobId: 'job-1' }),
+      [supplierImportApi.importStatus.path]: () => ok(done),
+    });
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <App>
+          <ImportDialog calls={supplierImportApi} title="Import" onClose={() => undefined} queryKey={['supplier']} />
+        </App>
+      </QueryClientProvider>,
+    );
+    const input = document.querySelector('input[type=file]');
+    if (!(input instanceof HTMLInputElement)) throw new Error('no file input');
+    await userEvent.setup().upload(input, new File(['x'], 'good.xlsx', { type: 'application/octet-stream' }));
+
+    expect((await screen.findByTestId('import-done')).textContent).toBe('Rows imported: 3');
+    const progress = screen.getByTestId('import-progress');
+    expect(within(progress).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    expect(progress.textContent).toContain('Done');
+    expect(progress.textContent).toContain('3 of 3 rows');
+  });
 });

@@ -165,10 +165,11 @@ export function ImportDialog({
             <p>{t('crud.importChoose')}</p>
           </Upload.Dragger>
         )}
-        {started && !finished && (
+        {/* A done import keeps its full bar; a failed one gives the place to its bad rows. */}
+        {started && finished?.state !== 'failed' && (
           <div data-testid="import-progress">
             <div>{t(`crud.importStates.${status?.state ?? 'queued'}`)}</div>
-            <Progress percent={percent} status="active" />
+            <Progress percent={percent} status={finished ? 'success' : 'active'} />
             <div>{t('crud.importRows', { done, total })}</div>
           </div>
         )}

@@ -5,7 +5,7 @@ import { type ReactNode, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { callApi } from '@/api/api-client';
 import { type FieldDescriptor, normalizeValue, requestShape } from './crud-config';
-import { showSaveError, zodIssuesToFieldErrors } from './form-errors';
+import { showFieldErrors, showSaveError, zodIssuesToFieldErrors } from './form-errors';
 import { FormFields } from './form-fields';
 
 export interface OperationFormProps {
@@ -82,7 +82,7 @@ export function OperationForm({
     );
     const parsed = operation.request.safeParse(prepare(values));
     if (!parsed.success) {
-      form.setFields(zodIssuesToFieldErrors(parsed.error.issues, t, requestShape(operation)));
+      showFieldErrors(form, zodIssuesToFieldErrors(parsed.error.issues, t, requestShape(operation)));
       return;
     }
     save.mutate(parsed.data);

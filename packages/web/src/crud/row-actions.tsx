@@ -6,8 +6,10 @@ import { useNavigate } from 'react-router';
 import { callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { isGranted } from '@/app/permissions/permission-index';
+import { fieldText } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
-import type { CrudConfig, Row, RowAction } from './crud-config';
+import { useLanguage } from '@/i18n/use-language';
+import { type CrudConfig, describeField, type Row, type RowAction, shownValue } from './crud-config';
 import { asDeleteResult, useDeleteReport } from './delete-report';
 
 /** Test ids of the confirmation dialog's buttons, for every action that asks first. */
@@ -24,6 +26,7 @@ export function useRowActions(crud: CrudConfig): {
   dialog: ReactNode;
 } {
   const { t } = useTranslation();
+  const language = useLanguage();
   const { modal, message } = App.useApp();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -39,8 +42,14 @@ export function useRowActions(crud: CrudConfig): {
       setOpen({ action, row });
     } else if (action.run) {
       const { run } = action;
+      // The list's first column names the record (a meter's number, a grid node's name), so the user
+      // sees which row the question is about.
+      const [first] = crud.entity.columns;
+      const recordName = first
+        ? fieldText(describeField(crud, first.field), shownValue(crud, row, first.field, language), t)
+        : '';
       modal.confirm({
-        title: t(run.confirm, { ...row }),
+        title: t(run.confirm, { ...row, recordName }),
         okText: t(action.label ?? `${crud.entity.name}.actions.${action.key}`),
         cancelText: t('common.actions.cancel'),
         okButtonProps: { danger: run.danger, 'data-testid': CONFIRM_OK },

@@ -15,10 +15,11 @@ export const crud: LocaleMessages['crud'] = {
   unsavedContent: '您的修改尚未保存。',
   leave: '离开',
   stay: '留下',
-  confirmDelete: '确定删除这条记录？',
+  confirmDelete: '确定删除 {{recordName}}？',
   deleted: '已删除',
   export: '导出 Excel',
   import: '导入',
+  importTitle: '导入：{{name}}',
   importTemplateDownload: '下载模板',
   importChoose: '点击或拖入 .xlsx 文件',
   importStates: {

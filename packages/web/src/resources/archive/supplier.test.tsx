@@ -43,7 +43,9 @@ describe('supplier import from the list', () => {
     const upload = api.callsTo('/supplier/import')[0]!;
     expect(upload.init.body).toBeInstanceOf(File);
     expect((upload.init.headers as Record<string, string>)['X-File-Name']).toBe('suppliers.xlsx');
-    expect((await screen.findByTestId('import-failed', {}, { timeout: 8000 })).textContent).toContain('1 problems');
+    expect((await screen.findByTestId('import-failed', {}, { timeout: 8000 })).textContent).toContain(
+      'problems found: 1.',
+    );
     const errors = screen.getByTestId('import-errors');
     expect(within(errors).getByText('3')).toBeTruthy();
     expect(within(errors).getByText('Only letters and digits are allowed: A B')).toBeTruthy();
