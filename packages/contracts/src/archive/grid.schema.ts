@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { codeText, nameText, optionalNumber, optionalText } from '../common/validation';
 import { GRID_TYPES } from '../system/group.schema';
@@ -31,14 +31,16 @@ const fields = {
   remark: field(optionalText(500), { label: 'grid.fields.remark', widget: 'textarea' }),
 };
 
-export const GridSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  parentName: field(z.string(), { label: 'grid.fields.parentName', widget: 'text' }),
-  primaryPocId: IdSchema.nullable(),
-  createTime: field(z.string(), { label: 'grid.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'grid.fields.updateTime', widget: 'datetime' }),
-});
+export const GridSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    parentName: field(z.string(), { label: 'grid.fields.parentName', widget: 'text' }),
+    primaryPocId: IdSchema.nullable(),
+    createTime: field(z.string(), { label: 'grid.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'grid.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Grid = z.infer<typeof GridSchema>;
 
 /** A grid node with the nodes below it: the tree page and every grid picker read it. */

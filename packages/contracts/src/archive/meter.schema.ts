@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, subtree } from '../common/list';
 import { latitude, longitude, optionalText, serialText } from '../common/validation';
@@ -46,24 +46,26 @@ const fields = {
 
 const shown = (name: string) => field(z.string().nullable(), text(name));
 
-export const MeterSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  status: meterStatusField(),
-  /** The HES password itself is never sent back. */
-  hesPasswordSet: field(z.boolean(), { label: 'meter.fields.hesPasswordSet', widget: 'switch' }),
-  gridName: shown('gridName'),
-  meterTypeName: shown('meterTypeName'),
-  supplierName: shown('supplierName'),
-  moduleNo: shown('moduleNo'),
-  dcuNo: shown('dcuNo'),
-  /** The POC the meter measures now, and that POC's consumer. */
-  pocNo: shown('pocNo'),
-  consumerCode: shown('consumerCode'),
-  consumerName: shown('consumerName'),
-  createTime: field(z.string(), { label: 'meter.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'meter.fields.updateTime', widget: 'datetime' }),
-});
+export const MeterSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    status: meterStatusField(),
+    /** The HES password itself is never sent back. */
+    hesPasswordSet: field(z.boolean(), { label: 'meter.fields.hesPasswordSet', widget: 'switch' }),
+    gridName: shown('gridName'),
+    meterTypeName: shown('meterTypeName'),
+    supplierName: shown('supplierName'),
+    moduleNo: shown('moduleNo'),
+    dcuNo: shown('dcuNo'),
+    /** The POC the meter measures now, and that POC's consumer. */
+    pocNo: shown('pocNo'),
+    consumerCode: shown('consumerCode'),
+    consumerName: shown('consumerName'),
+    createTime: field(z.string(), { label: 'meter.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'meter.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Meter = z.infer<typeof MeterSchema>;
 
 export const MeterCreateSchema = z.strictObject({

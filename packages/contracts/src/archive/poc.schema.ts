@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, subtree } from '../common/list';
 import { codeText, optionalInt, optionalNumber, optionalText } from '../common/validation';
@@ -39,19 +39,21 @@ const fields = {
   remark: field(optionalText(500), { label: label('remark'), widget: 'textarea' }),
 };
 
-export const PocSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  /** Set by the system: 0 not synchronized, 1 synchronized, 2 changed since. */
-  syncStatus,
-  consumerCode: field(z.string(), { label: label('consumerCode'), widget: 'text' }),
-  consumerName: field(z.string(), { label: label('consumerName'), widget: 'text' }),
-  devAddr: field(z.string(), { label: label('devAddr'), widget: 'text' }),
-  dcuNo: field(z.string(), { label: label('dcuNo'), widget: 'text' }),
-  gridName: field(z.string(), { label: label('gridName'), widget: 'text' }),
-  createTime: field(z.string(), { label: label('createTime'), widget: 'datetime' }),
-  updateTime: field(z.string(), { label: label('updateTime'), widget: 'datetime' }),
-});
+export const PocSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    /** Set by the system: 0 not synchronized, 1 synchronized, 2 changed since. */
+    syncStatus,
+    consumerCode: field(z.string(), { label: label('consumerCode'), widget: 'text' }),
+    consumerName: field(z.string(), { label: label('consumerName'), widget: 'text' }),
+    devAddr: field(z.string(), { label: label('devAddr'), widget: 'text' }),
+    dcuNo: field(z.string(), { label: label('dcuNo'), widget: 'text' }),
+    gridName: field(z.string(), { label: label('gridName'), widget: 'text' }),
+    createTime: field(z.string(), { label: label('createTime'), widget: 'datetime' }),
+    updateTime: field(z.string(), { label: label('updateTime'), widget: 'datetime' }),
+  }),
+);
 export type Poc = z.infer<typeof PocSchema>;
 
 export const PocCreateSchema = z.strictObject(fields);
