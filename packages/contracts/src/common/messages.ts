@@ -129,7 +129,7 @@ export const MESSAGES = {
   printableOnly: 'Only printable characters are allowed',
   blacklistTooLong: 'At most 1024 meters in the blacklist',
   blacklistUnknownMeter: 'Meter {{value}} in the blacklist does not exist',
-  taskEndBeforeStart: 'The end time must be later than the start time',
+  taskWindowEmpty: 'The end time must differ from the start time',
   dcuInUse: 'This DCU is still used by meters or POCs',
   consumerNotFound: 'The consumer does not exist',
   meterNotFound: 'The meter does not exist',

@@ -114,7 +114,7 @@ export const errors: LocaleMessages['errors'] = {
   printableOnly: '只允许可打印字符',
   blacklistTooLong: '黑名单最多 1024 块电表',
   blacklistUnknownMeter: '黑名单中的电表 {{value}} 不存在',
-  taskEndBeforeStart: '结束时间必须晚于开始时间',
+  taskWindowEmpty: '结束时间不能与开始时间相同',
   dcuInUse: '该集中器仍被电表或计量点使用',
   consumerNotFound: '用户不存在',
   meterNotFound: '电表不存在',
