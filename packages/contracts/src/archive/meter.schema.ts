@@ -16,7 +16,13 @@ const fields = {
   /** spec §5: 'Please enter the complete Meter SN' below 7 or above 49 characters. */
   devAddr: field(serialText(6, 'meterSnIncomplete'), text('devAddr')),
   gridId: field(IdSchema, { label: 'meter.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
-  meterTypeId: reference('meterTypeId', 'meterTypes'),
+  /** Choosing a type sets the supplier to the type's. */
+  meterTypeId: field(IdSchema.nullable().default(null), {
+    label: 'meter.fields.meterTypeId',
+    widget: 'select',
+    lookup: 'meterTypes',
+    fills: { supplierId: 'supplierId' },
+  }),
   /** Left empty, the meter type's supplier. */
   supplierId: field(IdSchema.nullable().default(null), {
     label: 'meter.fields.supplierId',
@@ -36,8 +42,8 @@ const fields = {
   interfaceType: choice('meter', 'interfaceType', 'interfaceTypes', INTERFACE_TYPES).nullable().default(null),
   virtual: field(z.boolean('invalidValue').default(false), { label: 'meter.fields.virtual', widget: 'switch' }),
   meterBoxNo: field(optionalText(50), text('meterBoxNo')),
-  moduleId: reference('moduleId', 'meterModules'),
-  dcuId: reference('dcuId', 'meterDcus'),
+  moduleId: reference('moduleId', 'freeModules'),
+  dcuId: reference('dcuId', 'dcus'),
   tariffId: field(optionalText(50), text('tariffId')),
   longitude: field(longitude(), { label: 'meter.fields.longitude', widget: 'number' }),
   latitude: field(latitude(), { label: 'meter.fields.latitude', widget: 'number' }),

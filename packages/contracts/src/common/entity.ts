@@ -33,8 +33,18 @@ export interface FieldMeta {
   label: string;
   widget: FieldWidget;
   options?: readonly FieldOption[];
-  /** A named lookup the web resolves for select/tree widgets (e.g. `resourceTree`). */
+  /**
+   * A named lookup the web resolves for select/tree widgets (e.g. `resourceTree`); a picker of archive
+   * records names one of `ARCHIVE_PICKERS` (archive/pickers.ts), searched on the server.
+   */
   lookup?: string;
+  /**
+   * Filters of a searched lookup the form supplies: the options call's member → the form field holding
+   * it (`id`: the edited record). Until every one has a value the picker offers nothing.
+   */
+  lookupWith?: Readonly<Record<string, string>>;
+  /** Choosing an option sets these form fields from its members (form field → option member). */
+  fills?: Readonly<Record<string, string>>;
   /** Select and tree widgets: the value is a list. */
   multiple?: boolean;
   /** i18n key of a help text shown under the form input. */

@@ -104,7 +104,7 @@ export const MESSAGES = {
     "A node's type must be a lower level than its parent's (region, substation, feeder, transformer area)",
   gridTypeOverChildren: 'The nodes below must stay of a lower level than this type',
   gridAreaOnly: 'Only a transformer area has a capacity and a primary-table POC',
-  gridPrimaryPocInvalid: 'Enter a POC of nature primary table placed in this transformer area',
+  gridPrimaryPocInvalid: 'Choose a POC of nature primary table placed in this transformer area',
   gridScopeRootFixed: 'This node is a top node of your data scope and keeps its parent',
   gridHasChildren: 'This node still has nodes below it',
   gridHasConsumers: 'This node still has consumers',

@@ -89,7 +89,7 @@ export const errors: LocaleMessages['errors'] = {
   gridTypeUnderParent: '节点类型的层级必须低于上级节点（区域、变电站、馈线、台区）',
   gridTypeOverChildren: '下级节点的层级必须低于此类型',
   gridAreaOnly: '只有台区才有容量和总表计量点',
-  gridPrimaryPocInvalid: '请输入本台区下性质为总表的计量点',
+  gridPrimaryPocInvalid: '请选择本台区下性质为总表的计量点',
   gridScopeRootFixed: '该节点是您数据范围的顶层节点，不能更改其上级',
   gridHasChildren: '该节点下还有下级节点',
   gridHasConsumers: '该节点下还有用户',

@@ -184,6 +184,10 @@ export const dcuArchive = (secrets: SecretBox): ArchiveDefinition<typeof dcuEnti
       { column: meter.dcuId, key: 'dcuInUse' },
       { column: poc.dcuId, key: 'dcuInUse' },
     ]),
+  options: {
+    searched: [dcu.dcuNo, dcu.dcuName],
+    label: sql<string>`case when ${dcu.dcuName} = '' then ${dcu.dcuNo} else ${dcu.dcuNo} || ' ' || ${dcu.dcuName} end`,
+  },
 });
 
 export type DcuService = ArchiveService<typeof dcuEntity, Row, Dcu, DcuCreate, 'dcuNo'>;

@@ -1,9 +1,17 @@
-import { type MessageKey, type Meter, type MeterCreate, meterApi, meterEntity, RESULT } from '@meterdesk/contracts';
+import {
+  type MessageKey,
+  type Meter,
+  type MeterCreate,
+  meterApi,
+  meterEntity,
+  type OptionsQuery,
+  RESULT,
+} from '@meterdesk/contracts';
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Executor } from '../../db/driver';
 import { defineList } from '../../db/list';
-import { anyRow, type EveryField, iso } from '../../db/rows';
+import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../http/api-error';
@@ -143,5 +151,13 @@ export function meterArchive(
       } satisfies EveryField<MeterCreate>;
     },
     inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.meterId, key: 'meterInUse' }]),
+    options: {
+      searched: [meter.devAddr],
+      label: sql<string>`${meter.devAddr}`,
+      where: ({ free }: OptionsQuery & { free?: boolean }) =>
+        free
+          ? sql`not exists (select 1 from ${poc} where ${qualified(poc.meterId)} = ${qualified(meter.id)})`
+          : undefined,
+    },
   };
 }

@@ -2,7 +2,6 @@ import {
   type BatchDeleteResult,
   METER_RES,
   type Meter,
-  type MeterPick,
   type MeterStatusChange,
   type Page,
   ROOT_PARENT_ID,
@@ -466,20 +465,6 @@ describe('meter', () => {
       );
       // Business keys are unique across the whole archive, so a taken SN says so even from another grid.
       expect((await t.call('/meter/save', meterInput({ devAddr: 'scopeb01' }), scoped)).status).toBe(409);
-    });
-
-    it("offers only the caller's modules and DCUs to pick", async () => {
-      const moduleA = await module('MOD-A-PICK', gridA1);
-      const modules = await t.call<MeterPick[]>('/meter/lookup', { kind: 'module' }, scoped);
-      expect(modules.body.data.map((m) => m.no)).toContain('MOD-A-PICK');
-      expect(modules.body.data.map((m) => m.no)).not.toContain('MOD-B-0001');
-      const filtered = await t.call<MeterPick[]>('/meter/lookup', { kind: 'module', text: 'a-pi' }, scoped);
-      expect(filtered.body.data).toEqual([{ id: moduleA, no: 'MOD-A-PICK' }]);
-      const dcus = await t.call<MeterPick[]>('/meter/lookup', { kind: 'dcu' }, scoped);
-      expect(dcus.body.data.map((d) => d.no)).not.toContain('DCU-B-0001');
-      const everything = await t.call<MeterPick[]>('/meter/lookup', { kind: 'dcu' }, admin);
-      expect(everything.body.data.map((d) => d.no)).toContain('DCU-B-0001');
-      expect((await t.call('/meter/lookup', { kind: 'poc' }, scoped)).status).toBe(400);
     });
 
     it('shows a user without a user group no meter at all', async () => {
