@@ -16,14 +16,14 @@ const fields = {
   /** spec §5: 'Please enter the complete Meter SN' below 7 or above 49 characters. */
   devAddr: field(serialText(6, 'meterSnIncomplete'), text('devAddr')),
   gridId: field(IdSchema, { label: 'meter.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
-  /** Choosing a type sets the supplier to the type's. */
+  /** Choosing a type sets the supplier to the type's: a meter's supplier is its type's (see supplierId). */
   meterTypeId: field(IdSchema.nullable().default(null), {
     label: 'meter.fields.meterTypeId',
     widget: 'select',
     lookup: 'meterTypes',
     fills: { supplierId: 'supplierId' },
   }),
-  /** Left empty, the meter type's supplier. */
+  /** Left empty, the meter type's supplier; with a type, another one is refused (`supplierNotOfMeterType`). */
   supplierId: field(IdSchema.nullable().default(null), {
     label: 'meter.fields.supplierId',
     widget: 'select',

@@ -117,6 +117,7 @@ export const MESSAGES = {
   consumerHasPocs: 'This consumer still has points of connection',
   moduleInUse: 'This module is used by a meter',
   meterTypeNotFound: 'The meter type does not exist',
+  supplierNotOfMeterType: "The supplier must be the meter type's supplier",
   meterTypeInUse: 'This meter type is still used by meters',
   meterInUse: 'This meter still measures a POC',
   moduleNotFound: 'The module does not exist',

@@ -102,6 +102,7 @@ export const errors: LocaleMessages['errors'] = {
   consumerHasPocs: '该用户仍有计量点',
   moduleInUse: '该通信模块已被电表使用',
   meterTypeNotFound: '表型不存在',
+  supplierNotOfMeterType: '供应商必须与表型的供应商一致',
   meterTypeInUse: '该表型仍被电表使用',
   meterInUse: '该电表仍在计量点上使用',
   moduleNotFound: '通信模块不存在',

@@ -115,17 +115,19 @@ export function meterArchive(
       if (!(await anyRow(tx, powerGrid, and(eq(powerGrid.id, v.gridId), gridScope(scope, powerGrid.id))))) {
         refuse('gridId', 'gridNotFound');
       }
+      if (v.supplierId && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
+        refuse('supplierId', 'supplierNotFound');
+      }
       let supplierId = v.supplierId;
       if (v.meterTypeId) {
         const [type] = await tx
           .select({ supplierId: meterType.supplierId })
           .from(meterType)
           .where(eq(meterType.id, v.meterTypeId));
-        if (!type) refuse('meterTypeId', 'meterTypeNotFound');
-        supplierId ??= type?.supplierId ?? null;
-      }
-      if (v.supplierId && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
-        refuse('supplierId', 'supplierNotFound');
+        if (!type) return refuse('meterTypeId', 'meterTypeNotFound');
+        // A meter type is one supplier's model: a meter of that type comes from that supplier.
+        if (supplierId !== null && supplierId !== type.supplierId) refuse('supplierId', 'supplierNotOfMeterType');
+        supplierId = type.supplierId;
       }
       if (v.moduleId) {
         const [module] = await tx

@@ -109,7 +109,7 @@ describe('meter', () => {
   });
   afterAll(() => t.close());
 
-  it('adds, lists, details and edits; the supplier comes from the meter type unless given; update keeps the status', async () => {
+  it('adds, lists, details and edits; the supplier is the meter type’s; update keeps the status', async () => {
     const id = await save({ status: 1 });
     const saved = await detail(id);
     expect(saved).toMatchObject({
@@ -135,19 +135,29 @@ describe('meter', () => {
       latitude: 24.6,
     });
 
+    // A meter type is one supplier's model: another supplier contradicts it.
+    const contradicting = await t.call('/meter/update', { ...meterInput({ supplierId: otherSupplierId }), id }, admin);
+    expect(issuesOf(contradicting.body)).toEqual([
+      expect.objectContaining({ field: 'supplierId', key: 'supplierNotOfMeterType' }),
+    ]);
+    const same = await t.call('/meter/update', { ...meterInput({ supplierId }), id }, admin);
+    expect(same.status).toBe(200);
     const updated = await t.call(
       '/meter/update',
-      { ...meterInput({ status: 4, supplierId: otherSupplierId, virtual: true, commType: null }), id },
+      { ...meterInput({ status: 4, supplierId: null, virtual: true, commType: null }), id },
       admin,
     );
     expect(updated.status).toBe(200);
     expect(await detail(id)).toMatchObject({
       status: 1,
-      supplierId: otherSupplierId,
-      supplierName: 'Supplier S2',
+      supplierId,
+      supplierName: 'Supplier S1',
       virtual: true,
       commType: null,
     });
+    // Without a type, any supplier.
+    const typeless = await save({ devAddr: 'NOTYPE01', meterTypeId: null, supplierId: otherSupplierId });
+    expect(await detail(typeless)).toMatchObject({ meterTypeId: null, supplierName: 'Supplier S2' });
 
     const bare = await save({ devAddr: 'BARE0001', meterTypeId: undefined, commType: undefined });
     expect(await detail(bare)).toMatchObject({ status: 0, supplierId: null, meterTypeId: null, commType: null });
