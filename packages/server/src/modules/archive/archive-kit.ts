@@ -55,7 +55,10 @@ export interface UniqueKey {
  * within the caller's grid scope.
  */
 export interface OptionsSource {
-  /** The columns the keyword is looked for in (case-insensitive); the first orders the options. */
+  /**
+   * The columns the keyword is looked for in (case-insensitive). The first is the business key, unique
+   * in any case (`lower(key)` has a unique index): it orders the options.
+   */
   searched: readonly [AnyPgColumn, ...AnyPgColumn[]];
   label: SQL<string>;
   /** What an option carries besides id and label (a meter type's supplier). */
@@ -235,7 +238,8 @@ export class ArchiveService<
         .select({ ...source.members, id: d.idColumn, label: source.label })
         .from(d.table)
         .where(and(where, this.scopeCondition(scope)))
-        .orderBy(asc(source.searched[0]), asc(d.idColumn))
+        // The key is unique in any case, and its unique index gives this order.
+        .orderBy(asc(sql`lower(${source.searched[0]})`))
         .limit(limit);
       return rows.map((row) => ({ ...row, id: String(row.id) }));
     };
