@@ -3,6 +3,7 @@ import type { ListEntity } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import type { MessageKey } from '../common/messages';
 import { defineOperation, needs } from '../common/operation';
+import { MAX_OPTIONS, OptionSchema, OptionsQuerySchema, optionsAnswer } from '../common/options';
 import { pageOf } from '../common/paging';
 import { ExistedSchema } from '../common/validation';
 
@@ -56,6 +57,24 @@ export const BatchDeleteResultSchema = z.object({
 });
 export type BatchDeleteResult = z.infer<typeof BatchDeleteResultSchema>;
 
+/**
+ * How other forms pick records of an entity: its `options` call searches them by keyword within the
+ * caller's scope, capped, and answers the records a form already holds by id.
+ */
+export interface PickerSpec<F extends z.ZodRawShape = z.ZodRawShape, O extends z.ZodObject = typeof OptionSchema> {
+  /** The pages (and their add/edit pages) whose forms or filters pick these records. */
+  pickedBy: readonly string[];
+  /** What the keyword searches, for the summary (e.g. 'number'). */
+  searches: string;
+  /** The entity's own filters of a search (e.g. only meters at no POC). */
+  filters?: F;
+  /** What an option carries besides id and label (a meter type's supplier, which the meter form follows). */
+  option?: O;
+}
+
+/** The add and edit pages of `page`: the forms that pick what its records reference. */
+export const formsOf = (page: string) => [`${page}/add`, `${page}/edit`];
+
 interface ArchiveApiSpec<Q extends z.ZodObject, C extends z.ZodObject, U extends string> {
   /** `/apis/<path>/<verb>`: the entity's name in lower case. */
   path: string;
@@ -65,13 +84,32 @@ interface ArchiveApiSpec<Q extends z.ZodObject, C extends z.ZodObject, U extends
   res: ArchiveResources;
   /** Fields the 'existed' check answers for (business keys). */
   unique: readonly U[];
-  /** Other pages whose pickers read this list (e.g. the meter form picks a supplier). */
-  pickedBy?: readonly string[];
+}
+
+/**
+ * `/apis/<path>/options`, the call of an entity other forms pick (a meter form picks a supplier): one
+ * searched picker for every form that references it.
+ */
+export function optionsApi<F extends z.ZodRawShape = Record<never, never>, O extends z.ZodObject = typeof OptionSchema>(
+  path: string,
+  tag: string,
+  picker: PickerSpec<F, O>,
+) {
+  return defineOperation({
+    path: `/${path}/options`,
+    access: needs(...picker.pickedBy),
+    tag,
+    summary:
+      `${tag}: a picker's search — records (within the caller's grid scope, where the entity has one) whose ${picker.searches} contains the keyword ` +
+      `(at most ${MAX_OPTIONS}, in key order; \`more\` says others match), after the records named by ids`,
+    request: OptionsQuerySchema.extend(picker.filters ?? ({} as F)),
+    response: optionsAnswer(picker.option ?? (OptionSchema as unknown as O)),
+  });
 }
 
 /**
  * The calls of an archive entity, named as DESIGN.md says (`list`, `detail`, `save`, `update`,
- * `delete`, `check`, `export`). The list also serves the pickers of other pages (`pickedBy`).
+ * `delete`, `check`, `export`). An entity other forms pick adds `optionsApi`.
  */
 export function archiveApi<Q extends z.ZodObject, C extends z.ZodObject, const U extends string>(
   spec: ArchiveApiSpec<Q, C, U>,
@@ -82,7 +120,7 @@ export function archiveApi<Q extends z.ZodObject, C extends z.ZodObject, const U
   return {
     list: defineOperation({
       path: `/${path}/list`,
-      access: needs(res.page, ...(spec.pickedBy ?? [])),
+      access: needs(res.page),
       tag,
       summary: `${tag}: the caller's records within their grid scope, filtered, sorted and paged`,
       request: spec.entity.listQuery,

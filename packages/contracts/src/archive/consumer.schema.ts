@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, flag, subtree } from '../common/list';
 import { emailText, latitude, longitude, nameText, optionalText, phoneText, serialText } from '../common/validation';
@@ -41,15 +41,17 @@ export const ConsumerPocSchema = z.object({
 });
 export type ConsumerPoc = z.infer<typeof ConsumerPocSchema>;
 
-export const ConsumerSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  gridName: field(z.string(), { label: 'consumer.fields.gridName', widget: 'text' }),
-  /** Only the detail carries them; a list row does not. */
-  pocs: field(z.array(ConsumerPocSchema).optional(), { label: 'consumer.fields.pocs', widget: 'text' }),
-  createTime: field(z.string(), { label: 'consumer.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'consumer.fields.updateTime', widget: 'datetime' }),
-});
+export const ConsumerSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    gridName: field(z.string(), { label: 'consumer.fields.gridName', widget: 'text' }),
+    /** Only the detail carries them; a list row does not. */
+    pocs: field(z.array(ConsumerPocSchema).optional(), { label: 'consumer.fields.pocs', widget: 'text' }),
+    createTime: field(z.string(), { label: 'consumer.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'consumer.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Consumer = z.infer<typeof ConsumerSchema>;
 
 export const ConsumerCreateSchema = z.strictObject(fields);

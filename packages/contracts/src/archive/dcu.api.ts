@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
-import { archiveApi, archiveResources } from './archive-api';
+import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
 import { DcuCreateSchema, DcuKeysSchema, dcuEntity } from './dcu.schema';
 
@@ -18,7 +18,10 @@ export const dcuApi = {
     create: DcuCreateSchema,
     res: DCU_RES,
     unique: ['dcuNo'],
-    pickedBy: ['/archiveSetting/meter'],
+  }),
+  options: optionsApi('dcu', dcuEntity.name, {
+    searches: 'DCU number or name',
+    pickedBy: [...formsOf('/archiveSetting/meter'), ...formsOf('/archiveSetting/poc')],
   }),
   reveal: defineOperation({
     path: '/dcu/reveal',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, subtree } from '../common/list';
 import { codeText, latitude, longitude, optionalInt, optionalText } from '../common/validation';
@@ -109,21 +109,23 @@ const fields = {
 
 const keySet = (name: DcuKey) => field(z.boolean(), { label: label(`${name}Set`), widget: 'switch' });
 
-export const DcuSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  supplierName: field(z.string(), { label: label('supplierName'), widget: 'text' }),
-  gridName: field(z.string(), { label: label('gridName'), widget: 'text' }),
-  /** One serial a line (spec: the blacklist is shown one per line). */
-  blacklist: field(z.string(), { label: label('blacklist'), widget: 'textarea' }),
-  llsKeySet: keySet('llsKey'),
-  hlsAuthKeySet: keySet('hlsAuthKey'),
-  hlsEncKeySet: keySet('hlsEncKey'),
-  hlsAuthEncKeySet: keySet('hlsAuthEncKey'),
-  meterCount: field(z.number().int(), { label: label('meterCount'), widget: 'number' }),
-  createTime: field(z.string(), { label: label('createTime'), widget: 'datetime' }),
-  updateTime: field(z.string(), { label: label('updateTime'), widget: 'datetime' }),
-});
+export const DcuSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    supplierName: field(z.string(), { label: label('supplierName'), widget: 'text' }),
+    gridName: field(z.string(), { label: label('gridName'), widget: 'text' }),
+    /** One serial a line (spec: the blacklist is shown one per line). */
+    blacklist: field(z.string(), { label: label('blacklist'), widget: 'textarea' }),
+    llsKeySet: keySet('llsKey'),
+    hlsAuthKeySet: keySet('hlsAuthKey'),
+    hlsEncKeySet: keySet('hlsEncKey'),
+    hlsAuthEncKeySet: keySet('hlsAuthEncKey'),
+    meterCount: field(z.number().int(), { label: label('meterCount'), widget: 'number' }),
+    createTime: field(z.string(), { label: label('createTime'), widget: 'datetime' }),
+    updateTime: field(z.string(), { label: label('updateTime'), widget: 'datetime' }),
+  }),
+);
 export type Dcu = z.infer<typeof DcuSchema>;
 
 export const DcuCreateSchema = z.strictObject({ ...fields, ...keyFields });

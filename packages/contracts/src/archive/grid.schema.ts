@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { codeText, nameText, optionalNumber, optionalText } from '../common/validation';
 import { GRID_TYPES } from '../system/group.schema';
@@ -20,25 +20,29 @@ const fields = {
     help: 'grid.help.capacity',
   }),
   /**
-   * The primary-table POC by its number, which the user knows (and an import carries); the server
-   * resolves it within the node and stores its id.
+   * A transformer area's primary-table POC: one of nature 3 placed in that very area, so an area gets
+   * one once it is saved and holds POCs.
    */
-  primaryPocNo: field(optionalText(50), {
-    label: 'grid.fields.primaryPocNo',
-    widget: 'text',
-    help: 'grid.help.primaryPocNo',
+  primaryPocId: field(IdSchema.nullable().default(null), {
+    label: 'grid.fields.primaryPocId',
+    widget: 'select',
+    lookup: 'primaryTablePocs',
+    lookupWith: { gridId: 'id' },
+    help: 'grid.help.primaryPocId',
   }),
   remark: field(optionalText(500), { label: 'grid.fields.remark', widget: 'textarea' }),
 };
 
-export const GridSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  parentName: field(z.string(), { label: 'grid.fields.parentName', widget: 'text' }),
-  primaryPocId: IdSchema.nullable(),
-  createTime: field(z.string(), { label: 'grid.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'grid.fields.updateTime', widget: 'datetime' }),
-});
+export const GridSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    parentName: field(z.string(), { label: 'grid.fields.parentName', widget: 'text' }),
+    primaryPocNo: field(z.string(), { label: 'grid.fields.primaryPocNo', widget: 'text' }),
+    createTime: field(z.string(), { label: 'grid.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'grid.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Grid = z.infer<typeof GridSchema>;
 
 /** A grid node with the nodes below it: the tree page and every grid picker read it. */
@@ -70,7 +74,7 @@ export const gridEntity = defineEntity({
   ],
   // The page shows the whole tree in one answer, which takes no filters.
   filters: [],
-  form: ['parentId', 'gridCode', 'gridName', 'gridType', 'capacity', 'primaryPocNo', 'remark'],
+  form: ['parentId', 'gridCode', 'gridName', 'gridType', 'capacity', 'primaryPocId', 'remark'],
   detail: [
     'gridCode',
     'gridName',

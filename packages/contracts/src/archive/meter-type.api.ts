@@ -1,13 +1,23 @@
-import { archiveApi, archiveResources } from './archive-api';
+import { IdSchema } from '../common/ids';
+import { OptionSchema } from '../common/options';
+import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { MeterTypeCreateSchema, meterTypeEntity } from './meter-type.schema';
 
 export const METER_TYPE_RES = archiveResources(meterTypeEntity.pagePath, { import: false });
 
-export const meterTypeApi = archiveApi({
-  path: 'metertype',
-  entity: meterTypeEntity,
-  create: MeterTypeCreateSchema,
-  res: METER_TYPE_RES,
-  unique: ['modelName'],
-  pickedBy: ['/archiveSetting/meter'],
-});
+export const meterTypeApi = {
+  ...archiveApi({
+    path: 'metertype',
+    entity: meterTypeEntity,
+    create: MeterTypeCreateSchema,
+    res: METER_TYPE_RES,
+    unique: ['modelName'],
+  }),
+  options: optionsApi('metertype', meterTypeEntity.name, {
+    searches: 'model name',
+    // The meter list filters by meter type.
+    pickedBy: ['/archiveSetting/meter', ...formsOf('/archiveSetting/meter')],
+    // A meter's supplier follows its type's.
+    option: OptionSchema.extend({ supplierId: IdSchema }),
+  }),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals } from '../common/list';
 import { nameText, optionalNumber, optionalText } from '../common/validation';
@@ -30,13 +30,15 @@ const fields = {
   remark: field(optionalText(500), { label: 'meterType.fields.remark', widget: 'textarea' }),
 };
 
-export const MeterTypeSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  supplierName: field(z.string(), { label: 'meterType.fields.supplierName', widget: 'text' }),
-  createTime: field(z.string(), { label: 'meterType.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'meterType.fields.updateTime', widget: 'datetime' }),
-});
+export const MeterTypeSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    supplierName: field(z.string(), { label: 'meterType.fields.supplierName', widget: 'text' }),
+    createTime: field(z.string(), { label: 'meterType.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'meterType.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type MeterType = z.infer<typeof MeterTypeSchema>;
 
 export const MeterTypeCreateSchema = z.strictObject(fields);

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { field } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
-import { MAX_PAGE_SIZE } from '../common/paging';
 import { nameText } from '../common/validation';
-import { archiveApi, archiveResources } from './archive-api';
+import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
 import { MeterCreateSchema, meterEntity, meterStatusField } from './meter.schema';
 
@@ -30,16 +29,6 @@ export const MeterStatusChangeSchema = z.object({
   time: z.string().describe('ISO 8601'),
 });
 export type MeterStatusChange = z.infer<typeof MeterStatusChangeSchema>;
-
-/** What the meter form picks besides the shared parameters: the caller's modules and DCUs. */
-export const METER_PICK_KINDS = ['module', 'dcu'] as const;
-
-export const MeterPickSchema = z.object({
-  id: IdSchema,
-  /** The module number or the DCU number. */
-  no: z.string(),
-});
-export type MeterPick = z.infer<typeof MeterPickSchema>;
 
 const archive = archiveApi({
   path: 'meter',
@@ -71,16 +60,13 @@ export const meterApi = {
     request: z.strictObject({ id: IdSchema }),
     response: z.array(MeterStatusChangeSchema),
   }),
-  lookup: defineOperation({
-    path: '/meter/lookup',
-    access: needs(METER_RES.add, METER_RES.edit),
-    tag: 'meter',
-    summary: `meter: the modules or DCUs within the caller's grid scope the meter form offers (at most ${MAX_PAGE_SIZE}, by number)`,
-    request: z.strictObject({
-      kind: z.enum(METER_PICK_KINDS, 'invalidValue'),
-      text: z.string().trim().max(50, 'tooLong').optional().describe('Part of the number'),
-    }),
-    response: z.array(MeterPickSchema),
+  options: optionsApi('meter', meterEntity.name, {
+    searches: 'serial number',
+    // The POC form names the meter at the POC; replace names the new one.
+    pickedBy: [...formsOf('/archiveSetting/poc'), '/archiveSetting/poc/replace'],
+    filters: {
+      free: z.boolean().default(false).describe('Only meters measuring no POC (a meter measures one)'),
+    },
   }),
 };
 

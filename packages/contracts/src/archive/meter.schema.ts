@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, subtree } from '../common/list';
 import { latitude, longitude, optionalText, serialText } from '../common/validation';
@@ -16,8 +16,14 @@ const fields = {
   /** spec §5: 'Please enter the complete Meter SN' below 7 or above 49 characters. */
   devAddr: field(serialText(6, 'meterSnIncomplete'), text('devAddr')),
   gridId: field(IdSchema, { label: 'meter.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
-  meterTypeId: reference('meterTypeId', 'meterTypes'),
-  /** Left empty, the meter type's supplier. */
+  /** Choosing a type sets the supplier to the type's: a meter's supplier is its type's (see supplierId). */
+  meterTypeId: field(IdSchema.nullable().default(null), {
+    label: 'meter.fields.meterTypeId',
+    widget: 'select',
+    lookup: 'meterTypes',
+    fills: { supplierId: 'supplierId' },
+  }),
+  /** Left empty, the meter type's supplier; with a type, another one is refused (`supplierNotOfMeterType`). */
   supplierId: field(IdSchema.nullable().default(null), {
     label: 'meter.fields.supplierId',
     widget: 'select',
@@ -36,8 +42,8 @@ const fields = {
   interfaceType: choice('meter', 'interfaceType', 'interfaceTypes', INTERFACE_TYPES).nullable().default(null),
   virtual: field(z.boolean('invalidValue').default(false), { label: 'meter.fields.virtual', widget: 'switch' }),
   meterBoxNo: field(optionalText(50), text('meterBoxNo')),
-  moduleId: reference('moduleId', 'meterModules'),
-  dcuId: reference('dcuId', 'meterDcus'),
+  moduleId: reference('moduleId', 'freeModules'),
+  dcuId: reference('dcuId', 'dcus'),
   tariffId: field(optionalText(50), text('tariffId')),
   longitude: field(longitude(), { label: 'meter.fields.longitude', widget: 'number' }),
   latitude: field(latitude(), { label: 'meter.fields.latitude', widget: 'number' }),
@@ -46,24 +52,26 @@ const fields = {
 
 const shown = (name: string) => field(z.string().nullable(), text(name));
 
-export const MeterSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  status: meterStatusField(),
-  /** The HES password itself is never sent back. */
-  hesPasswordSet: field(z.boolean(), { label: 'meter.fields.hesPasswordSet', widget: 'switch' }),
-  gridName: shown('gridName'),
-  meterTypeName: shown('meterTypeName'),
-  supplierName: shown('supplierName'),
-  moduleNo: shown('moduleNo'),
-  dcuNo: shown('dcuNo'),
-  /** The POC the meter measures now, and that POC's consumer. */
-  pocNo: shown('pocNo'),
-  consumerCode: shown('consumerCode'),
-  consumerName: shown('consumerName'),
-  createTime: field(z.string(), { label: 'meter.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'meter.fields.updateTime', widget: 'datetime' }),
-});
+export const MeterSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    status: meterStatusField(),
+    /** The HES password itself is never sent back. */
+    hesPasswordSet: field(z.boolean(), { label: 'meter.fields.hesPasswordSet', widget: 'switch' }),
+    gridName: shown('gridName'),
+    meterTypeName: shown('meterTypeName'),
+    supplierName: shown('supplierName'),
+    moduleNo: shown('moduleNo'),
+    dcuNo: shown('dcuNo'),
+    /** The POC the meter measures now, and that POC's consumer. */
+    pocNo: shown('pocNo'),
+    consumerCode: shown('consumerCode'),
+    consumerName: shown('consumerName'),
+    createTime: field(z.string(), { label: 'meter.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'meter.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Meter = z.infer<typeof MeterSchema>;
 
 export const MeterCreateSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, subtree } from '../common/list';
 import { codeText, optionalText } from '../common/validation';
@@ -23,15 +23,17 @@ const fields = {
   remark: field(optionalText(500), { label: 'module.fields.remark', widget: 'textarea' }),
 };
 
-export const ModuleSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  gridName: field(z.string(), { label: 'module.fields.gridName', widget: 'text' }),
-  /** The serial of the meter the module serves; empty while it serves none. */
-  devAddr: field(z.string(), { label: 'module.fields.devAddr', widget: 'text' }),
-  createTime: field(z.string(), { label: 'module.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'module.fields.updateTime', widget: 'datetime' }),
-});
+export const ModuleSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    gridName: field(z.string(), { label: 'module.fields.gridName', widget: 'text' }),
+    /** The serial of the meter the module serves; empty while it serves none. */
+    devAddr: field(z.string(), { label: 'module.fields.devAddr', widget: 'text' }),
+    createTime: field(z.string(), { label: 'module.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'module.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Module = z.infer<typeof ModuleSchema>;
 
 export const ModuleCreateSchema = z.strictObject(fields);

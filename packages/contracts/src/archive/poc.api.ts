@@ -1,25 +1,16 @@
 import { z } from 'zod';
 import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
-import { archiveApi, archiveResources } from './archive-api';
+import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
-import {
-  PocCreateSchema,
-  PocOptionSchema,
-  PocOptionsQuerySchema,
-  PocReplacementSchema,
-  PocReplaceSchema,
-  pocEntity,
-} from './poc.schema';
+import { POC_NATURES } from './enums';
+import { PocCreateSchema, PocReplacementSchema, PocReplaceSchema, pocEntity } from './poc.schema';
 
 export const POC_RES = {
   ...archiveResources(pocEntity.pagePath),
   /** The hidden page that replaces a POC's meter. */
   replace: `${pocEntity.pagePath}/replace`,
 };
-
-/** Most options a picker search answers; the user narrows the keyword for others. */
-export const MAX_POC_OPTIONS = 20;
 
 export const pocApi = {
   ...archiveApi({
@@ -47,13 +38,20 @@ export const pocApi = {
     request: z.strictObject({ id: IdSchema }),
     response: z.array(PocReplacementSchema),
   }),
-  options: defineOperation({
-    path: '/poc/options',
-    access: needs(POC_RES.add, POC_RES.edit, POC_RES.replace),
-    tag: 'poc',
-    summary: `poc: meters (only those at no POC), consumers or DCUs within the caller's scope whose number contains the keyword (at most ${MAX_POC_OPTIONS}), and the records named by ids`,
-    request: PocOptionsQuerySchema,
-    response: z.array(PocOptionSchema),
+  options: optionsApi('poc', pocEntity.name, {
+    searches: 'POC number',
+    // A transformer area names its primary-table POC.
+    pickedBy: formsOf('/archiveSetting/powerGrid'),
+    filters: {
+      nature: z
+        .union(
+          POC_NATURES.map((value) => z.literal(value)),
+          'invalidValue',
+        )
+        .optional()
+        .describe('Only POCs of this nature'),
+      gridId: IdSchema.optional().describe('Only POCs placed at this very grid node'),
+    },
   }),
 };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, subtree } from '../common/list';
 import { codeText, optionalInt, optionalNumber, optionalText } from '../common/validation';
@@ -32,26 +32,28 @@ const fields = {
   registration: choice('poc', 'registration', 'registrations', REGISTRATIONS).default('unregistered'),
   tariffId: field(optionalText(50), { label: label('tariffId'), widget: 'text' }),
   taskGroupId: field(optionalInt(1, 255), { label: label('taskGroupId'), widget: 'number' }),
-  consumerId: reference('consumerId', 'pocConsumers'),
-  meterId: reference('meterId', 'pocMeters'),
-  dcuId: reference('dcuId', 'pocDcus'),
+  consumerId: reference('consumerId', 'consumers'),
+  meterId: reference('meterId', 'freeMeters'),
+  dcuId: reference('dcuId', 'dcus'),
   gridId: field(IdSchema, { label: label('gridId'), widget: 'treeSelect', lookup: 'gridTree' }),
   remark: field(optionalText(500), { label: label('remark'), widget: 'textarea' }),
 };
 
-export const PocSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  /** Set by the system: 0 not synchronized, 1 synchronized, 2 changed since. */
-  syncStatus,
-  consumerCode: field(z.string(), { label: label('consumerCode'), widget: 'text' }),
-  consumerName: field(z.string(), { label: label('consumerName'), widget: 'text' }),
-  devAddr: field(z.string(), { label: label('devAddr'), widget: 'text' }),
-  dcuNo: field(z.string(), { label: label('dcuNo'), widget: 'text' }),
-  gridName: field(z.string(), { label: label('gridName'), widget: 'text' }),
-  createTime: field(z.string(), { label: label('createTime'), widget: 'datetime' }),
-  updateTime: field(z.string(), { label: label('updateTime'), widget: 'datetime' }),
-});
+export const PocSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    /** Set by the system: 0 not synchronized, 1 synchronized, 2 changed since. */
+    syncStatus,
+    consumerCode: field(z.string(), { label: label('consumerCode'), widget: 'text' }),
+    consumerName: field(z.string(), { label: label('consumerName'), widget: 'text' }),
+    devAddr: field(z.string(), { label: label('devAddr'), widget: 'text' }),
+    dcuNo: field(z.string(), { label: label('dcuNo'), widget: 'text' }),
+    gridName: field(z.string(), { label: label('gridName'), widget: 'text' }),
+    createTime: field(z.string(), { label: label('createTime'), widget: 'datetime' }),
+    updateTime: field(z.string(), { label: label('updateTime'), widget: 'datetime' }),
+  }),
+);
 export type Poc = z.infer<typeof PocSchema>;
 
 export const PocCreateSchema = z.strictObject(fields);
@@ -127,7 +129,7 @@ const total = (name: string) =>
 /** What *replace* takes: the new meter and the registers of both meters at the change. */
 export const PocReplaceSchema = z.strictObject({
   id: IdSchema,
-  newMeterId: field(IdSchema, { label: replacementLabel('newMeterId'), widget: 'select', lookup: 'pocMeters' }),
+  newMeterId: field(IdSchema, { label: replacementLabel('newMeterId'), widget: 'select', lookup: 'freeMeters' }),
   oldActiveTotal: total('oldActiveTotal'),
   oldReactiveTotal: total('oldReactiveTotal'),
   newActiveTotal: total('newActiveTotal'),
@@ -155,16 +157,3 @@ export const PocReplacementSchema = z.object({
   changeTime: field(z.string(), { label: historyLabel('changeTime'), widget: 'datetime' }),
 });
 export type PocReplacement = z.infer<typeof PocReplacementSchema>;
-
-/** What the POC form's pickers search. */
-export const POC_OPTION_KINDS = ['meter', 'consumer', 'dcu'] as const;
-
-export const PocOptionsQuerySchema = z.strictObject({
-  kind: z.enum(POC_OPTION_KINDS, 'invalidValue'),
-  keyword: z.string().trim().max(50, 'tooLong').default(''),
-  /** Records the picker already shows (the edited POC's), answered whatever the keyword. */
-  ids: z.array(IdSchema).max(10, 'tooLong').default([]),
-});
-
-export const PocOptionSchema = z.object({ id: IdSchema, label: z.string() });
-export type PocOption = z.infer<typeof PocOptionSchema>;

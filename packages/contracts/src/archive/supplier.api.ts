@@ -1,17 +1,28 @@
-import { archiveApi, archiveResources } from './archive-api';
+import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
 import { SupplierCreateSchema, supplierEntity } from './supplier.schema';
 
 export const SUPPLIER_RES = archiveResources(supplierEntity.pagePath);
 
-export const supplierApi = archiveApi({
-  path: 'supplier',
-  entity: supplierEntity,
-  create: SupplierCreateSchema,
-  res: SUPPLIER_RES,
-  unique: ['supplierCode', 'supplierName'],
-  pickedBy: ['/parameterSetting/meterType', '/archiveSetting/meter', '/archiveSetting/DCU'],
-});
+export const supplierApi = {
+  ...archiveApi({
+    path: 'supplier',
+    entity: supplierEntity,
+    create: SupplierCreateSchema,
+    res: SUPPLIER_RES,
+    unique: ['supplierCode', 'supplierName'],
+  }),
+  options: optionsApi('supplier', supplierEntity.name, {
+    searches: 'code or name',
+    // The meter type list filters by supplier; meters and DCUs name theirs.
+    pickedBy: [
+      '/parameterSetting/meterType',
+      ...formsOf('/parameterSetting/meterType'),
+      ...formsOf('/archiveSetting/meter'),
+      ...formsOf('/archiveSetting/DCU'),
+    ],
+  }),
+};
 
 export const supplierImportApi = importApi({
   path: 'supplier',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains } from '../common/list';
 import { codeText, nameText, optionalText, phoneText } from '../common/validation';
@@ -13,12 +13,14 @@ const fields = {
   remark: field(optionalText(500), { label: 'supplier.fields.remark', widget: 'textarea' }),
 };
 
-export const SupplierSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  createTime: field(z.string(), { label: 'supplier.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'supplier.fields.updateTime', widget: 'datetime' }),
-});
+export const SupplierSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    createTime: field(z.string(), { label: 'supplier.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'supplier.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Supplier = z.infer<typeof SupplierSchema>;
 
 export const SupplierCreateSchema = z.strictObject(fields);

@@ -33,8 +33,18 @@ export interface FieldMeta {
   label: string;
   widget: FieldWidget;
   options?: readonly FieldOption[];
-  /** A named lookup the web resolves for select/tree widgets (e.g. `resourceTree`). */
+  /**
+   * A named lookup the web resolves for select/tree widgets (e.g. `resourceTree`); a picker of archive
+   * records names one of `ARCHIVE_PICKERS` (archive/pickers.ts), searched on the server.
+   */
   lookup?: string;
+  /**
+   * Filters of a searched lookup the form supplies: the options call's member → the form field holding
+   * it (`id`: the edited record). Until every one has a value the picker offers nothing.
+   */
+  lookupWith?: Readonly<Record<string, string>>;
+  /** Choosing an option sets these form fields from its members (form field → option member). */
+  fills?: Readonly<Record<string, string>>;
   /** Select and tree widgets: the value is a list. */
   multiple?: boolean;
   /** i18n key of a help text shown under the form input. */
@@ -52,6 +62,78 @@ export function field<T extends z.ZodType>(schema: T, meta: FieldMeta): T {
   const described = schema.describe(meta.label) as T;
   fieldRegistry.add(described, meta);
   return described;
+}
+
+/** A value's own type, whatever rules an input of it follows. */
+function typeOnly(schema: z.ZodType): z.ZodType {
+  const def = schema._zod.def as z.core.$ZodTypeDef & {
+    innerType?: z.ZodType;
+    in?: z.ZodType;
+    element?: z.ZodType;
+    shape?: Record<string, z.ZodType>;
+    options?: z.ZodType[];
+    values?: unknown[];
+    entries?: Record<string, unknown>;
+  };
+  let loose: z.ZodType;
+  const ofValue = (value: unknown) => (typeof value === 'number' ? z.number() : z.string());
+  switch (def.type) {
+    case 'string':
+      loose = z.string();
+      break;
+    case 'number':
+      loose = z.number();
+      break;
+    case 'literal':
+      loose = ofValue(def.values?.[0]);
+      break;
+    case 'enum':
+      loose = ofValue(Object.values(def.entries ?? {})[0]);
+      break;
+    case 'union': {
+      const options = (def.options ?? []).map(typeOnly);
+      const kinds = new Set(options.map((option) => option._zod.def.type));
+      loose = kinds.size === 1 ? (options[0] as z.ZodType) : z.union(options);
+      break;
+    }
+    // A stored value is already what the input became.
+    case 'pipe':
+      loose = typeOnly(def.in as z.ZodType);
+      break;
+    // A record carries every member: defaults are the input's.
+    case 'default':
+      loose = typeOnly(def.innerType as z.ZodType);
+      break;
+    case 'nullable':
+      loose = typeOnly(def.innerType as z.ZodType).nullable();
+      break;
+    case 'optional':
+      loose = typeOnly(def.innerType as z.ZodType).optional();
+      break;
+    case 'array':
+      loose = z.array(typeOnly(def.element as z.ZodType));
+      break;
+    case 'object':
+      loose = z.object(
+        Object.fromEntries(Object.entries(def.shape ?? {}).map(([key, member]) => [key, typeOnly(member)])),
+      );
+      break;
+    default:
+      loose = schema;
+  }
+  const meta = fieldRegistry.get(schema);
+  if (meta) return field(loose, meta);
+  return schema.description ? loose.describe(schema.description) : loose;
+}
+
+/**
+ * A record as list and detail answer it, from fields declared with their input rules: the same fields
+ * and meta, checked for their types only. A record says what is stored, and what is stored may lie
+ * outside what an input takes today (legacy or seeded data) — an answer must not fail on it. Its
+ * TypeScript type stays the declared one.
+ */
+export function storedRecord<S extends z.ZodObject>(schema: S): S {
+  return typeOnly(schema) as S;
 }
 
 /** The meta of a field, looking through optional/nullable/default wrappers. */

@@ -18,12 +18,12 @@ export const emailText = () =>
     .max(100, 'tooLong')
     .pipe(z.union([z.literal(''), z.email('emailFormat')]));
 
-/** spec §5: code fields take letters and digits only. */
+/** spec §5: code fields take letters and digits only. A blank one is only 'mandatory'. */
 export const codeText = (max = 50) =>
   z
     .string('mandatory')
     .trim()
-    .min(1, 'mandatory')
+    .min(1, { error: 'mandatory', abort: true })
     .max(max, 'tooLong')
     .regex(/^[A-Za-z0-9]+$/, 'codeFormat');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains } from '../common/list';
 import { codeText, nameText } from '../common/validation';
@@ -14,14 +14,16 @@ const fields = {
   }),
 };
 
-export const GroupSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  gridName: field(z.string(), { label: 'group.fields.gridName', widget: 'text' }),
-  userCount: field(z.number().int(), { label: 'group.fields.userCount', widget: 'number' }),
-  createTime: field(z.string(), { label: 'group.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'group.fields.updateTime', widget: 'datetime' }),
-});
+export const GroupSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    gridName: field(z.string(), { label: 'group.fields.gridName', widget: 'text' }),
+    userCount: field(z.number().int(), { label: 'group.fields.userCount', widget: 'number' }),
+    createTime: field(z.string(), { label: 'group.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'group.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Group = z.infer<typeof GroupSchema>;
 
 export const GroupCreateSchema = z.strictObject(fields);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { codeText, emailText, nameText, phoneText } from '../common/validation';
 import { ParentIdSchema } from './resource.schema';
@@ -22,14 +22,16 @@ const fields = {
   }),
 };
 
-export const OrgSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  parentName: field(z.string(), { label: 'org.fields.parentName', widget: 'text' }),
-  userCount: field(z.number().int(), { label: 'org.fields.userCount', widget: 'number' }),
-  createTime: field(z.string(), { label: 'org.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'org.fields.updateTime', widget: 'datetime' }),
-});
+export const OrgSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    parentName: field(z.string(), { label: 'org.fields.parentName', widget: 'text' }),
+    userCount: field(z.number().int(), { label: 'org.fields.userCount', widget: 'number' }),
+    createTime: field(z.string(), { label: 'org.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'org.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Org = z.infer<typeof OrgSchema>;
 
 export interface OrgNode extends Org {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema, ROOT_PARENT_ID } from '../common/ids';
 import { contains, equals } from '../common/list';
 import { nameText } from '../common/validation';
@@ -44,14 +44,16 @@ const fields = {
   }),
 };
 
-export const ResourceSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  parentName: field(z.string(), { label: 'resource.fields.parentName', widget: 'text' }),
-  parentNameEn: field(z.string(), { label: 'resource.fields.parentNameEn', widget: 'text' }),
-  createTime: field(z.string(), { label: 'resource.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'resource.fields.updateTime', widget: 'datetime' }),
-});
+export const ResourceSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    parentName: field(z.string(), { label: 'resource.fields.parentName', widget: 'text' }),
+    parentNameEn: field(z.string(), { label: 'resource.fields.parentNameEn', widget: 'text' }),
+    createTime: field(z.string(), { label: 'resource.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'resource.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Resource = z.infer<typeof ResourceSchema>;
 
 export const ResourceCreateSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains } from '../common/list';
 import { nameText } from '../common/validation';
@@ -15,15 +15,17 @@ const fields = {
   }),
 };
 
-export const RoleSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  userIdList: z.array(IdSchema),
-  userCount: field(z.number().int(), { label: 'role.fields.userCount', widget: 'number' }),
-  builtIn: field(z.boolean(), { label: 'role.fields.builtIn', widget: 'switch' }),
-  createTime: field(z.string(), { label: 'role.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'role.fields.updateTime', widget: 'datetime' }),
-});
+export const RoleSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    userIdList: z.array(IdSchema),
+    userCount: field(z.number().int(), { label: 'role.fields.userCount', widget: 'number' }),
+    builtIn: field(z.boolean(), { label: 'role.fields.builtIn', widget: 'switch' }),
+    createTime: field(z.string(), { label: 'role.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'role.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type Role = z.infer<typeof RoleSchema>;
 
 export const RoleCreateSchema = z.strictObject(fields);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEntity, field } from '../common/entity';
+import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, subtree } from '../common/list';
 import { dateText, dateTimeText, emailText, passwordText, phoneText } from '../common/validation';
@@ -59,17 +59,19 @@ const fields = {
   remark: field(z.string().trim().max(500, 'tooLong').default(''), { label: 'user.fields.remark', widget: 'textarea' }),
 };
 
-export const UserSchema = z.object({
-  id: IdSchema,
-  ...fields,
-  orgName: field(z.string(), { label: 'user.fields.orgName', widget: 'text' }),
-  roleNames: field(z.string(), { label: 'user.fields.roleNames', widget: 'text' }),
-  groupNames: field(z.string(), { label: 'user.fields.groupNames', widget: 'text' }),
-  lockedUntil: field(z.string(), { label: 'user.fields.lockedUntil', widget: 'datetime' }),
-  mustChangePassword: z.boolean(),
-  createTime: field(z.string(), { label: 'user.fields.createTime', widget: 'datetime' }),
-  updateTime: field(z.string(), { label: 'user.fields.updateTime', widget: 'datetime' }),
-});
+export const UserSchema = storedRecord(
+  z.object({
+    id: IdSchema,
+    ...fields,
+    orgName: field(z.string(), { label: 'user.fields.orgName', widget: 'text' }),
+    roleNames: field(z.string(), { label: 'user.fields.roleNames', widget: 'text' }),
+    groupNames: field(z.string(), { label: 'user.fields.groupNames', widget: 'text' }),
+    lockedUntil: field(z.string(), { label: 'user.fields.lockedUntil', widget: 'datetime' }),
+    mustChangePassword: z.boolean(),
+    createTime: field(z.string(), { label: 'user.fields.createTime', widget: 'datetime' }),
+    updateTime: field(z.string(), { label: 'user.fields.updateTime', widget: 'datetime' }),
+  }),
+);
 export type User = z.infer<typeof UserSchema>;
 
 export const UserCreateSchema = z.strictObject({

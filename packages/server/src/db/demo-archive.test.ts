@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
 import {
   codeText,
   DEFAULT_MAP_POSITION,
@@ -15,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { SecretBox } from '../crypto/secret-box';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
-import { type Database, openDatabase } from './driver';
+import { createPglite, type Database, openDatabase } from './driver';
 import { rowsOf } from './rows';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from './schema';
 import { seed } from './seed';
@@ -40,7 +39,7 @@ describe('demo archive', () => {
 
   /** A database as a first start finds it: migrated, nothing seeded. */
   const emptyDatabase = async () => {
-    const database = await openDatabase({ pglite: await PGlite.create() });
+    const database = await openDatabase({ pglite: await createPglite() });
     opened.push(database);
     await database.migrate();
     return database;

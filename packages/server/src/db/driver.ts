@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -32,6 +33,9 @@ export interface Database {
 }
 
 const migrationsFolder = path.join(import.meta.dirname, 'migrations');
+
+/** An embedded database with the extensions the migrations create (pg_trgm, 0008). */
+export const createPglite = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions: { pg_trgm } });
 const casing = 'snake_case' as const;
 
 /**
@@ -73,7 +77,7 @@ export async function openDatabase(
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         makePrivate(options.dataDir);
       }
-      client = await PGlite.create(dir ? { dataDir: dir } : {});
+      client = await createPglite(dir ? { dataDir: dir } : {});
       // Again for the files a first start has just created.
       if (options.dataDir) makePrivate(options.dataDir);
     } catch (err) {

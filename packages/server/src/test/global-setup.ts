@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { seedDemoGrid } from '../db/demo-archive';
-import { type Database, openDatabase } from '../db/driver';
+import { createPglite, type Database, openDatabase } from '../db/driver';
 import { seed } from '../db/seed';
 import { JobSystem } from '../jobs/job-system';
 import { TEST_ADMIN_PASSWORD, TEST_OPERATOR_PASSWORD } from './constants';
@@ -50,7 +49,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 
   try {
-    const pglite = await PGlite.create();
+    const pglite = await createPglite();
     const database = await openDatabase({ pglite });
     await prepare(database, seedOptions);
     const dump = await pglite.dumpDataDir('gzip');

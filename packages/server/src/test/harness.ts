@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { API_BASE, type Envelope, SESSION_COOKIE, type UserStatus } from '@meterdesk/contracts';
 import { inArray } from 'drizzle-orm';
 import type { FastifyBaseLogger, LightMyRequestResponse } from 'fastify';
@@ -9,7 +8,7 @@ import { inject } from 'vitest';
 import { type App, buildApp } from '../app';
 import { hashPassword } from '../auth/password';
 import { type Config, loadConfig } from '../config';
-import { type Database, type Db, openDatabase } from '../db/driver';
+import { createPglite, type Database, type Db, openDatabase } from '../db/driver';
 import { newId } from '../db/ids';
 import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../db/schema';
 import { ROOT_ORG_ID } from '../db/seed';
@@ -74,7 +73,7 @@ async function openTestDatabase(): Promise<{ database: Database; drop: () => Pro
     };
   }
   const dump = readFileSync(inject('pgliteTemplate'));
-  const pglite = await PGlite.create({ loadDataDir: new Blob([dump]) });
+  const pglite = await createPglite({ loadDataDir: new Blob([dump]) });
   return { database: await openDatabase({ pglite }), drop: async () => {} };
 }
 

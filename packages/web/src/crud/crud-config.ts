@@ -299,12 +299,19 @@ export function describeSchemaField(key: string, schema: z.ZodType | undefined, 
   return descriptor;
 }
 
-export function describeField(config: CrudConfig, key: string): FieldDescriptor {
-  const schema =
-    (config.entity.record.shape[key] as z.ZodType | undefined) ??
-    requestShape(config.create)[key] ??
-    requestShape(config.update)[key];
-  return { ...describeSchemaField(key, schema, `${config.entity.name}.fields`), ...config.overrides[key] };
+/**
+ * A field of the entity: its meta from the record (or the request, for a field only an input has).
+ * Its `schema` is what an input of it takes — `input` (a list filter's), else the save's — since the
+ * record checks only the types of what is stored.
+ */
+export function describeField(config: CrudConfig, key: string, input?: z.ZodType): FieldDescriptor {
+  const request = requestShape(config.create)[key] ?? requestShape(config.update)[key];
+  const described = describeSchemaField(
+    key,
+    (config.entity.record.shape[key] as z.ZodType | undefined) ?? request,
+    `${config.entity.name}.fields`,
+  );
+  return { ...described, schema: input ?? request ?? described.schema, ...config.overrides[key] };
 }
 
 /** The object schema of an operation's request, whose keys are the only ones the server accepts. */

@@ -72,7 +72,10 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
 
   // A date range is drawn by the time-range picker of the crud config, not as a field of the bar.
   const filterFields = useMemo(
-    () => entity.filters.filter((f) => !isDateRange(f)).map((f) => describeField(crud, f.field)),
+    () =>
+      entity.filters
+        .filter((f) => !isDateRange(f))
+        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
     [crud, entity],
   );
   const query = useMemo(

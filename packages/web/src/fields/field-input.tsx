@@ -1,7 +1,19 @@
-import { ROOT_PARENT_ID } from '@meterdesk/contracts';
-import { AutoComplete, DatePicker, Input, InputNumber, Select, Space, Spin, Switch, TreeSelect } from 'antd';
+import { MAX_OPTIONS, ROOT_PARENT_ID } from '@meterdesk/contracts';
+import {
+  AutoComplete,
+  DatePicker,
+  Form,
+  Input,
+  InputNumber,
+  Select,
+  Space,
+  Spin,
+  Switch,
+  TreeSelect,
+  Typography,
+} from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { type ChangeEvent, createContext, useContext, useEffect, useMemo, useState } from 'react';
+import { type ChangeEvent, createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type FieldDescriptor, isRequired } from '@/crud/crud-config';
 import type { LookupOption } from '@/resources/lookups';
@@ -23,6 +35,7 @@ export interface FieldInputProps {
 
 /** An inline filter bar sizes a select to its content: an empty one would be too narrow to read. */
 const FILTER_SELECT_STYLE = { minWidth: 200 };
+const NARROW_HINT_STYLE = { display: 'block', padding: '4px 12px' };
 
 const ICON_OPTIONS = Object.entries(ICONS).map(([name, Icon]) => ({
   value: name,
@@ -85,8 +98,56 @@ const SEARCH_DEBOUNCE_MS = 300;
 const heldValues = (value: unknown): string[] =>
   (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '');
 
-function SelectInput({ field, mode, id, value, onChange, onBlur }: FieldInputProps) {
+/** Filters a searched lookup takes from the form: its `lookupWith` members, `id` the edited record. */
+function useLookupContext(lookupWith: Readonly<Record<string, string>>): Record<string, string> | undefined {
+  const edited = useContext(EditedRecordContext);
+  // Text, so that only a change of these values asks the server again.
+  const watched = Form.useWatch(
+    useCallback(
+      (values: Record<string, unknown>) =>
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(lookupWith).map(([member, from]) => [member, from === 'id' ? edited : values?.[from]]),
+          ),
+        ),
+      [lookupWith, edited],
+    ),
+    Form.useFormInstance(),
+  );
+  return useMemo(() => {
+    const context = JSON.parse(watched ?? '{}') as Record<string, unknown>;
+    const complete = Object.keys(lookupWith).every((member) => typeof context[member] === 'string');
+    return complete ? (context as Record<string, string>) : undefined;
+  }, [lookupWith, watched]);
+}
+
+/** A select whose lookup the form filters: it offers nothing until the form supplies every filter. */
+function FormFilteredSelect(props: FieldInputProps & { lookupWith: Readonly<Record<string, string>> }) {
+  return <LookupSelect {...props} context={useLookupContext(props.lookupWith)} />;
+}
+
+const NO_CONTEXT = {};
+
+function SelectInput(props: FieldInputProps) {
+  const { lookupWith } = props.field;
+  return lookupWith ? (
+    <FormFilteredSelect {...props} lookupWith={lookupWith} />
+  ) : (
+    <LookupSelect {...props} context={NO_CONTEXT} />
+  );
+}
+
+function LookupSelect({
+  field,
+  mode,
+  id,
+  value,
+  onChange,
+  onBlur,
+  context,
+}: FieldInputProps & { context: Readonly<Record<string, string>> | undefined }) {
   const { t } = useTranslation();
+  const form = Form.useFormInstance();
   const [typed, setTyped] = useState('');
   const [keyword, setKeyword] = useState('');
   useEffect(() => {
@@ -94,20 +155,31 @@ function SelectInput({ field, mode, id, value, onChange, onBlur }: FieldInputPro
     return () => clearTimeout(timer);
   }, [typed]);
   const values = useMemo(() => heldValues(value), [value]);
-  const lookup = useLookup(field.lookup, { keyword, values });
+  const lookup = useLookup(field.lookup, { keyword, values, context: context ?? {} }, context !== undefined);
   const options = field.lookup
     ? lookup.options.map((option) => ({ value: option.value, label: option.title }))
     : field.options?.map((option) => ({ value: option.value, label: t(option.label) }));
+  const choose = (next: unknown) => {
+    const chosen = field.fills && lookup.options.find((option) => option.value === next)?.record;
+    // Filled first, so the change the form records holds both.
+    if (mode === 'form' && form && chosen) {
+      form.setFieldsValue(
+        Object.fromEntries(Object.entries(field.fills ?? {}).map(([target, member]) => [target, chosen[member]])),
+      );
+    }
+    onChange?.(next);
+  };
   return (
     <Select
       id={id}
       onBlur={onBlur}
       data-testid={`field-${field.key}`}
       value={value as string | number | (string | number)[] | undefined}
-      onChange={(next) => onChange?.(next)}
+      onChange={choose}
       mode={field.multiple ? 'multiple' : undefined}
       // An optional reference (a meter's module) can be taken off again.
       allowClear={mode === 'filter' || field.multiple || !isRequired(field.schema)}
+      disabled={context === undefined}
       loading={lookup.loading}
       showSearch={
         // A searched lookup filters on the server: the options shown are already the matches.
@@ -116,6 +188,16 @@ function SelectInput({ field, mode, id, value, onChange, onBlur }: FieldInputPro
           : { optionFilterProp: 'label' }
       }
       notFoundContent={lookup.loading ? <Spin size="small" /> : undefined}
+      popupRender={(menu) => (
+        <>
+          {menu}
+          {lookup.more && (
+            <Typography.Text type="secondary" style={NARROW_HINT_STYLE} data-testid={`narrow-${field.key}`}>
+              {t('crud.narrowSearch', { max: MAX_OPTIONS })}
+            </Typography.Text>
+          )}
+        </>
+      )}
       placeholder={t(lookup.searched ? 'crud.typeToSearch' : 'crud.select')}
       style={mode === 'filter' ? FILTER_SELECT_STYLE : undefined}
       options={options}

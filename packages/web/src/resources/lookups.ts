@@ -1,19 +1,16 @@
 import {
+  ARCHIVE_PICKERS,
+  type ArchivePicker,
   type GridNode,
   gridApi,
   groupApi,
   MAX_PAGE_SIZE,
-  type MeterPick,
-  meterApi,
-  meterTypeApi,
+  type OptionsAnswer,
   type OrgNode,
   orgApi,
-  type PocOption,
-  pocApi,
   type ResourceNode,
   resourceApi,
   roleApi,
-  supplierApi,
   userApi,
 } from '@meterdesk/contracts';
 import { callApi } from '@/api/api-client';
@@ -24,12 +21,16 @@ export interface LookupOption {
   value: string;
   title: string;
   children?: LookupOption[];
+  /** The option as the server answered it, whose members a field's `fills` copies into the form. */
+  record?: Readonly<Record<string, unknown>>;
 }
 
-/** What a searched lookup is asked: the text typed, and the values the field already holds. */
+/** What a searched lookup is asked: the text typed, the values the field already holds, the form's filters. */
 export interface LookupSearch {
   keyword: string;
   values: readonly string[];
+  /** The filters the field's `lookupWith` takes from the form. */
+  context: Readonly<Record<string, string>>;
 }
 
 /** A named option source that `lookup` in a field's meta refers to. */
@@ -41,6 +42,8 @@ export interface Lookup {
    * values the field holds, so their labels show.
    */
   searched?: boolean;
+  /** Whether a searched answer left matches out, so the user narrows the keyword. */
+  more?(data: unknown): boolean;
 }
 
 interface TreeNode<N> {
@@ -62,20 +65,18 @@ function treeOptions<N extends TreeNode<N>>(
 /** Pickers list every record; the API's largest page holds them for the sizes these tables reach. */
 const ALL = { curPage: 1, pageSize: MAX_PAGE_SIZE };
 
-/** The meter form's modules or DCUs: only those within the caller's grid scope. */
-const meterPicks = (kind: 'module' | 'dcu'): Lookup => ({
-  load: (signal) => callApi(meterApi.lookup, { kind }, { signal }),
-  options: (data) => (data as MeterPick[]).map((pick) => ({ value: pick.id, title: pick.no })),
-});
-
-/** A picker of the POC form and the replace page, searched on the server within the caller's scope. */
-const pocOptions = (kind: 'meter' | 'consumer' | 'dcu'): Lookup => ({
+/** A picker of archive records, searched by its options call on the server within the caller's scope. */
+const archivePicker = ({ operation, query }: ArchivePicker): Lookup => ({
   searched: true,
-  load: (signal, { keyword, values }) => callApi(pocApi.options, { kind, keyword, ids: [...values] }, { signal }),
-  options: (data) => (data as PocOption[]).map((option) => ({ value: option.id, title: option.label })),
+  load: (signal, { keyword, values, context }) =>
+    callApi(operation, { ...query, ...context, keyword, ids: [...values] }, { signal }),
+  options: (data) =>
+    (data as OptionsAnswer).list.map((option) => ({ value: option.id, title: option.label, record: option })),
+  more: (data) => (data as OptionsAnswer).more,
 });
 
 export const LOOKUPS: Readonly<Record<string, Lookup>> = {
+  ...Object.fromEntries(Object.entries(ARCHIVE_PICKERS).map(([name, picker]) => [name, archivePicker(picker)])),
   resourceTree: {
     load: (signal) => callApi(resourceApi.getsysresourcetree, {}, { signal }),
     options: (data, language) =>
@@ -119,27 +120,6 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
         title: group.groupName,
       })),
   },
-  suppliers: {
-    load: (signal) => callApi(supplierApi.list, ALL, { signal }),
-    options: (data) =>
-      (data as { list: { id: string; supplierCode: string; supplierName: string }[] }).list.map((supplier) => ({
-        value: supplier.id,
-        title: `${supplier.supplierName} (${supplier.supplierCode})`,
-      })),
-  },
-  meterTypes: {
-    load: (signal) => callApi(meterTypeApi.list, ALL, { signal }),
-    options: (data) =>
-      (data as { list: { id: string; modelName: string; supplierName: string }[] }).list.map((type) => ({
-        value: type.id,
-        title: `${type.modelName} · ${type.supplierName}`,
-      })),
-  },
-  meterModules: meterPicks('module'),
-  meterDcus: meterPicks('dcu'),
-  pocMeters: pocOptions('meter'),
-  pocConsumers: pocOptions('consumer'),
-  pocDcus: pocOptions('dcu'),
   users: {
     load: (signal) => callApi(userApi.getsimplesysuserlist, {}, { signal }),
     options: (data) =>

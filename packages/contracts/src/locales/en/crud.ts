@@ -9,6 +9,7 @@ export const crud = {
   root: 'Top level',
   select: 'Please select',
   typeToSearch: 'Type to search',
+  narrowSearch: 'Only the first {{max}} matches are shown: type more to narrow the search',
   unsavedTitle: 'Leave this page?',
   unsavedContent: 'Your changes have not been saved.',
   leave: 'Leave',

@@ -6,6 +6,7 @@ export const grid = {
     parentId: 'Parent node',
     parentName: 'Parent node',
     capacity: 'Capacity (kVA)',
+    primaryPocId: 'Primary-table POC',
     primaryPocNo: 'Primary-table POC',
     remark: 'Remark',
     createTime: 'Created',
@@ -19,7 +20,8 @@ export const grid = {
   },
   help: {
     capacity: 'Transformer areas only',
-    primaryPocNo: 'Transformer areas only: the number of a POC of nature primary table placed in this area',
+    primaryPocId:
+      'Transformer areas only: a POC of nature primary table placed in this area (save the area and add its POCs first)',
   },
   actions: {
     addChild: 'Add child',

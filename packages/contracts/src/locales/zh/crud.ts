@@ -10,6 +10,7 @@ export const crud: LocaleMessages['crud'] = {
   saved: '保存成功',
   root: '顶级',
   select: '请选择',
+  narrowSearch: '仅显示前 {{max}} 个匹配项，请输入更多内容缩小范围',
   typeToSearch: '输入以搜索',
   unsavedTitle: '离开此页面？',
   unsavedContent: '您的修改尚未保存。',

@@ -8,6 +8,7 @@ export const grid: LocaleMessages['grid'] = {
     parentId: '上级节点',
     parentName: '上级节点',
     capacity: '容量 (kVA)',
+    primaryPocId: '总表计量点',
     primaryPocNo: '总表计量点',
     remark: '备注',
     createTime: '创建时间',
@@ -21,7 +22,7 @@ export const grid: LocaleMessages['grid'] = {
   },
   help: {
     capacity: '仅台区填写',
-    primaryPocNo: '仅台区填写：本台区下性质为总表的计量点编号',
+    primaryPocId: '仅台区填写：本台区下性质为总表的计量点（请先保存台区并添加其计量点）',
   },
   actions: {
     addChild: '新增下级',

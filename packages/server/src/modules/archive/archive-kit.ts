@@ -3,11 +3,15 @@ import {
   type EntityDefinition,
   type ExportFormat,
   MAX_EXPORT_ROWS,
+  MAX_OPTIONS,
   MAX_PDF_ROWS,
   type MessageKey,
   type Operation,
+  type Option,
+  type OptionsAnswer,
+  type OptionsQuery,
 } from '@meterdesk/contracts';
-import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -15,7 +19,7 @@ import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { type ListEntityShape, type ListSpec, listOrder, listPage, listWhere, selectSource } from '../../db/list';
-import { anyRow } from '../../db/rows';
+import { anyRow, likeContains } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
 import { existedError, notFound } from '../../http/api-error';
 import { streamWorkbook } from '../../http/export';
@@ -44,6 +48,23 @@ export interface WriteContext<Row> {
 export interface UniqueKey {
   column: AnyPgColumn;
   index: string;
+}
+
+/**
+ * How the entity's `options` call searches its records for the pickers of other forms, always
+ * within the caller's grid scope.
+ */
+export interface OptionsSource {
+  /**
+   * The columns the keyword is looked for in (case-insensitive). The first is the business key, unique
+   * in any case (`lower(key)` has a unique index): it orders the options.
+   */
+  searched: readonly [AnyPgColumn, ...AnyPgColumn[]];
+  label: SQL<string>;
+  /** What an option carries besides id and label (a meter type's supplier). */
+  members?: Record<string, AnyPgColumn | SQL>;
+  /** The entity's own filters of the options call (only meters at no POC). */
+  where?(query: OptionsQuery): SQL | undefined;
 }
 
 /**
@@ -79,6 +100,8 @@ export interface ArchiveDefinition<
   inUse?(tx: Executor, ids: string[]): Promise<Map<string, MessageKey>>;
   /** What the detail shows beyond a list row (a consumer's POCs), read within the caller's scope. */
   related?(db: Executor, record: Rec, scope: Scope): Promise<Partial<Rec>>;
+  /** How other forms' pickers search the records (with `api.options`). */
+  options?: OptionsSource;
 }
 
 export interface ArchiveOperations<Create, U extends string> {
@@ -88,6 +111,7 @@ export interface ArchiveOperations<Create, U extends string> {
   update: Operation<z.ZodType<Create & { id: string }>>;
   delete: Operation<z.ZodType<{ ids: string[] }>>;
   check: Operation<z.ZodType<{ field: U; value: string; id?: string | undefined }>>;
+  options?: Operation<z.ZodType<OptionsQuery>>;
   export?: Operation<
     z.ZodType<Record<string, unknown> & { columns?: string[] | undefined; format?: ExportFormat | undefined }>
   >;
@@ -200,6 +224,40 @@ export class ArchiveService<
     });
   }
 
+  /**
+   * A picker's search: the records named by `ids` (those the form holds, whatever the keyword and
+   * filters), then the first matches in key order; `more` when others match too. Both within the
+   * caller's scope, so a record outside it is never offered nor named.
+   */
+  async options(q: OptionsQuery, session: SessionContext): Promise<OptionsAnswer> {
+    const d = this.definition;
+    const source = d.options as OptionsSource;
+    const scope = await resolveScope(this.db, session.userId);
+    const search = async (where: SQL | undefined, limit: number): Promise<Option[]> => {
+      const rows = await this.db
+        .select({ ...source.members, id: d.idColumn, label: source.label })
+        .from(d.table)
+        .where(and(where, this.scopeCondition(scope)))
+        // The key is unique in any case, and its unique index gives this order.
+        .orderBy(asc(sql`lower(${source.searched[0]})`))
+        .limit(limit);
+      return rows.map((row) => ({ ...row, id: String(row.id) }));
+    };
+    const keyword = q.keyword
+      ? or(...source.searched.map((column) => ilike(column, likeContains(q.keyword))))
+      : undefined;
+    const [named, found] = await Promise.all([
+      q.ids.length ? search(inArray(d.idColumn, q.ids), q.ids.length) : [],
+      // One past the cap tells whether others match.
+      search(and(keyword, source.where?.(q)), MAX_OPTIONS + 1),
+    ]);
+    const held = new Set(named.map((option) => option.id));
+    return {
+      list: [...named, ...found.slice(0, MAX_OPTIONS).filter((option) => !held.has(option.id))],
+      more: found.length > MAX_OPTIONS,
+    };
+  }
+
   /** Whether a business key is taken anywhere: keys are unique across the whole archive, not per scope. */
   isTaken(field: U, value: string, exceptId?: string): Promise<boolean> {
     const d = this.definition;
@@ -271,6 +329,10 @@ export function registerArchiveRoutes<
   registerOperation(app, api.check, async ({ body }) => ({
     existed: await service.isTaken(body.field, body.value, body.id),
   }));
+  if (api.options) {
+    if (!service.definition.options) throw new Error(`${entity.name} declares an options call without its source`);
+    registerOperation(app, api.options, ({ body, session }) => service.options(body, session));
+  }
   const exportOp = api.export;
   if (exportOp) {
     registerDownload(app, exportOp, async ({ body, session, req }) => {

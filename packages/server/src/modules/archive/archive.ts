@@ -72,5 +72,4 @@ export function registerArchive(app: FastifyInstance, archive: Archive): void {
     return { seq };
   });
   registerOperation(app, pocApi.history, ({ body, session }) => archive.pocMeters.history(body.id, session));
-  registerOperation(app, pocApi.options, ({ body, session }) => archive.pocMeters.options(body, session));
 }

@@ -77,6 +77,10 @@ export const consumerArchive: ArchiveDefinition<typeof consumerEntity, Row, Cons
       return { ...v } satisfies EveryField<ConsumerCreate>;
     },
     inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.consumerId, key: 'consumerHasPocs' }]),
+    options: {
+      searched: [consumer.consumerCode, consumer.consumerName],
+      label: sql<string>`${consumer.consumerCode} || ' ' || ${consumer.consumerName}`,
+    },
     related: async (db, record, scope) => {
       const rows = await db
         .select({

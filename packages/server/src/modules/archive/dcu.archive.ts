@@ -101,8 +101,8 @@ function taskIssue(v: DcuCreate): FieldIssue | undefined {
   }
   if (v.taskStart !== '' && v.taskEnd === '') return { field: 'taskEnd', key: 'mandatory' };
   if (v.taskEnd !== '' && v.taskStart === '') return { field: 'taskStart', key: 'mandatory' };
-  // `HH:mm` compares as text.
-  if (v.taskStart !== '' && v.taskEnd <= v.taskStart) return { field: 'taskEnd', key: 'taskEndBeforeStart' };
+  // A window may cross midnight (22:00 → 02:00 runs through the night); only an empty one says nothing.
+  if (v.taskStart !== '' && v.taskEnd === v.taskStart) return { field: 'taskEnd', key: 'taskWindowEmpty' };
   return undefined;
 }
 
@@ -184,6 +184,10 @@ export const dcuArchive = (secrets: SecretBox): ArchiveDefinition<typeof dcuEnti
       { column: meter.dcuId, key: 'dcuInUse' },
       { column: poc.dcuId, key: 'dcuInUse' },
     ]),
+  options: {
+    searched: [dcu.dcuNo, dcu.dcuName],
+    label: sql<string>`case when ${dcu.dcuName} = '' then ${dcu.dcuNo} else ${dcu.dcuNo} || ' ' || ${dcu.dcuName} end`,
+  },
 });
 
 export type DcuService = ArchiveService<typeof dcuEntity, Row, Dcu, DcuCreate, 'dcuNo'>;

@@ -156,13 +156,16 @@ describe('DCU archive', () => {
     expect((await t.call('/dcu/list', { sortField: 'llsKey' }, admin)).status).toBe(400);
   });
 
-  it('checks the task parameters: HH:mm times, the end after the start, periods of an enabled task', async () => {
+  it('checks the task parameters: HH:mm times, a window that is not empty, periods of an enabled task', async () => {
     expect(issues((await save({ taskStart: '24:00' })).body)).toEqual([
       expect.objectContaining({ field: 'taskStart', key: 'timeFormat' }),
     ]);
     expect(issues((await save({ taskStart: '08:00', taskEnd: '08:00' })).body)).toEqual([
-      expect.objectContaining({ field: 'taskEnd', key: 'taskEndBeforeStart' }),
+      expect.objectContaining({ field: 'taskEnd', key: 'taskWindowEmpty' }),
     ]);
+    // A window across midnight runs through the night.
+    const night = await saved({ taskStart: '22:00', taskEnd: '02:00' });
+    expect((await detail(night)).body.data).toMatchObject({ taskStart: '22:00', taskEnd: '02:00' });
     expect(issues((await save({ taskStart: '08:00' })).body)).toEqual([
       expect.objectContaining({ field: 'taskEnd', key: 'mandatory' }),
     ]);

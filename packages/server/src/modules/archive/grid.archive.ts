@@ -103,25 +103,15 @@ async function checkPlace(tx: Executor, scope: Scope, v: GridCreate, id: string,
 }
 
 /** A transformer area's primary-table POC: a POC of nature 3 placed in that very area. */
-async function primaryPocId(tx: Executor, v: GridCreate, id: string): Promise<string | null> {
+async function checkPrimaryPoc(tx: Executor, v: GridCreate, id: string): Promise<void> {
   if (v.gridType !== TRANSFORMER_AREA) {
     if (v.capacity !== null) throw bad('capacity', 'gridAreaOnly');
-    if (v.primaryPocNo !== '') throw bad('primaryPocNo', 'gridAreaOnly');
-    return null;
+    if (v.primaryPocId !== null) throw bad('primaryPocId', 'gridAreaOnly');
+    return;
   }
-  if (v.primaryPocNo === '') return null;
-  const [found] = await tx
-    .select({ id: poc.id })
-    .from(poc)
-    .where(
-      and(
-        eq(sql`lower(${poc.pocNo})`, v.primaryPocNo.toLowerCase()),
-        eq(poc.gridId, id),
-        eq(poc.nature, PRIMARY_TABLE_NATURE),
-      ),
-    );
-  if (!found) throw bad('primaryPocNo', 'gridPrimaryPocInvalid');
-  return found.id;
+  if (v.primaryPocId === null) return;
+  const placed = and(eq(poc.id, v.primaryPocId), eq(poc.gridId, id), eq(poc.nature, PRIMARY_TABLE_NATURE));
+  if (!(await anyRow(tx, poc, placed))) throw bad('primaryPocId', 'gridPrimaryPocInvalid');
 }
 
 /** The grid nodes themselves: the data scope limits them like every record placed in the grid. */
@@ -138,11 +128,8 @@ export const gridArchive: ArchiveDefinition<typeof gridEntity, Row, Grid, GridCr
   unique: { gridCode: { column: powerGrid.gridCode, index: 'power_grid_code_uq' } },
   toValues: async (v, { tx, scope, id, before }) => {
     await checkPlace(tx, scope, v, id, before?.g);
-    const { primaryPocNo: _number, ...stored } = v;
-    return {
-      ...(stored satisfies EveryField<Omit<GridCreate, 'primaryPocNo'>>),
-      primaryPocId: await primaryPocId(tx, v, id),
-    };
+    await checkPrimaryPoc(tx, v, id);
+    return { ...v } satisfies EveryField<GridCreate>;
   },
   inUse: (tx, ids) =>
     inUseBy(tx, ids, [

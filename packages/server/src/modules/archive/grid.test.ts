@@ -31,7 +31,7 @@ describe('power grid', () => {
     gridName: `Node ${over.gridCode}`,
     gridType: 0,
     capacity: null,
-    primaryPocNo: '',
+    primaryPocId: null,
     remark: '',
     ...over,
   });
@@ -44,8 +44,8 @@ describe('power grid', () => {
   const detail = (id: string, cookie = admin) => t.call<Grid>('/powergrid/detail', { id }, cookie);
   /** The stored node as an update body: everything the form sends, changed by `over`. */
   const edited = async (id: string, over: Partial<GridCreate>) => {
-    const { gridCode, gridName, gridType, parentId, capacity, primaryPocNo, remark } = (await detail(id)).body.data;
-    return { id, gridCode, gridName, gridType, parentId, capacity, primaryPocNo, remark, ...over };
+    const { gridCode, gridName, gridType, parentId, capacity, primaryPocId, remark } = (await detail(id)).body.data;
+    return { id, gridCode, gridName, gridType, parentId, capacity, primaryPocId, remark, ...over };
   };
   const tree = async (cookie = admin) => (await t.call<GridNode[]>('/powergrid/tree', {}, cookie)).body.data;
   const issue = (res: { body: unknown }) => (res.body as { data: { issues: { field: string; key: string }[] } }).data;
@@ -169,20 +169,19 @@ describe('power grid', () => {
 
     const capacity = await save(node({ gridCode: 'PF', gridType: 2, parentId: region, capacity: 100 }));
     expect(issue(capacity)).toMatchObject({ issues: [{ field: 'capacity', key: 'gridAreaOnly' }] });
-    const pocOnFeeder = await save(node({ gridCode: 'PF', gridType: 2, parentId: region, primaryPocNo: 'P1' }));
-    expect(issue(pocOnFeeder)).toMatchObject({ issues: [{ field: 'primaryPocNo', key: 'gridAreaOnly' }] });
-
-    const primary = newId();
+    const [primary, consumerPoc, otherAreas] = [newId(), newId(), newId()];
     await t.db.insert(poc).values([
       { id: primary, pocNo: 'PRI01', nature: 3, gridId: area },
-      { id: newId(), pocNo: 'CON01', nature: 1, gridId: area },
-      { id: newId(), pocNo: 'PRI02', nature: 3, gridId: otherArea },
+      { id: consumerPoc, pocNo: 'CON01', nature: 1, gridId: area },
+      { id: otherAreas, pocNo: 'PRI02', nature: 3, gridId: otherArea },
     ]);
-    for (const number of ['CON01', 'PRI02', 'NONE']) {
-      const res = await t.call('/powergrid/update', await edited(area, { primaryPocNo: number }), admin);
-      expect(issue(res), number).toMatchObject({ issues: [{ field: 'primaryPocNo', key: 'gridPrimaryPocInvalid' }] });
+    const pocOnFeeder = await save(node({ gridCode: 'PF', gridType: 2, parentId: region, primaryPocId: primary }));
+    expect(issue(pocOnFeeder)).toMatchObject({ issues: [{ field: 'primaryPocId', key: 'gridAreaOnly' }] });
+    for (const id of [consumerPoc, otherAreas, newId()]) {
+      const res = await t.call('/powergrid/update', await edited(area, { primaryPocId: id }), admin);
+      expect(issue(res), id).toMatchObject({ issues: [{ field: 'primaryPocId', key: 'gridPrimaryPocInvalid' }] });
     }
-    const ok = await t.call('/powergrid/update', await edited(area, { primaryPocNo: 'pri01', capacity: 400 }), admin);
+    const ok = await t.call('/powergrid/update', await edited(area, { primaryPocId: primary, capacity: 400 }), admin);
     expect(ok.status).toBe(200);
     expect((await detail(area)).body.data).toMatchObject({
       primaryPocId: primary,
@@ -190,8 +189,8 @@ describe('power grid', () => {
       capacity: 400,
     });
     // A new node holds no POC yet, so it cannot name one.
-    const fresh = await save(node({ gridCode: 'PC', gridType: 3, parentId: region, primaryPocNo: 'PRI01' }));
-    expect(issue(fresh)).toMatchObject({ issues: [{ field: 'primaryPocNo', key: 'gridPrimaryPocInvalid' }] });
+    const fresh = await save(node({ gridCode: 'PC', gridType: 3, parentId: region, primaryPocId: primary }));
+    expect(issue(fresh)).toMatchObject({ issues: [{ field: 'primaryPocId', key: 'gridPrimaryPocInvalid' }] });
   });
 
   it('deletes a batch, keeping each node that still holds something and saying what', async () => {

@@ -64,6 +64,7 @@ describe('meter import', () => {
       await t.call<{ id: string }>('/supplier/save', { supplierCode: 'HX', supplierName: 'Hexing' }, admin)
     ).body.data.id;
     await t.call('/metertype/save', { modelName: 'DDS666', supplierId, wiring: '1P2W', side: 'secondary' }, admin);
+    await t.call('/supplier/save', { supplierCode: 'OT', supplierName: 'Other Maker' }, admin);
     await t.db.insert(dcu).values([
       { id: newId(), dcuNo: 'DCUA01', gridId: gridA },
       { id: newId(), dcuNo: 'DCUB01', gridId: gridB },
@@ -221,10 +222,11 @@ describe('meter import', () => {
         row({ devAddr: 'MOK000019', simNo: '123', gridName: 'MIA' }),
         row({ devAddr: 'MOK000020', hesPassword: 'x'.repeat(65), gridName: 'MIA' }),
         row({ devAddr: 'MOK000021', moduleNo: 'MODNEW21', gridName: '' }),
+        row({ devAddr: 'MOK000022', meterTypeName: 'DDS666', supplierName: 'Other Maker', gridName: 'MIA' }),
       ],
       admin,
     );
-    expect(status).toMatchObject({ state: 'failed', total: 20, imported: 0 });
+    expect(status).toMatchObject({ state: 'failed', total: 21, imported: 0 });
     expect(status.errors).toEqual([
       { line: 3, column: 'devAddr', code: 'meterSnIncomplete', cause: 'Please enter the complete Meter SN: M12' },
       {
@@ -260,6 +262,12 @@ describe('meter import', () => {
       { line: 19, column: 'moduleNo', code: 'mandatory', cause: 'This part is mandatory' },
       { line: 20, column: 'hesPassword', code: 'tooLong', cause: `Too long: ${'x'.repeat(65)}` },
       { line: 21, column: 'gridName', code: 'mandatory', cause: 'This part is mandatory' },
+      {
+        line: 22,
+        column: 'supplierName',
+        code: 'supplierNotOfMeterType',
+        cause: "The supplier must be the meter type's supplier: Other Maker",
+      },
     ]);
     expect(await archiveCounts(t)).toEqual(before);
   }, 120_000);

@@ -228,6 +228,8 @@ export function meterImport(secrets: SecretBox): ImportDefinition<MeterImportPla
         const supplierId = reference('supplierName', found.suppliers, 'supplierNotFound') ?? null;
         const type = cell('meterTypeName') === '' ? undefined : found.types.get(cell('meterTypeName').toLowerCase());
         if (cell('meterTypeName') !== '' && !type) problems.add('meterTypeName', 'meterTypeNotFound');
+        if (supplierId && type && supplierId !== type.supplierId)
+          problems.add('supplierName', 'supplierNotOfMeterType');
         const meterInput = {
           devAddr: cell('devAddr'),
           gridId,

@@ -2,7 +2,7 @@ import { type MeterType, type MeterTypeCreate, meterTypeApi, meterTypeEntity, RE
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
 import { defineList } from '../../db/list';
-import { anyRow, type EveryField, iso } from '../../db/rows';
+import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
 import { meter, meterType, supplier } from '../../db/schema';
 import { fieldError } from '../../http/api-error';
 import type { ArchiveDefinition } from './archive-kit';
@@ -64,4 +64,10 @@ export const meterTypeArchive: ArchiveDefinition<typeof meterTypeEntity, Row, Me
       return { ...v, commTypes: [...new Set(v.commTypes)] } satisfies EveryField<MeterTypeCreate>;
     },
     inUse: (tx, ids) => inUseBy(tx, ids, [{ column: meter.meterTypeId, key: 'meterTypeInUse' }]),
+    options: {
+      searched: [meterType.modelName],
+      label: sql<string>`${meterType.modelName} || ' · ' || (select ${qualified(supplier.supplierName)} from ${supplier} where ${qualified(supplier.id)} = ${qualified(meterType.supplierId)})`,
+      // The meter form sets the meter's supplier to the type's.
+      members: { supplierId: meterType.supplierId },
+    },
   };

@@ -1,4 +1,11 @@
-import { type BatchDeleteResult, type MeterType, type Page, ROOT_PARENT_ID, type Supplier } from '@meterdesk/contracts';
+import {
+  type BatchDeleteResult,
+  type MeterType,
+  type OptionsAnswer,
+  type Page,
+  ROOT_PARENT_ID,
+  type Supplier,
+} from '@meterdesk/contracts';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
@@ -176,14 +183,16 @@ describe('meter type', () => {
     ]);
   });
 
-  it('lets the meter page read meter types and suppliers for its pickers, and nothing more', async () => {
-    const role = await t.createRole('meter clerk', ['/archiveSetting/meter']);
+  it('lets the meter page pick meter types and its forms pick suppliers, and nothing more', async () => {
+    const role = await t.createRole('meter clerk', ['/archiveSetting/meter', '/archiveSetting/meter/add']);
     await t.createUser({ username: 'clerk', password: 'clerk-pass-1', roleIds: [role] });
     const clerk = await t.login('clerk', 'clerk-pass-1');
-    const types = await t.call<Page<MeterType>>('/metertype/list', { pageSize: 500 }, clerk);
+    const types = await t.call<OptionsAnswer>('/metertype/options', {}, clerk);
     expect(types.status).toBe(200);
-    expect(types.body.data.total).toBeGreaterThan(0);
-    expect((await t.call('/supplier/list', {}, clerk)).status).toBe(200);
+    expect(types.body.data.list.length).toBeGreaterThan(0);
+    expect((await t.call('/supplier/options', {}, clerk)).status).toBe(200);
+    expect((await t.call('/metertype/list', {}, clerk)).status).toBe(403);
+    expect((await t.call('/supplier/list', {}, clerk)).status).toBe(403);
     expect((await t.call('/metertype/save', meterType({ modelName: 'NOPE' }), clerk)).status).toBe(403);
     expect((await t.call('/metertype/detail', { id: newId() }, clerk)).status).toBe(403);
   });

@@ -1,9 +1,17 @@
-import { type MessageKey, type Meter, type MeterCreate, meterApi, meterEntity, RESULT } from '@meterdesk/contracts';
+import {
+  type MessageKey,
+  type Meter,
+  type MeterCreate,
+  meterApi,
+  meterEntity,
+  type OptionsQuery,
+  RESULT,
+} from '@meterdesk/contracts';
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Executor } from '../../db/driver';
 import { defineList } from '../../db/list';
-import { anyRow, type EveryField, iso } from '../../db/rows';
+import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../http/api-error';
@@ -107,17 +115,19 @@ export function meterArchive(
       if (!(await anyRow(tx, powerGrid, and(eq(powerGrid.id, v.gridId), gridScope(scope, powerGrid.id))))) {
         refuse('gridId', 'gridNotFound');
       }
+      if (v.supplierId && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
+        refuse('supplierId', 'supplierNotFound');
+      }
       let supplierId = v.supplierId;
       if (v.meterTypeId) {
         const [type] = await tx
           .select({ supplierId: meterType.supplierId })
           .from(meterType)
           .where(eq(meterType.id, v.meterTypeId));
-        if (!type) refuse('meterTypeId', 'meterTypeNotFound');
-        supplierId ??= type?.supplierId ?? null;
-      }
-      if (v.supplierId && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
-        refuse('supplierId', 'supplierNotFound');
+        if (!type) return refuse('meterTypeId', 'meterTypeNotFound');
+        // A meter type is one supplier's model: a meter of that type comes from that supplier.
+        if (supplierId !== null && supplierId !== type.supplierId) refuse('supplierId', 'supplierNotOfMeterType');
+        supplierId = type.supplierId;
       }
       if (v.moduleId) {
         const [module] = await tx
@@ -143,5 +153,13 @@ export function meterArchive(
       } satisfies EveryField<MeterCreate>;
     },
     inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.meterId, key: 'meterInUse' }]),
+    options: {
+      searched: [meter.devAddr],
+      label: sql<string>`${meter.devAddr}`,
+      where: ({ free }: OptionsQuery & { free?: boolean }) =>
+        free
+          ? sql`not exists (select 1 from ${poc} where ${qualified(poc.meterId)} = ${qualified(meter.id)})`
+          : undefined,
+    },
   };
 }

@@ -10,5 +10,4 @@ export function registerMeterRoutes(app: FastifyInstance, service: MeterService)
     return null;
   });
   registerOperation(app, meterApi.history, ({ body, session }) => service.history(body.id, session));
-  registerOperation(app, meterApi.lookup, ({ body, session }) => service.lookup(body.kind, body.text, session));
 }

@@ -1,35 +1,20 @@
 import {
-  MAX_PAGE_SIZE,
   METER_STATUS_TRANSITIONS,
   type MeterMaintain,
-  type MeterPick,
   type MeterStatus,
   type MeterStatusChange,
   RESULT,
   type ValidationIssue,
 } from '@meterdesk/contracts';
-import { and, asc, desc, eq, ilike } from 'drizzle-orm';
-import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { and, desc, eq } from 'drizzle-orm';
 import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { anyRow, iso, likeContains } from '../../db/rows';
-import { commModule, dcu, meter, meterStatusHistory } from '../../db/schema';
+import { anyRow, iso } from '../../db/rows';
+import { meter, meterStatusHistory } from '../../db/schema';
 import { ApiError, notFound } from '../../http/api-error';
 import { translator } from '../../i18n/labels';
 import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
-
-interface Pickable {
-  table: PgTable;
-  id: AnyPgColumn;
-  no: AnyPgColumn;
-  gridId: AnyPgColumn;
-}
-
-const PICKABLE: Record<'module' | 'dcu', Pickable> = {
-  module: { table: commModule, id: commModule.id, no: commModule.moduleNo, gridId: commModule.gridId },
-  dcu: { table: dcu, id: dcu.id, no: dcu.dcuNo, gridId: dcu.gridId },
-};
 
 /** 400 naming both statuses, in English for API clients; `data.from`/`data.to` let the web say it in its language. */
 function transitionRefused(from: MeterStatus, to: MeterStatus): ApiError {
@@ -42,7 +27,7 @@ function transitionRefused(from: MeterStatus, to: MeterStatus): ApiError {
   return new ApiError(RESULT.badRequest, 'statusTransitionRefused', { issues: [issue], from, to });
 }
 
-/** What the meter page does beyond the archive kit: its life cycle, its history and its pickers. */
+/** What the meter page does beyond the archive kit: its life cycle and its history. */
 export class MeterService {
   constructor(private readonly db: Db) {}
 
@@ -82,18 +67,5 @@ export class MeterService {
       username: r.username,
       time: iso(r.time),
     }));
-  }
-
-  /** The caller's modules or DCUs, by number, for the meter form's pickers. */
-  async lookup(kind: keyof typeof PICKABLE, text: string | undefined, session: SessionContext): Promise<MeterPick[]> {
-    const scope = await resolveScope(this.db, session.userId);
-    const p = PICKABLE[kind];
-    const rows = await this.db
-      .select({ id: p.id, no: p.no })
-      .from(p.table)
-      .where(and(text ? ilike(p.no, likeContains(text)) : undefined, gridScope(scope, p.gridId)))
-      .orderBy(asc(p.no), asc(p.id))
-      .limit(MAX_PAGE_SIZE);
-    return rows.map((r) => ({ id: String(r.id), no: String(r.no) }));
   }
 }

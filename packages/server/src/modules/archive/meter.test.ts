@@ -2,7 +2,6 @@ import {
   type BatchDeleteResult,
   METER_RES,
   type Meter,
-  type MeterPick,
   type MeterStatusChange,
   type Page,
   ROOT_PARENT_ID,
@@ -111,7 +110,7 @@ describe('meter', () => {
   });
   afterAll(() => t.close());
 
-  it('adds, lists, details and edits; the supplier comes from the meter type unless given; update keeps the status', async () => {
+  it('adds, lists, details and edits; the supplier is the meter type’s; update keeps the status', async () => {
     const id = await save({ status: 1 });
     const saved = await detail(id);
     expect(saved).toMatchObject({
@@ -137,19 +136,29 @@ describe('meter', () => {
       latitude: 24.6,
     });
 
+    // A meter type is one supplier's model: another supplier contradicts it.
+    const contradicting = await t.call('/meter/update', { ...meterInput({ supplierId: otherSupplierId }), id }, admin);
+    expect(issuesOf(contradicting.body)).toEqual([
+      expect.objectContaining({ field: 'supplierId', key: 'supplierNotOfMeterType' }),
+    ]);
+    const same = await t.call('/meter/update', { ...meterInput({ supplierId }), id }, admin);
+    expect(same.status).toBe(200);
     const updated = await t.call(
       '/meter/update',
-      { ...meterInput({ status: 4, supplierId: otherSupplierId, virtual: true, commType: null }), id },
+      { ...meterInput({ status: 4, supplierId: null, virtual: true, commType: null }), id },
       admin,
     );
     expect(updated.status).toBe(200);
     expect(await detail(id)).toMatchObject({
       status: 1,
-      supplierId: otherSupplierId,
-      supplierName: 'Supplier S2',
+      supplierId,
+      supplierName: 'Supplier S1',
       virtual: true,
       commType: null,
     });
+    // Without a type, any supplier.
+    const typeless = await save({ devAddr: 'NOTYPE01', meterTypeId: null, supplierId: otherSupplierId });
+    expect(await detail(typeless)).toMatchObject({ meterTypeId: null, supplierName: 'Supplier S2' });
 
     const bare = await save({ devAddr: 'BARE0001', meterTypeId: undefined, commType: undefined });
     expect(await detail(bare)).toMatchObject({ status: 0, supplierId: null, meterTypeId: null, commType: null });
@@ -461,20 +470,6 @@ describe('meter', () => {
       );
       // Business keys are unique across the whole archive, so a taken SN says so even from another grid.
       expect((await t.call('/meter/save', meterInput({ devAddr: 'scopeb01' }), scoped)).status).toBe(409);
-    });
-
-    it("offers only the caller's modules and DCUs to pick", async () => {
-      const moduleA = await module('MOD-A-PICK', gridA1);
-      const modules = await t.call<MeterPick[]>('/meter/lookup', { kind: 'module' }, scoped);
-      expect(modules.body.data.map((m) => m.no)).toContain('MOD-A-PICK');
-      expect(modules.body.data.map((m) => m.no)).not.toContain('MOD-B-0001');
-      const filtered = await t.call<MeterPick[]>('/meter/lookup', { kind: 'module', text: 'a-pi' }, scoped);
-      expect(filtered.body.data).toEqual([{ id: moduleA, no: 'MOD-A-PICK' }]);
-      const dcus = await t.call<MeterPick[]>('/meter/lookup', { kind: 'dcu' }, scoped);
-      expect(dcus.body.data.map((d) => d.no)).not.toContain('DCU-B-0001');
-      const everything = await t.call<MeterPick[]>('/meter/lookup', { kind: 'dcu' }, admin);
-      expect(everything.body.data.map((d) => d.no)).toContain('DCU-B-0001');
-      expect((await t.call('/meter/lookup', { kind: 'poc' }, scoped)).status).toBe(400);
     });
 
     it('shows a user without a user group no meter at all', async () => {

@@ -5,11 +5,12 @@ import {
   moduleApi,
   moduleEntity,
   moduleImportApi,
+  type OptionsQuery,
 } from '@meterdesk/contracts';
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
 import { defineList } from '../../db/list';
-import { type EveryField, iso } from '../../db/rows';
+import { type EveryField, iso, qualified } from '../../db/rows';
 import { commModule, meter, powerGrid } from '../../db/schema';
 import { GRID_TREE } from '../../rbac/scope';
 import type { ArchiveDefinition } from './archive-kit';
@@ -72,6 +73,14 @@ export const moduleArchive: ArchiveDefinition<typeof moduleEntity, Row, Module, 
     return { ...v } satisfies EveryField<ModuleCreate>;
   },
   inUse: (tx, ids) => inUseBy(tx, ids, [{ column: meter.moduleId, key: 'moduleInUse' }]),
+  options: {
+    searched: [commModule.moduleNo],
+    label: sql<string>`${commModule.moduleNo}`,
+    where: ({ free }: OptionsQuery & { free?: boolean }) =>
+      free
+        ? sql`not exists (select 1 from ${meter} where ${qualified(meter.moduleId)} = ${qualified(commModule.id)})`
+        : undefined,
+  },
 };
 
 const label = (name: string) => `module.fields.${name}`;

@@ -1,9 +1,8 @@
 import {
-  MAX_POC_OPTIONS,
+  type OptionsQuery,
   type Poc,
   type PocCreate,
   PocCreateSchema,
-  type PocOption,
   type PocReplace,
   type PocReplacement,
   pocApi,
@@ -11,13 +10,13 @@ import {
   pocImportApi,
   RESULT,
 } from '@meterdesk/contracts';
-import { and, asc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { defineList } from '../../db/list';
-import { anyRow, type EveryField, iso, likeContains, qualified } from '../../db/rows';
+import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
 import { consumer, dcu, meter, poc, pocReplacement, powerGrid } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError, notFound } from '../../http/api-error';
@@ -134,12 +133,21 @@ export const pocArchive: ArchiveDefinition<typeof pocEntity, Row, Poc, PocCreate
     } satisfies EveryField<Omit<PocCreate, 'registration'> & { registered: boolean; syncStatus: number }>;
   },
   inUse: (tx, ids) => inUseBy(tx, ids, [{ column: powerGrid.primaryPocId, key: 'pocIsPrimaryTable' }]),
+  options: {
+    searched: [poc.pocNo],
+    label: sql<string>`${poc.pocNo}`,
+    where: ({ nature, gridId }: OptionsQuery & { nature?: number; gridId?: string }) =>
+      and(
+        nature === undefined ? undefined : eq(poc.nature, nature),
+        gridId === undefined ? undefined : eq(poc.gridId, gridId),
+      ),
+  },
 };
 
 /** How far a change time may lie ahead of the server's clock (a browser's clock drifts). */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
-/** Meter replacement at a POC, its history, and the searches of the POC form's pickers. */
+/** Meter replacement at a POC and its history. */
 export class PocMeters {
   constructor(private readonly db: Db) {}
 
@@ -231,64 +239,7 @@ export class PocMeters {
       changeTime: iso(r.changeTime),
     }));
   }
-
-  /**
-   * What a picker offers: records within the caller's scope whose number contains the keyword (meters
-   * only while at no POC), and those named by `ids` (the edited POC's) whatever the keyword.
-   */
-  async options(
-    q: { kind: 'meter' | 'consumer' | 'dcu'; keyword: string; ids: string[] },
-    session: SessionContext,
-  ): Promise<PocOption[]> {
-    const scope = await resolveScope(this.db, session.userId);
-    const source = OPTION_SOURCES[q.kind];
-    const search = async (where: SQL | undefined, limit: number): Promise<PocOption[]> => {
-      const rows = await this.db
-        .select({ id: source.id, label: source.label })
-        .from(source.table)
-        .where(and(where, gridScope(scope, source.grid)))
-        .orderBy(asc(source.key))
-        .limit(limit);
-      return rows.map((row) => ({ id: String(row.id), label: row.label }));
-    };
-    const [named, found] = await Promise.all([
-      q.ids.length ? search(inArray(source.id, q.ids), q.ids.length) : [],
-      search(
-        and(q.keyword ? sql`${source.key} ilike ${likeContains(q.keyword)}` : undefined, source.free),
-        MAX_POC_OPTIONS,
-      ),
-    ]);
-    const seen = new Set(named.map((o) => o.id));
-    return [...named, ...found.filter((o) => !seen.has(o.id))];
-  }
 }
-
-interface OptionSource extends ScopedTable {
-  /** The business key the keyword searches and the options are ordered by. */
-  key: AnyPgColumn;
-  label: SQL<string>;
-  /** Only these are offered to a search. */
-  free?: SQL;
-}
-
-const OPTION_SOURCES: Record<'meter' | 'consumer' | 'dcu', OptionSource> = {
-  meter: {
-    ...METER,
-    key: meter.devAddr,
-    label: sql<string>`${meter.devAddr}`,
-    free: sql`not exists (select 1 from ${poc} where ${qualified(poc.meterId)} = ${qualified(meter.id)})`,
-  },
-  consumer: {
-    ...CONSUMER,
-    key: consumer.consumerCode,
-    label: sql<string>`${consumer.consumerCode} || ' ' || ${consumer.consumerName}`,
-  },
-  dcu: {
-    ...DCU,
-    key: dcu.dcuNo,
-    label: sql<string>`case when ${dcu.dcuName} = '' then ${dcu.dcuNo} else ${dcu.dcuNo} || ' ' || ${dcu.dcuName} end`,
-  },
-};
 
 const label = (name: string) => `poc.fields.${name}`;
 

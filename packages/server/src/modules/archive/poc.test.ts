@@ -4,7 +4,6 @@ import {
   type Page,
   POC_RES,
   type Poc,
-  type PocOption,
   type PocReplacement,
 } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
@@ -325,30 +324,6 @@ describe('POC archive', () => {
     expect(await t.db.select().from(pocReplacement).where(eq(pocReplacement.pocId, free))).toEqual([]);
   });
 
-  it('offers the pickers what the caller reaches: meters at no POC, consumers and DCUs by number', async () => {
-    const free = await meterAt(t, gridA, 'OPTM0001');
-    const used = await meterAt(t, gridA, 'OPTM0002');
-    await meterAt(t, gridB, 'OPTM0003');
-    const id = await saved({ meterId: used.id });
-    const options = (body: object, cookie = admin) => t.call<PocOption[]>('/poc/options', body, cookie);
-    expect((await options({ kind: 'meter', keyword: 'optm' })).body.data.map((o) => o.label)).toEqual([
-      'OPTM0001',
-      'OPTM0003',
-    ]);
-    const scoped = await userOfGrid(t, gridA, [POC_RES.page, POC_RES.edit]);
-    expect(
-      (await options({ kind: 'meter', keyword: 'OPTM', ids: [used.id] }, scoped)).body.data.map((o) => o.label),
-    ).toEqual(['OPTM0002', 'OPTM0001']);
-    expect((await options({ kind: 'consumer', keyword: '' }, scoped)).status).toBe(200);
-    await t.db.insert(dcu).values({ id: newId(), dcuNo: 'OPTD01', dcuName: 'Yard', gridId: gridA });
-    expect((await options({ kind: 'dcu', keyword: 'optd' }, scoped)).body.data).toEqual([
-      expect.objectContaining({ label: 'OPTD01 Yard' }),
-    ]);
-    expect((await options({ kind: 'module' })).status).toBe(400);
-    expect(free.id).toBeTruthy();
-    expect(id).toBeTruthy();
-  });
-
   describe('data scope', () => {
     let user: string;
     let inA: string;
@@ -408,8 +383,6 @@ describe('POC archive', () => {
       expect(issues((await replace(inA, meterB.id, {}, user)).body)).toEqual([
         expect.objectContaining({ field: 'newMeterId', key: 'meterNotFound' }),
       ]);
-      const options = await t.call<PocOption[]>('/poc/options', { kind: 'meter', ids: [meterB.id] }, user);
-      expect(options.body.data.map((o) => o.id)).not.toContain(meterB.id);
     });
   });
 });

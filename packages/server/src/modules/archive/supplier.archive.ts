@@ -59,6 +59,10 @@ export const supplierArchive: ArchiveDefinition<
     supplierName: { column: supplier.supplierName, index: 'supplier_name_uq' },
   },
   toValues: async (v) => ({ ...v }) satisfies EveryField<SupplierCreate>,
+  options: {
+    searched: [supplier.supplierName, supplier.supplierCode],
+    label: sql<string>`${supplier.supplierName} || ' (' || ${supplier.supplierCode} || ')'`,
+  },
   inUse: (tx, ids) =>
     inUseBy(tx, ids, [
       { column: meterType.supplierId, key: 'supplierInUse' },

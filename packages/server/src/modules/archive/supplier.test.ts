@@ -76,6 +76,11 @@ describe('supplier (archive kit)', () => {
         expect.objectContaining({ field: 'supplierName', key: 'mandatory' }),
       ]),
     );
+    // A blank code is only missing: letters and digits have nothing to say about it.
+    const blank = await t.call('/supplier/save', supplier({ supplierCode: '   ' }), admin);
+    expect((blank.body as { data: { issues: unknown[] } }).data.issues).toEqual([
+      { field: 'supplierCode', key: 'mandatory', message: 'This part is mandatory' },
+    ]);
     expect((await t.call('/supplier/list', { sortField: 'remark' }, admin)).status).toBe(400);
     expect((await t.call('/supplier/check', { field: 'remark', value: 'x' }, admin)).status).toBe(400);
   });

@@ -89,7 +89,7 @@ describe('power grid page', () => {
       gridName: 'Transformer T2',
       gridType: 3,
       capacity: 630,
-      primaryPocNo: '',
+      primaryPocId: null,
       remark: '',
     });
   });

@@ -1,4 +1,4 @@
-import { DCU_RES, type Dcu, dcuApi, POC_RES, type Poc, pocApi } from '@meterdesk/contracts';
+import { DCU_RES, type Dcu, dcuApi, meterApi, POC_RES, type Poc, pocApi } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -73,17 +73,14 @@ describe('POC screens', () => {
   it("labels the edited POC's meter from the server and searches meters as the user types", async () => {
     const api = stubApi({
       [pocApi.detail.path]: () => ok(poc),
-      [pocApi.options.path]: (body) =>
-        ok(
-          body.kind === 'meter'
-            ? [
-                ...((body.ids as string[]).includes(poc.meterId as string)
-                  ? [{ id: id(7), label: '610000000007' }]
-                  : []),
-                ...(body.keyword === '0042' ? [{ id: id(42), label: '610000000042' }] : []),
-              ]
-            : [],
-        ),
+      [meterApi.options.path]: (body) =>
+        ok({
+          list: [
+            ...((body.ids as string[]).includes(poc.meterId as string) ? [{ id: id(7), label: '610000000007' }] : []),
+            ...(body.keyword === '0042' ? [{ id: id(42), label: '610000000042' }] : []),
+          ],
+          more: false,
+        }),
     });
     const user = userEvent.setup();
     renderInShell(permittedTree([POC_RES.edit]), `${POC_RES.edit}?id=${poc.id}`);
@@ -93,8 +90,8 @@ describe('POC screens', () => {
     await user.click(within(meter).getByRole('combobox'));
     await user.keyboard('0042');
     expect(await screen.findByText('610000000042')).toBeTruthy();
-    expect(api.callsTo(pocApi.options.path).map((call) => call.body)).toContainEqual({
-      kind: 'meter',
+    expect(api.callsTo(meterApi.options.path).map((call) => call.body)).toContainEqual({
+      free: true,
       keyword: '0042',
       ids: [id(7)],
     });
