@@ -2,7 +2,7 @@ import type { ImportStatus, Page, Supplier } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { archiveImport, supplier } from '../../../db/schema';
+import { archiveImport, supplier, sysLog } from '../../../db/schema';
 import { defineJob, JobSystem } from '../../../jobs/job-system';
 import { createTestApp, type TestApp } from '../../../test/harness';
 import { supplierImport } from '../supplier.archive';
@@ -144,6 +144,25 @@ describe('archive imports (the supplier import)', () => {
       headers: { cookie: admin },
     });
     expect(json.statusCode).toBe(400);
+  });
+
+  it('logs an upload in the operation log by its size and file name, never its bytes', async () => {
+    const logged = () => t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/supplier/import'));
+    const earlier = new Set((await logged()).map((entry) => entry.id));
+    const file = await workbook([
+      ['supplierCode', 'supplierName'],
+      ['LOG1', 'Logged'],
+    ]);
+    await finished((await upload(file, '审计.xlsx')).body.data.importId);
+    let entry: typeof sysLog.$inferSelect | undefined;
+    await vi.waitFor(async () => {
+      entry = (await logged()).find((e) => !earlier.has(e.id));
+      expect(entry).toBeDefined();
+    }, settle);
+    expect(JSON.parse(entry?.content ?? '')).toEqual({
+      page: '/parameterSetting/supplier/import',
+      body: { bytes: file.length, fileName: '审计.xlsx' },
+    });
   });
 
   it('shows an import only to the user who started it', async () => {
