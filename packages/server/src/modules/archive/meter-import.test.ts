@@ -415,6 +415,36 @@ describe('meter import', () => {
     expect(await first<Poc>('poc', { pocNo: 'PZH1' })).toMatchObject({ nature: 4 });
   }, 120_000);
 
+  it('reuses a consumer the file made a chunk of rows earlier', async () => {
+    const before = await archiveCounts(t);
+    const rows: ExcelJS.CellValue[][] = [
+      HEADERS,
+      row({
+        consumerCode: 'CSPAN001',
+        consumerName: 'Spans chunks',
+        devAddr: 'MSPAN0000',
+        gridName: 'MIA',
+        pocPoint: 'PSPAN0',
+      }),
+    ];
+    // More rows than the import checks and writes at a time, so the last row lies in another chunk.
+    for (let i = 1; i <= 1_000; i++) rows.push(row({ devAddr: `MSPAN${String(i).padStart(4, '0')}`, gridName: 'MIA' }));
+    rows.push(row({ consumerCode: 'cspan001', devAddr: 'MSPANLAST', gridName: 'MIA', pocPoint: 'PSPAN1' }));
+    const status = await importRows(t, 'meter', rows, admin);
+    expect(status).toMatchObject({ state: 'done', total: 1_002, imported: 1_002 });
+    expect(await archiveCounts(t)).toEqual({
+      ...before,
+      consumer: before.consumer + 1,
+      meter: before.meter + 1_002,
+      poc: before.poc + 2,
+    });
+    const made = await first<Consumer>('consumer', { consumerCode: 'CSPAN001' });
+    expect(made.pocs?.map((p) => [p.pocNo, p.devAddr])).toEqual([
+      ['PSPAN0', 'MSPAN0000'],
+      ['PSPAN1', 'MSPANLAST'],
+    ]);
+  }, 120_000);
+
   it('leaves every archive table unchanged when one row of 10,000 is bad', async () => {
     const before = await archiveCounts(t);
     const rows: ExcelJS.CellValue[][] = [HEADERS];

@@ -19,6 +19,7 @@ import { newId } from '../../db/ids';
 import { type EveryField, qualified } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
 import { gridScope, type Scope } from '../../rbac/scope';
+import { FirstLines } from './import/compact-strings';
 import { resolveGrids } from './import/grid-reference';
 import {
   byChunks,
@@ -204,9 +205,9 @@ export function meterImport(secrets: SecretBox): ImportDefinition<MeterImportPla
     pass(ctx) {
       const { columnOf } = ctx;
       const repeated = duplicatesInFile(['devAddr', 'moduleNo', 'pocPoint'], columnOf);
-      /** Consumers this file creates, by lower-cased code: a consumer's later rows reuse it. */
-      const newConsumers = new Map<string, string>();
-      return (rows) => checkChunk(rows, ctx, repeated(rows), newConsumers, secrets);
+      /** The lower-cased codes of the consumers this file makes: a consumer's later rows reuse it. */
+      const madeConsumers = new FirstLines();
+      return (rows) => checkChunk(rows, ctx, repeated(rows), madeConsumers, secrets);
     },
     async write(plan, writer) {
       // In the order the references point: a meter needs its module, a POC its consumer and meter.
@@ -233,12 +234,14 @@ async function checkChunk(
   rows: ImportRow[],
   ctx: ImportContext,
   errors: ImportError[],
-  newConsumers: Map<string, string>,
+  madeConsumers: FirstLines,
   secrets: SecretBox,
 ): Promise<CheckResult<MeterImportPlan>> {
   const { columnOf } = ctx;
   const found = await lookups(rows, ctx);
   const plan: MeterImportPlan = { consumers: [], modules: [], meters: [], pocs: [], links: [] };
+  /** The ids of the consumers this chunk makes, by lower-cased code. */
+  const planned = new Map<string, string>();
 
   for (const row of rows) {
     const cell = (key: string) => row.cells[key] ?? '';
@@ -310,7 +313,10 @@ async function checkChunk(
       const existing = found.consumers.get(code.toLowerCase());
       if (existing && !existing.inScope) problems.add('consumerCode', 'existed');
       else if (existing) consumerId = existing.id;
-      else if (newConsumers.has(code.toLowerCase())) consumerId = newConsumers.get(code.toLowerCase()) ?? null;
+      else if (planned.has(code.toLowerCase())) consumerId = planned.get(code.toLowerCase()) ?? null;
+      // Made by an earlier chunk: the writing pass has written it by now and found it above; the
+      // checking pass writes nothing, so an id of its own serves its checks.
+      else if (madeConsumers.get(code.toLowerCase()) !== undefined) consumerId = newId();
       else {
         const parsed = NEW_CONSUMER.safeParse({
           consumerCode: code,
@@ -349,7 +355,8 @@ async function checkChunk(
     else if (parsedMeter.success && gridId) {
       if (newConsumer && consumerId) {
         plan.consumers.push({ ...newConsumer, id: consumerId, gridId });
-        newConsumers.set(code.toLowerCase(), consumerId);
+        planned.set(code.toLowerCase(), consumerId);
+        madeConsumers.firstOrAdd(code.toLowerCase(), row.line);
       }
       if (newModule && moduleId) plan.modules.push({ ...newModule, id: moduleId, gridId });
       plan.meters.push(meterValues(secrets, parsedMeter.data, meterId, gridId, moduleId));

@@ -21,6 +21,7 @@ import { ApiError } from '../../../http/api-error';
 import { translator } from '../../../i18n/labels';
 import { defineJob, type JobContext } from '../../../jobs/job-system';
 import { resolveScope, type Scope } from '../../../rbac/scope';
+import { FirstLines } from './compact-strings';
 import { columnLetter, Workbook } from './workbook';
 
 /** A column of an import: its header key (the spec's headers are keys) and the label whose texts also head it. */
@@ -216,16 +217,17 @@ export function cellValue(schema: z.ZodType | undefined, text: string): unknown 
  * do, over the chunks of one pass: it remembers each value's first line.
  */
 export function duplicatesInFile(keys: readonly string[], columnOf: ColumnOf): (rows: ImportRow[]) => ImportError[] {
-  const seen = new Map(keys.map((key) => [key, new Map<string, number>()]));
+  const seen = new Map(keys.map((key) => [key, new FirstLines()]));
   return (rows) => {
     const errors: ImportError[] = [];
     for (const [key, lines] of seen) {
       for (const row of rows) {
         const value = row.cells[key] ?? '';
         if (value === '') continue;
-        const first = lines.get(normal(value));
-        if (first === undefined) lines.set(normal(value), row.line);
-        else errors.push(importError(row.line, columnOf(key), 'importDuplicateInFile', `${value} (line ${first})`));
+        const first = lines.firstOrAdd(normal(value), row.line);
+        if (first !== undefined) {
+          errors.push(importError(row.line, columnOf(key), 'importDuplicateInFile', `${value} (line ${first})`));
+        }
       }
     }
     return errors;
@@ -439,24 +441,28 @@ export async function runImport(
   await job.progress({ done: rows, total: rows, state: 'done', imported });
 }
 
-/** The status the dialog reads; only the user who started an import sees it. */
+/**
+ * The status the dialog reads; only the user who started an import sees it. The upload itself is
+ * left in the table: the dialog asks every few seconds, and a 20 MB file read each time would be
+ * 40 MB of text to parse and drop.
+ */
 export async function importStatus(db: Executor, importId: string, username: string): Promise<ImportStatus | null> {
   const [row] = await db
-    .select()
+    .select({
+      importId: archiveImport.id,
+      jobId: archiveImport.jobId,
+      state: archiveImport.state,
+      fileName: archiveImport.fileName,
+      total: archiveImport.total,
+      done: archiveImport.done,
+      imported: archiveImport.imported,
+      errorCount: archiveImport.errorCount,
+      errors: archiveImport.errors,
+    })
     .from(archiveImport)
     .where(and(eq(archiveImport.id, importId), eq(archiveImport.username, username)));
   if (!row) return null;
-  return {
-    importId: row.id,
-    jobId: row.jobId,
-    state: row.state as ImportStatus['state'],
-    fileName: row.fileName,
-    total: row.total,
-    done: row.done,
-    imported: row.imported,
-    errorCount: row.errorCount,
-    errors: row.errors as ImportError[],
-  };
+  return { ...row, state: row.state as ImportStatus['state'], errors: row.errors as ImportError[] };
 }
 
 /** Keeps the upload and queues its job; the job id lets the browser follow `progress/{jobId}`. */

@@ -3,6 +3,7 @@ import { createInflateRaw } from 'node:zlib';
 import { MAX_IMPORT_UNPACKED_BYTES, RESULT } from '@meterdesk/contracts';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { ApiError } from '../../../http/api-error';
+import { StringTable } from './compact-strings';
 
 /*
  * The import's own reader of an uploaded `.xlsx`: its first sheet's rows as text, straight from the
@@ -95,7 +96,7 @@ async function* inflated(file: Buffer, entry: ZipEntry): AsyncGenerator<Buffer> 
   }
   if (entry.method !== DEFLATED) throw refuse('an unknown zip compression');
   let total = 0;
-  const stream = Readable.from([data]).pipe(createInflateRaw({ chunkSize: 1 << 16 }));
+  const stream = Readable.from([data]).pipe(createInflateRaw());
   try {
     for await (const chunk of stream) {
       total += (chunk as Buffer).length;
@@ -142,38 +143,6 @@ const attribute = (tag: SaxesTagPlain, name: string) => {
   const value = tag.attributes[name];
   return typeof value === 'string' ? value : undefined;
 };
-
-/**
- * Strings by index in one UTF-8 buffer: a hundred thousand rows' shared strings take their own
- * bytes plus four, where an array of strings would take several times that.
- */
-class StringTable {
-  private bytes: Buffer = Buffer.alloc(1 << 16);
-  private ends = new Uint32Array(1 << 12);
-  private length = 0;
-  private used = 0;
-
-  add(text: string): void {
-    const needed = this.used + Buffer.byteLength(text);
-    if (needed > this.bytes.length) {
-      const bigger = Buffer.alloc(Math.max(needed, this.bytes.length * 2));
-      this.bytes.copy(bigger, 0, 0, this.used);
-      this.bytes = bigger;
-    }
-    this.used += this.bytes.write(text, this.used);
-    if (this.length === this.ends.length) {
-      const bigger = new Uint32Array(this.ends.length * 2);
-      bigger.set(this.ends);
-      this.ends = bigger;
-    }
-    this.ends[this.length++] = this.used;
-  }
-
-  get(index: number): string {
-    if (!(index >= 0 && index < this.length)) return '';
-    return this.bytes.toString('utf8', index === 0 ? 0 : this.ends[index - 1], this.ends[index]);
-  }
-}
 
 /**
  * The text of string items (`<si>` of the shared strings, `<is>` of an inline cell): their `<t>`
