@@ -5,8 +5,9 @@ import path from 'node:path';
  * V8 lets the heap grow to a multiple of what survived its last full collection before it collects
  * again, and the multiple shrinks with the heap limit. Under the default limit (4 GB on a 24 GB
  * machine) a 100,000-row import grew the heap to about 250 MB around 70 MB of live objects; under
- * 1 GB it stayed near 130 MB, at the same speed (docs/scaling.md). 1 GB is still fifteen times what
- * the running server holds. An operator's own `--max-old-space-size` in NODE_OPTIONS wins.
+ * 1 GB it stayed near 130 MB, the import taking about a sixth longer (docs/scaling.md). 1 GB is
+ * still fifteen times what the running server holds. An operator's own `--max-old-space-size` in
+ * NODE_OPTIONS wins.
  */
 const HEAP_LIMIT_MB = 1024;
 
