@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { serverArgs } from './server-process.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'packages/web/dist/index.html');
@@ -26,7 +27,7 @@ if (!existsSync(dist) || statSync(dist).mtimeMs < sourceTime) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'packages/server/src/main.ts')], {
+const server = spawn(process.execPath, serverArgs(root), {
   cwd: root,
   stdio: 'inherit',
 });

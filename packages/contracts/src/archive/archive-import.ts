@@ -16,7 +16,12 @@ export const IMPORT_STATES = ['queued', 'reading', 'checking', 'writing', 'done'
 /** One bad cell or row (spec §8): its Excel line, column, message key and what exactly was wrong. */
 export const ImportErrorSchema = z.object({
   line: z.number().int().describe('Excel row number (the header is line 1)'),
-  column: z.string().describe('The column header as written in the file; empty for a whole-row problem'),
+  column: z
+    .string()
+    .describe(
+      "The column's header as the file wrote it (a key, or a label in either language); the template's header when the file lacks the column; empty for a whole-row problem",
+    ),
+  columnLetter: z.string().describe("The column's letter in the file (A, B, … AA); empty when the file lacks it"),
   code: z.string().describe('Message key'),
   cause: z.string().describe('The value or reason, in English'),
 });

@@ -26,6 +26,12 @@ export function redact(value: unknown): unknown {
   return value;
 }
 
+/**
+ * What a request body says in a log: an uploaded file (a raw body) by its size alone, never its
+ * bytes — walked as an object, a 20 MB upload would become twenty million masked keys.
+ */
+const loggedBody = (body: unknown): unknown => (Buffer.isBuffer(body) ? { bytes: body.length } : (body ?? {}));
+
 /** Every call of a route marked `audit` leaves an operation log entry, refused or not. */
 export function registerAuditLog(app: FastifyInstance, db: Db): void {
   app.addHook('onResponse', async (req, reply) => {
@@ -33,7 +39,7 @@ export function registerAuditLog(app: FastifyInstance, db: Db): void {
     if (!kind || !req.session) return;
     const access = req.routeOptions.config.access;
     const page = typeof access === 'object' ? (access.anyOf[0] ?? req.url) : req.url;
-    const body = req.auditNote ? { ...(req.body as object), ...req.auditNote } : (req.body ?? {});
+    const body = req.auditNote ? { ...(loggedBody(req.body) as object), ...req.auditNote } : loggedBody(req.body);
     const content = operationContent(page, redact(body)).slice(0, MAX_CONTENT);
     try {
       await writeLog(db, {

@@ -1,7 +1,14 @@
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
 import type { ColumnText } from '../i18n/labels';
 import type { Download } from './operation';
+
+/**
+ * exceljs, loaded with the first workbook the server writes rather than at its start: its code
+ * and sources hold several megabytes of heap that a server which never exports would carry for
+ * nothing, and the garbage collector lets the heap grow in proportion to what it holds
+ * (docs/architecture.md, "Imports").
+ */
+export const loadExcel = async () => (await import('exceljs')).default;
 
 /** spec §9: spreadsheet export with 150 px columns (about 21 characters). */
 const COLUMN_WIDTH = 21;
@@ -19,11 +26,12 @@ export function streamWorkbook<R>(options: {
   onError(err: unknown): void;
 }): Download {
   const stream = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true });
-  const sheet = workbook.addWorksheet(options.sheetName);
-  sheet.columns = options.columns.map((c) => ({ header: c.title, key: c.key, width: COLUMN_WIDTH }));
-  sheet.getRow(1).font = { bold: true };
   const write = async () => {
+    const ExcelJS = await loadExcel();
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true });
+    const sheet = workbook.addWorksheet(options.sheetName);
+    sheet.columns = options.columns.map((c) => ({ header: c.title, key: c.key, width: COLUMN_WIDTH }));
+    sheet.getRow(1).font = { bold: true };
     for await (const rows of options.chunks) {
       for (const row of rows) sheet.addRow(options.columns.map((c) => c.text(row))).commit();
     }

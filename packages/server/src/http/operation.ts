@@ -169,6 +169,8 @@ export function registerUpload<Res extends z.ZodType>(
       try {
         fileName = decodeURIComponent(String(req.headers['x-file-name'] ?? ''));
       } catch {}
+      // The operation log names the file; the audit hook gives its size for the body.
+      req.auditNote = { fileName: fileName.slice(0, 200) };
       const data = await handler({ file: req.body, fileName, req, reply, session: req.session });
       return { code: 200, msg: 'success', data };
     },

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import pdfmake from 'pdfmake';
 import type { ColumnText } from '../i18n/labels';
 import type { Download } from './operation';
 
@@ -17,11 +16,24 @@ const FONT_FILES = {
 export const PDF_FONT = 'NotoSansHans-Regular';
 const FAMILY = 'NotoSansHans';
 
-// The documents are built from records, never from user-supplied URLs or paths: pdfmake may read the
-// two font files and nothing else.
-pdfmake.setUrlAccessPolicy(() => false);
-pdfmake.setLocalAccessPolicy((path) => path === FONT_FILES.normal || path === FONT_FILES.bold);
-pdfmake.addFonts({ [FAMILY]: { ...FONT_FILES, italics: FONT_FILES.normal, bolditalics: FONT_FILES.bold } });
+let pdfmakeLoaded: Promise<typeof import('pdfmake').default> | undefined;
+
+/**
+ * pdfmake, with pdfkit and its font and image decoders, loaded with the first PDF rather than at
+ * the server's start: the heap it holds (~10 MB) would otherwise raise every garbage-collection
+ * threshold of a server that never prints (docs/architecture.md, "Imports").
+ */
+function loadPdfmake() {
+  pdfmakeLoaded ??= import('pdfmake').then(({ default: pdfmake }) => {
+    // The documents are built from records, never from user-supplied URLs or paths: pdfmake may
+    // read the two font files and nothing else.
+    pdfmake.setUrlAccessPolicy(() => false);
+    pdfmake.setLocalAccessPolicy((path) => path === FONT_FILES.normal || path === FONT_FILES.bold);
+    pdfmake.addFonts({ [FAMILY]: { ...FONT_FILES, italics: FONT_FILES.normal, bolditalics: FONT_FILES.bold } });
+    return pdfmake;
+  });
+  return pdfmakeLoaded;
+}
 
 /** A4 in points, and the margins around the table. */
 const A4 = { long: 841.89, short: 595.28 };
@@ -78,6 +90,7 @@ export async function renderPdf<R>(options: {
     }
     if (more) break;
   }
+  const pdfmake = await loadPdfmake();
   const document = await pdfmake
     .createPdf({
       pageSize: 'A4',

@@ -27,8 +27,25 @@ const failed: ImportStatus = {
   done: 3,
   imported: 0,
   errorCount: 1,
-  errors: [{ line: 3, column: 'Supplier name', code: 'mandatory', cause: '' }],
+  errors: [{ line: 3, column: 'Supplier name', columnLetter: 'B', code: 'mandatory', cause: '' }],
 };
+
+function renderDialog() {
+  render(
+    <QueryClientProvider client={new QueryClient()}>
+      <App>
+        <ImportDialog calls={supplierImportApi} title="Import" onClose={() => undefined} queryKey={['supplier']} />
+      </App>
+    </QueryClientProvider>,
+  );
+  const user = userEvent.setup();
+  const upload = async (name: string) => {
+    const input = document.querySelector('input[type=file]');
+    if (!(input instanceof HTMLInputElement)) throw new Error('no file input');
+    await user.upload(input, new File(['x'], name, { type: 'application/octet-stream' }));
+  };
+  return { user, upload };
+}
 
 describe('import dialog', () => {
   it('follows another file from its own start, not from where the last one ended', async () => {
@@ -42,24 +59,14 @@ describe('import dialog', () => {
       [supplierImportApi.importStatus.path]: (body) =>
         body.importId === id(1) ? ok(failed) : new Promise<StubAnswer>(() => undefined),
     });
-    render(
-      <QueryClientProvider client={new QueryClient()}>
-        <App>
-          <ImportDialog calls={supplierImportApi} title="Import" onClose={() => undefined} queryKey={['supplier']} />
-        </App>
-      </QueryClientProvider>,
-    );
-    const user = userEvent.setup();
-    const upload = async (name: string) => {
-      const input = document.querySelector('input[type=file]');
-      if (!(input instanceof HTMLInputElement)) throw new Error('no file input');
-      await user.upload(input, new File(['x'], name, { type: 'application/octet-stream' }));
-    };
+    const { user, upload } = renderDialog();
 
     await upload('bad.xlsx');
     await waitFor(() => expect(feeds.has('progress/job-1')).toBe(true));
     act(() => feeds.get('progress/job-1')?.onMessage(JSON.stringify({ done: 3, total: 3 })));
     expect(await screen.findByTestId('import-failed')).toBeTruthy();
+    // The bad cell's column by the header the file gave it, and its letter there.
+    expect(screen.getByTestId('import-errors').textContent).toContain('B · Supplier name');
 
     await user.click(screen.getByTestId('import-again'));
     await upload('good.xlsx');
@@ -92,5 +99,27 @@ describe('import dialog', () => {
     expect(within(progress).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
     expect(progress.textContent).toContain('Done');
     expect(progress.textContent).toContain('3 of 3 rows');
+  });
+
+  it('shows the pass the pushed rows belong to: checked first, then written from the start again', async () => {
+    stubApi({
+      [supplierImportApi.import.path]: () => ok({ importId: id(3), jobId: 'job-3' }),
+      // The status is slow to answer: the pushes alone move the dialog.
+      [supplierImportApi.importStatus.path]: () => new Promise<StubAnswer>(() => undefined),
+    });
+    const { upload } = renderDialog();
+    await upload('meters.xlsx');
+    await waitFor(() => expect(feeds.has('progress/job-3')).toBe(true));
+    const feed = feeds.get('progress/job-3');
+    act(() => feed?.onMessage(JSON.stringify({ done: 4, total: 4, state: 'checking' })));
+    const progress = await screen.findByTestId('import-progress');
+    expect(progress.textContent).toContain('Checking every row…');
+    expect(progress.textContent).toContain('4 of 4 rows');
+    // One bar over both passes, so it never runs backwards: checking fills its first half.
+    expect(within(progress).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('50');
+    act(() => feed?.onMessage(JSON.stringify({ done: 1, total: 4, state: 'writing' })));
+    expect(progress.textContent).toContain('Writing…');
+    expect(progress.textContent).toContain('1 of 4 rows');
+    expect(within(progress).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('63');
   });
 });

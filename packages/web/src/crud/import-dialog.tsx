@@ -1,5 +1,6 @@
 import { DownloadOutlined, InboxOutlined } from '@ant-design/icons';
 import {
+  IMPORT_STATES,
   type ImportError,
   type ImportStatus,
   type importApi,
@@ -21,12 +22,21 @@ type ImportCalls = ReturnType<typeof importApi>;
 const POLL_MS = 2000;
 const FINAL = new Set<ImportStatus['state']>(['done', 'failed']);
 
-/** `{done, total}` of a progress message, or undefined for anything else. */
-export function parseProgress(payload: Uint8Array | string): { done: number; total: number } | undefined {
+interface Pushed {
+  done: number;
+  total: number;
+  /** The pass the rows are counted in: checked first, then written. */
+  state?: ImportStatus['state'];
+}
+
+/** `{done, total, state}` of a progress message, or undefined for anything else. */
+export function parseProgress(payload: Uint8Array | string): Pushed | undefined {
   try {
     const text = typeof payload === 'string' ? payload : new TextDecoder().decode(payload);
-    const { done, total } = JSON.parse(text) as { done?: unknown; total?: unknown };
-    return typeof done === 'number' && typeof total === 'number' ? { done, total } : undefined;
+    const { done, total, state } = JSON.parse(text) as { done?: unknown; total?: unknown; state?: unknown };
+    if (typeof done !== 'number' || typeof total !== 'number') return undefined;
+    const known = IMPORT_STATES.find((s) => s === state);
+    return known ? { done, total, state: known } : { done, total };
   } catch {
     return undefined;
   }
@@ -38,7 +48,7 @@ export function parseProgress(payload: Uint8Array | string): { done: number; tot
  */
 function useImportProgress(calls: ImportCalls, started: { importId: string; jobId: string } | null) {
   const [status, setStatus] = useState<ImportStatus | null>(null);
-  const [pushed, setPushed] = useState<{ done: number; total: number } | null>(null);
+  const [pushed, setPushed] = useState<Pushed | null>(null);
   useEffect(() => {
     // Another file after the first starts from nothing, not from where the last one ended.
     setStatus(null);
@@ -64,7 +74,7 @@ function useImportProgress(calls: ImportCalls, started: { importId: string; jobI
         if (!progress) return;
         setPushed(progress);
         // The end is read from the status, which carries the error list.
-        if (progress.done >= progress.total) {
+        if (progress.state ? FINAL.has(progress.state) : progress.done >= progress.total) {
           clearTimeout(timer);
           void poll();
         }
@@ -126,9 +136,13 @@ export function ImportDialog({
     }
   };
 
-  const total = status?.total || pushed?.total || 0;
-  const done = finished ? total : Math.max(pushed?.done ?? 0, status?.done ?? 0);
-  const percent = total > 0 ? Math.min(100, Math.round((done / total) * 100)) : 0;
+  const total = pushed?.total || status?.total || 0;
+  // A push is the newest word while the broker is live; the rows count again from 0 in the writing pass.
+  const state = pushed?.state ?? status?.state ?? 'queued';
+  const done = finished ? total : (pushed?.done ?? status?.done ?? 0);
+  // One bar over both passes, so that it never runs backwards: checking fills its first half.
+  const passDone = state === 'writing' ? total + done : done;
+  const percent = finished ? 100 : total > 0 ? Math.min(100, Math.round((passDone / (2 * total)) * 100)) : 0;
 
   return (
     <Modal
@@ -168,7 +182,7 @@ export function ImportDialog({
         {/* A done import keeps its full bar; a failed one gives the place to its bad rows. */}
         {started && finished?.state !== 'failed' && (
           <div data-testid="import-progress">
-            <div>{t(`crud.importStates.${status?.state ?? 'queued'}`)}</div>
+            <div>{t(`crud.importStates.${state}`)}</div>
             <Progress percent={percent} status={finished ? 'success' : 'active'} />
             <div>{t('crud.importRows', { done, total })}</div>
           </div>
@@ -215,7 +229,12 @@ function ImportErrors({ status }: { status: ImportStatus }) {
         data-testid="import-errors"
         columns={[
           { key: 'line', dataIndex: 'line', title: t('crud.importLine'), width: 80 },
-          { key: 'column', dataIndex: 'column', title: t('crud.importColumn'), width: 160 },
+          {
+            key: 'column',
+            title: t('crud.importColumn'),
+            width: 180,
+            render: (_: unknown, row) => (row.columnLetter ? `${row.columnLetter} · ${row.column}` : row.column),
+          },
           { key: 'code', dataIndex: 'code', title: t('crud.importCode'), width: 160 },
           {
             key: 'cause',

@@ -228,46 +228,121 @@ describe('meter import', () => {
     );
     expect(status).toMatchObject({ state: 'failed', total: 21, imported: 0 });
     expect(status.errors).toEqual([
-      { line: 3, column: 'devAddr', code: 'meterSnIncomplete', cause: 'Please enter the complete Meter SN: M12' },
+      {
+        line: 3,
+        column: 'devAddr',
+        columnLetter: 'D',
+        code: 'meterSnIncomplete',
+        cause: 'Please enter the complete Meter SN: M12',
+      },
       {
         line: 4,
         column: 'devAddr',
+        columnLetter: 'D',
         code: 'meterSnSameAsModule',
         cause: 'Meter SN and module SN must differ: MSAME0001',
       },
-      { line: 5, column: 'devAddr', code: 'existed', cause: 'existed: MUSED0001' },
+      { line: 5, column: 'devAddr', columnLetter: 'D', code: 'existed', cause: 'existed: MUSED0001' },
       {
         line: 6,
         column: 'devAddr',
+        columnLetter: 'D',
         code: 'importDuplicateInFile',
         cause: 'The same value appears twice in the file: MOK000001 (line 2)',
       },
-      { line: 7, column: 'moduleNo', code: 'moduleInUse', cause: 'This module is used by a meter: MODUSED1' },
-      { line: 8, column: 'pocPoint', code: 'pocHasMeter', cause: 'This POC already has a meter: PBUSY1' },
-      { line: 9, column: 'dcuNo', code: 'dcuNotFound', cause: 'The DCU does not exist: DCUNONE' },
-      { line: 10, column: 'gridName', code: 'gridNotFound', cause: 'The power grid does not exist: Nowhere' },
-      { line: 11, column: 'pocPoint', code: 'mandatory', cause: 'This part is mandatory' },
-      { line: 12, column: 'consumerName', code: 'mandatory', cause: 'This part is mandatory' },
-      { line: 13, column: 'supplierName', code: 'supplierNotFound', cause: 'The supplier does not exist: Nobody' },
-      { line: 14, column: 'interfaceType', code: 'invalidValue', cause: 'Invalid value: Bluetooth' },
-      { line: 15, column: 'pocNature', code: 'invalidValue', cause: 'Invalid value: 9' },
-      { line: 16, column: 'simNo', code: 'digitsOnly', cause: 'Only digits are allowed: 13a' },
+      {
+        line: 7,
+        column: 'moduleNo',
+        columnLetter: 'E',
+        code: 'moduleInUse',
+        cause: 'This module is used by a meter: MODUSED1',
+      },
+      {
+        line: 8,
+        column: 'pocPoint',
+        columnLetter: 'K',
+        code: 'pocHasMeter',
+        cause: 'This POC already has a meter: PBUSY1',
+      },
+      { line: 9, column: 'dcuNo', columnLetter: 'M', code: 'dcuNotFound', cause: 'The DCU does not exist: DCUNONE' },
+      {
+        line: 10,
+        column: 'gridName',
+        columnLetter: 'H',
+        code: 'gridNotFound',
+        cause: 'The power grid does not exist: Nowhere',
+      },
+      { line: 11, column: 'pocPoint', columnLetter: 'K', code: 'mandatory', cause: 'This part is mandatory' },
+      { line: 12, column: 'consumerName', columnLetter: 'B', code: 'mandatory', cause: 'This part is mandatory' },
+      {
+        line: 13,
+        column: 'supplierName',
+        columnLetter: 'I',
+        code: 'supplierNotFound',
+        cause: 'The supplier does not exist: Nobody',
+      },
+      { line: 14, column: 'interfaceType', columnLetter: 'O', code: 'invalidValue', cause: 'Invalid value: Bluetooth' },
+      { line: 15, column: 'pocNature', columnLetter: 'L', code: 'invalidValue', cause: 'Invalid value: 9' },
+      { line: 16, column: 'simNo', columnLetter: 'F', code: 'digitsOnly', cause: 'Only digits are allowed: 13a' },
       {
         line: 17,
         column: 'pocPoint',
+        columnLetter: 'K',
         code: 'pocOtherConsumer',
         cause: 'This POC belongs to another consumer: POTHER1',
       },
-      { line: 18, column: 'meterTypeName', code: 'meterTypeNotFound', cause: 'The meter type does not exist: NOPE' },
-      { line: 19, column: 'moduleNo', code: 'mandatory', cause: 'This part is mandatory' },
-      { line: 20, column: 'hesPassword', code: 'tooLong', cause: `Too long: ${'x'.repeat(65)}` },
-      { line: 21, column: 'gridName', code: 'mandatory', cause: 'This part is mandatory' },
+      {
+        line: 18,
+        column: 'meterTypeName',
+        columnLetter: 'P',
+        code: 'meterTypeNotFound',
+        cause: 'The meter type does not exist: NOPE',
+      },
+      { line: 19, column: 'moduleNo', columnLetter: 'E', code: 'mandatory', cause: 'This part is mandatory' },
+      { line: 20, column: 'hesPassword', columnLetter: 'N', code: 'tooLong', cause: `Too long: ${'x'.repeat(65)}` },
+      { line: 21, column: 'gridName', columnLetter: 'H', code: 'mandatory', cause: 'This part is mandatory' },
       {
         line: 22,
         column: 'supplierName',
+        columnLetter: 'I',
         code: 'supplierNotOfMeterType',
         cause: "The supplier must be the meter type's supplier: Other Maker",
       },
+    ]);
+    expect(await archiveCounts(t)).toEqual(before);
+  }, 120_000);
+
+  it('names a bad cell by the header the file gave its column, in either language, and by its letter', async () => {
+    const before = await archiveCounts(t);
+    const status = await importRows(
+      t,
+      'meter',
+      [
+        ['备注', '表号 *', 'Power grid', '用户编号', '用户名称'],
+        ['not a column of the import', 'M12', 'MIA', '', ''],
+        ['', 'MZHCOL003', 'Nowhere', '', ''],
+        // A consumer reaches its meter through a POC, and the file has no POC column at all.
+        ['', 'MZHCOL004', 'MIA', 'CZHCOL04', '李娜'],
+      ],
+      admin,
+    );
+    expect(status).toMatchObject({ state: 'failed', total: 3, imported: 0, errorCount: 3 });
+    expect(status.errors).toEqual([
+      {
+        line: 2,
+        column: '表号 *',
+        columnLetter: 'B',
+        code: 'meterSnIncomplete',
+        cause: 'Please enter the complete Meter SN: M12',
+      },
+      {
+        line: 3,
+        column: 'Power grid',
+        columnLetter: 'C',
+        code: 'gridNotFound',
+        cause: 'The power grid does not exist: Nowhere',
+      },
+      { line: 4, column: 'POC number', columnLetter: '', code: 'mandatory', cause: 'This part is mandatory' },
     ]);
     expect(await archiveCounts(t)).toEqual(before);
   }, 120_000);
@@ -349,6 +424,36 @@ describe('meter import', () => {
     expect(await first<Poc>('poc', { pocNo: 'PZH1' })).toMatchObject({ nature: 4 });
   }, 120_000);
 
+  it('reuses a consumer the file made a chunk of rows earlier', async () => {
+    const before = await archiveCounts(t);
+    const rows: ExcelJS.CellValue[][] = [
+      HEADERS,
+      row({
+        consumerCode: 'CSPAN001',
+        consumerName: 'Spans chunks',
+        devAddr: 'MSPAN0000',
+        gridName: 'MIA',
+        pocPoint: 'PSPAN0',
+      }),
+    ];
+    // More rows than the import checks and writes at a time, so the last row lies in another chunk.
+    for (let i = 1; i <= 1_000; i++) rows.push(row({ devAddr: `MSPAN${String(i).padStart(4, '0')}`, gridName: 'MIA' }));
+    rows.push(row({ consumerCode: 'cspan001', devAddr: 'MSPANLAST', gridName: 'MIA', pocPoint: 'PSPAN1' }));
+    const status = await importRows(t, 'meter', rows, admin);
+    expect(status).toMatchObject({ state: 'done', total: 1_002, imported: 1_002 });
+    expect(await archiveCounts(t)).toEqual({
+      ...before,
+      consumer: before.consumer + 1,
+      meter: before.meter + 1_002,
+      poc: before.poc + 2,
+    });
+    const made = await first<Consumer>('consumer', { consumerCode: 'CSPAN001' });
+    expect(made.pocs?.map((p) => [p.pocNo, p.devAddr])).toEqual([
+      ['PSPAN0', 'MSPAN0000'],
+      ['PSPAN1', 'MSPANLAST'],
+    ]);
+  }, 120_000);
+
   it('leaves every archive table unchanged when one row of 10,000 is bad', async () => {
     const before = await archiveCounts(t);
     const rows: ExcelJS.CellValue[][] = [HEADERS];
@@ -376,7 +481,13 @@ describe('meter import', () => {
     const status = await importRows(t, 'meter', rows, admin);
     expect(status).toMatchObject({ state: 'failed', total: 10_000, imported: 0, errorCount: 1 });
     expect(status.errors).toEqual([
-      { line: 5_002, column: 'devAddr', code: 'meterSnIncomplete', cause: 'Please enter the complete Meter SN: M1' },
+      {
+        line: 5_002,
+        column: 'devAddr',
+        columnLetter: 'D',
+        code: 'meterSnIncomplete',
+        cause: 'Please enter the complete Meter SN: M1',
+      },
     ]);
     expect(await archiveCounts(t)).toEqual(before);
   }, 300_000);
@@ -406,12 +517,19 @@ describe('meter import', () => {
     });
     const real = meterImport(new SecretBox(t.secretKey));
     // Another user saves one of the file's meters between the check and the write.
-    const racing = {
+    let raced = false;
+    const racing: typeof real = {
       ...real,
-      check: async (...args: Parameters<typeof real.check>) => {
-        const checked = await real.check(...args);
-        await insertMeter('MRACE0003', gridA);
-        return checked;
+      pass: (ctx) => {
+        const check = real.pass(ctx);
+        return async (rows) => {
+          const checked = await check(rows);
+          if (!raced) {
+            raced = true;
+            await insertMeter('MRACE0003', gridA);
+          }
+          return checked;
+        };
       },
     };
     const before = await archiveCounts(t);

@@ -19,13 +19,14 @@ import { newId } from '../../db/ids';
 import { type EveryField, qualified } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
 import { gridScope, type Scope } from '../../rbac/scope';
+import { FirstLines } from './import/compact-strings';
 import { resolveGrids } from './import/grid-reference';
 import {
   byChunks,
   type CheckResult,
+  type ColumnOf,
   cellValue,
   duplicatesInFile,
-  type HeaderOf,
   type ImportColumn,
   type ImportContext,
   type ImportDefinition,
@@ -108,7 +109,7 @@ const lower = (column: AnyPgColumn) => sql<string>`lower(${column})`;
 
 const cellsOf = (rows: ImportRow[], key: string) => rows.map((r) => r.cells[key] ?? '');
 
-/** What the archive already holds of the records the rows name: read once, a thousand keys a query. */
+/** What the archive already holds of the records a chunk of rows names: one query per kind. */
 async function lookups(rows: ImportRow[], ctx: ImportContext) {
   const { db, scope } = ctx;
   const match = (column: AnyPgColumn) => (chunk: string[]) => inArray(lower(column), chunk);
@@ -171,21 +172,21 @@ class RowErrors {
   readonly list: ImportError[] = [];
   constructor(
     private readonly row: ImportRow,
-    private readonly headerOf: HeaderOf,
+    private readonly columnOf: ColumnOf,
   ) {}
 
   add(key: string, code: MessageKey, value = this.row.cells[key] ?? ''): void {
-    this.list.push(importError(this.row.line, this.headerOf(key), code, value));
+    this.list.push(importError(this.row.line, this.columnOf(key), code, value));
   }
 
-  /** A schema's issues on fields named as in `columnOf` (default: the column of the same key). */
-  schema(issues: readonly z.core.$ZodIssue[], columnOf: Record<string, string> = {}): void {
-    const keyOf = (field: string) => columnOf[field] ?? field;
+  /** A schema's issues on fields named as in `keys` (default: the column of the same key). */
+  schema(issues: readonly z.core.$ZodIssue[], keys: Record<string, string> = {}): void {
+    const keyOf = (field: string) => keys[field] ?? field;
     // A reference already refused (an unknown grid) is not reported again as missing.
     const reported = new Set(this.list.map((e) => e.column));
-    const fresh = issues.filter((issue) => !reported.has(this.headerOf(keyOf(String(issue.path[0])))));
+    const fresh = issues.filter((issue) => !reported.has(this.columnOf(keyOf(String(issue.path[0]))).header));
     this.list.push(
-      ...schemaErrors(fresh, this.row.line, (field) => this.headerOf(keyOf(field)), this.row.cells, keyOf),
+      ...schemaErrors(fresh, this.row.line, (field) => this.columnOf(keyOf(field)), this.row.cells, keyOf),
     );
   }
 }
@@ -194,150 +195,20 @@ class RowErrors {
  * The meter import (spec §3's headers): one row places a meter and, where it names them, creates
  * or reuses its consumer (by code), its module (by number) and its POC (by number), all within the
  * caller's grid scope. Every rule of the single-record calls holds; the four tables are written on
- * one transaction, or nothing is.
+ * one transaction, or nothing is. A consumer the file makes is reused by its later rows.
  */
 export function meterImport(secrets: SecretBox): ImportDefinition<MeterImportPlan> {
   return {
     entity: 'meter',
     api: meterImportApi,
     columns: METER_IMPORT_COLUMNS,
-    async check(rows, ctx): Promise<CheckResult<MeterImportPlan>> {
-      const { headerOf } = ctx;
-      const errors: ImportError[] = ['devAddr', 'moduleNo', 'pocPoint'].flatMap((key) =>
-        duplicatesInFile(rows, key, headerOf),
-      );
-      const found = await lookups(rows, ctx);
-      const plan: MeterImportPlan = { consumers: [], modules: [], meters: [], pocs: [], links: [] };
-      /** Consumers this file creates, by lower-cased code: a consumer's later rows reuse it. */
-      const newConsumers = new Map<string, string>();
-      let checked = 0;
-
-      for (const row of rows) {
-        const cell = (key: string) => row.cells[key] ?? '';
-        const problems = new RowErrors(row, headerOf);
-        const reference = (key: string, resolved: Parameters<typeof referenceError>[0], notFound: MessageKey) => {
-          if (cell(key) === '') return undefined;
-          const { id, error } = referenceError(resolved, cell(key), row.line, headerOf(key), notFound);
-          if (error) problems.list.push(error);
-          return id;
-        };
-
-        // The meter.
-        const gridId = reference('gridName', found.grids, 'gridNotFound');
-        const dcuId = reference('dcuNo', found.dcus, 'dcuNotFound') ?? null;
-        const supplierId = reference('supplierName', found.suppliers, 'supplierNotFound') ?? null;
-        const type = cell('meterTypeName') === '' ? undefined : found.types.get(cell('meterTypeName').toLowerCase());
-        if (cell('meterTypeName') !== '' && !type) problems.add('meterTypeName', 'meterTypeNotFound');
-        if (supplierId && type && supplierId !== type.supplierId)
-          problems.add('supplierName', 'supplierNotOfMeterType');
-        const meterInput = {
-          devAddr: cell('devAddr'),
-          gridId,
-          meterTypeId: type?.id ?? null,
-          supplierId: supplierId ?? type?.supplierId ?? null,
-          interfaceType: cellValue(METER_SHAPE.interfaceType, cell('interfaceType')),
-          meterBoxNo: cell('meterBoxNo'),
-          dcuId,
-          tariffId: cell('tariffId'),
-          hesPassword: cell('hesPassword'),
-        };
-        const parsedMeter = MeterCreateSchema.safeParse(meterInput);
-        if (!parsedMeter.success) problems.schema(parsedMeter.error.issues, METER_COLUMN);
-        if (cell('devAddr') !== '' && found.takenMeter(cell('devAddr'))) problems.add('devAddr', 'existed');
-        const meterId = newId();
-
-        // Its module: reused when it is the caller's and free, made otherwise.
-        let moduleId: string | null = null;
-        let newModule: Omit<ModuleCreate, 'gridId'> | undefined;
-        const moduleNo = cell('moduleNo');
-        if (moduleNo === '') {
-          if (cell('simNo') !== '') problems.add('moduleNo', 'mandatory');
-        } else {
-          if (moduleNo.toLowerCase() === cell('devAddr').toLowerCase()) problems.add('devAddr', 'meterSnSameAsModule');
-          const existing = found.modules.get(moduleNo.toLowerCase());
-          // Module numbers are unique in the whole archive: one outside the scope cannot be made again.
-          if (existing && !existing.inScope) problems.add('moduleNo', 'existed');
-          else if (existing?.used) problems.add('moduleNo', 'moduleInUse');
-          else if (existing) moduleId = existing.id;
-          else {
-            const parsed = NEW_MODULE.safeParse({
-              moduleNo,
-              simNo: cell('simNo'),
-              deviceType: METER_MODULE_DEVICE_TYPE,
-            });
-            if (parsed.success) {
-              newModule = parsed.data;
-              moduleId = newId();
-            } else problems.schema(parsed.error.issues);
-          }
-        }
-
-        // Its consumer: reused by code when the caller reaches it, made otherwise.
-        let consumerId: string | null = null;
-        let newConsumer: Omit<ConsumerCreate, 'gridId'> | undefined;
-        const code = cell('consumerCode');
-        if (code === '') {
-          if (cell('consumerName') !== '' || cell('identityNumber') !== '') problems.add('consumerCode', 'mandatory');
-        } else {
-          // A consumer reaches its meter only through a POC.
-          if (cell('pocPoint') === '') problems.add('pocPoint', 'mandatory');
-          const existing = found.consumers.get(code.toLowerCase());
-          if (existing && !existing.inScope) problems.add('consumerCode', 'existed');
-          else if (existing) consumerId = existing.id;
-          else if (newConsumers.has(code.toLowerCase())) consumerId = newConsumers.get(code.toLowerCase()) ?? null;
-          else {
-            const parsed = NEW_CONSUMER.safeParse({
-              consumerCode: code,
-              consumerName: cell('consumerName'),
-              identityNumber: cell('identityNumber'),
-            });
-            if (parsed.success) {
-              newConsumer = parsed.data;
-              consumerId = newId();
-            } else problems.schema(parsed.error.issues);
-          }
-        }
-
-        // Its POC: a free one of the caller's gets the meter, a new one is made.
-        let link: PocLink | undefined;
-        let newPoc: Omit<PocCreate, 'gridId' | 'meterId'> | undefined;
-        const pocNo = cell('pocPoint');
-        if (pocNo === '') {
-          if (cell('pocNature') !== '') problems.add('pocPoint', 'mandatory');
-        } else {
-          const existing = found.pocs.get(pocNo.toLowerCase());
-          if (existing && !existing.inScope) problems.add('pocPoint', 'existed');
-          else if (existing?.meterId) problems.add('pocPoint', 'pocHasMeter');
-          else if (existing?.consumerId && consumerId && existing.consumerId !== consumerId)
-            problems.add('pocPoint', 'pocOtherConsumer');
-          else if (existing) link = { pocId: existing.id, meterId, consumerId, dcuId };
-          else {
-            const nature = cellValue(NEW_POC.shape.nature, cell('pocNature')) ?? 1;
-            const parsed = NEW_POC.safeParse({ pocNo, nature, consumerId, dcuId, tariffId: cell('tariffId') });
-            if (parsed.success) newPoc = parsed.data;
-            else problems.schema(parsed.error.issues, POC_COLUMN);
-          }
-        }
-
-        if (problems.list.length) errors.push(...problems.list);
-        else if (parsedMeter.success && gridId) {
-          if (newConsumer && consumerId) {
-            plan.consumers.push({ ...newConsumer, id: consumerId, gridId });
-            newConsumers.set(code.toLowerCase(), consumerId);
-          }
-          if (newModule && moduleId) plan.modules.push({ ...newModule, id: moduleId, gridId });
-          plan.meters.push(meterValues(secrets, parsedMeter.data, meterId, gridId, moduleId));
-          if (newPoc) plan.pocs.push(pocValues(newPoc, newId(), gridId, meterId));
-          if (link) plan.links.push(link);
-        }
-        checked++;
-        if (checked % 500 === 0) await ctx.progress(checked);
-      }
-      await ctx.progress(rows.length);
-      if (errors.length) return { errors: errors.sort((a, b) => a.line - b.line) };
-      return { errors: [], plan };
+    pass(ctx) {
+      const { columnOf } = ctx;
+      const repeated = duplicatesInFile(['devAddr', 'moduleNo', 'pocPoint'], columnOf);
+      /** The lower-cased codes of the consumers this file makes: a consumer's later rows reuse it. */
+      const madeConsumers = new FirstLines();
+      return (rows) => checkChunk(rows, ctx, repeated(rows), madeConsumers, secrets);
     },
-
     async write(plan, writer) {
       // In the order the references point: a meter needs its module, a POC its consumer and meter.
       await writer.bulk(consumer, plan.consumers);
@@ -353,6 +224,149 @@ export function meterImport(secrets: SecretBox): ImportDefinition<MeterImportPla
       return plan.meters.length;
     },
   };
+}
+
+/**
+ * The meter import's check of one chunk of rows — `errors` already holds its keys repeated from
+ * earlier rows — and its plan when every row is valid.
+ */
+async function checkChunk(
+  rows: ImportRow[],
+  ctx: ImportContext,
+  errors: ImportError[],
+  madeConsumers: FirstLines,
+  secrets: SecretBox,
+): Promise<CheckResult<MeterImportPlan>> {
+  const { columnOf } = ctx;
+  const found = await lookups(rows, ctx);
+  const plan: MeterImportPlan = { consumers: [], modules: [], meters: [], pocs: [], links: [] };
+  /** The ids of the consumers this chunk makes, by lower-cased code. */
+  const planned = new Map<string, string>();
+
+  for (const row of rows) {
+    const cell = (key: string) => row.cells[key] ?? '';
+    const problems = new RowErrors(row, columnOf);
+    const reference = (key: string, resolved: Parameters<typeof referenceError>[0], notFound: MessageKey) => {
+      if (cell(key) === '') return undefined;
+      const { id, error } = referenceError(resolved, cell(key), row.line, columnOf(key), notFound);
+      if (error) problems.list.push(error);
+      return id;
+    };
+
+    // The meter.
+    const gridId = reference('gridName', found.grids, 'gridNotFound');
+    const dcuId = reference('dcuNo', found.dcus, 'dcuNotFound') ?? null;
+    const supplierId = reference('supplierName', found.suppliers, 'supplierNotFound') ?? null;
+    const type = cell('meterTypeName') === '' ? undefined : found.types.get(cell('meterTypeName').toLowerCase());
+    if (cell('meterTypeName') !== '' && !type) problems.add('meterTypeName', 'meterTypeNotFound');
+    if (supplierId && type && supplierId !== type.supplierId) problems.add('supplierName', 'supplierNotOfMeterType');
+    const meterInput = {
+      devAddr: cell('devAddr'),
+      gridId,
+      meterTypeId: type?.id ?? null,
+      supplierId: supplierId ?? type?.supplierId ?? null,
+      interfaceType: cellValue(METER_SHAPE.interfaceType, cell('interfaceType')),
+      meterBoxNo: cell('meterBoxNo'),
+      dcuId,
+      tariffId: cell('tariffId'),
+      hesPassword: cell('hesPassword'),
+    };
+    const parsedMeter = MeterCreateSchema.safeParse(meterInput);
+    if (!parsedMeter.success) problems.schema(parsedMeter.error.issues, METER_COLUMN);
+    if (cell('devAddr') !== '' && found.takenMeter(cell('devAddr'))) problems.add('devAddr', 'existed');
+    const meterId = newId();
+
+    // Its module: reused when it is the caller's and free, made otherwise.
+    let moduleId: string | null = null;
+    let newModule: Omit<ModuleCreate, 'gridId'> | undefined;
+    const moduleNo = cell('moduleNo');
+    if (moduleNo === '') {
+      if (cell('simNo') !== '') problems.add('moduleNo', 'mandatory');
+    } else {
+      if (moduleNo.toLowerCase() === cell('devAddr').toLowerCase()) problems.add('devAddr', 'meterSnSameAsModule');
+      const existing = found.modules.get(moduleNo.toLowerCase());
+      // Module numbers are unique in the whole archive: one outside the scope cannot be made again.
+      if (existing && !existing.inScope) problems.add('moduleNo', 'existed');
+      else if (existing?.used) problems.add('moduleNo', 'moduleInUse');
+      else if (existing) moduleId = existing.id;
+      else {
+        const parsed = NEW_MODULE.safeParse({
+          moduleNo,
+          simNo: cell('simNo'),
+          deviceType: METER_MODULE_DEVICE_TYPE,
+        });
+        if (parsed.success) {
+          newModule = parsed.data;
+          moduleId = newId();
+        } else problems.schema(parsed.error.issues);
+      }
+    }
+
+    // Its consumer: reused by code when the caller reaches it, made otherwise.
+    let consumerId: string | null = null;
+    let newConsumer: Omit<ConsumerCreate, 'gridId'> | undefined;
+    const code = cell('consumerCode');
+    if (code === '') {
+      if (cell('consumerName') !== '' || cell('identityNumber') !== '') problems.add('consumerCode', 'mandatory');
+    } else {
+      // A consumer reaches its meter only through a POC.
+      if (cell('pocPoint') === '') problems.add('pocPoint', 'mandatory');
+      const existing = found.consumers.get(code.toLowerCase());
+      if (existing && !existing.inScope) problems.add('consumerCode', 'existed');
+      else if (existing) consumerId = existing.id;
+      else if (planned.has(code.toLowerCase())) consumerId = planned.get(code.toLowerCase()) ?? null;
+      // Made by an earlier chunk: the writing pass has written it by now and found it above; the
+      // checking pass writes nothing, so an id of its own serves its checks.
+      else if (madeConsumers.get(code.toLowerCase()) !== undefined) consumerId = newId();
+      else {
+        const parsed = NEW_CONSUMER.safeParse({
+          consumerCode: code,
+          consumerName: cell('consumerName'),
+          identityNumber: cell('identityNumber'),
+        });
+        if (parsed.success) {
+          newConsumer = parsed.data;
+          consumerId = newId();
+        } else problems.schema(parsed.error.issues);
+      }
+    }
+
+    // Its POC: a free one of the caller's gets the meter, a new one is made.
+    let link: PocLink | undefined;
+    let newPoc: Omit<PocCreate, 'gridId' | 'meterId'> | undefined;
+    const pocNo = cell('pocPoint');
+    if (pocNo === '') {
+      if (cell('pocNature') !== '') problems.add('pocPoint', 'mandatory');
+    } else {
+      const existing = found.pocs.get(pocNo.toLowerCase());
+      if (existing && !existing.inScope) problems.add('pocPoint', 'existed');
+      else if (existing?.meterId) problems.add('pocPoint', 'pocHasMeter');
+      else if (existing?.consumerId && consumerId && existing.consumerId !== consumerId)
+        problems.add('pocPoint', 'pocOtherConsumer');
+      else if (existing) link = { pocId: existing.id, meterId, consumerId, dcuId };
+      else {
+        const nature = cellValue(NEW_POC.shape.nature, cell('pocNature')) ?? 1;
+        const parsed = NEW_POC.safeParse({ pocNo, nature, consumerId, dcuId, tariffId: cell('tariffId') });
+        if (parsed.success) newPoc = parsed.data;
+        else problems.schema(parsed.error.issues, POC_COLUMN);
+      }
+    }
+
+    if (problems.list.length) errors.push(...problems.list);
+    else if (parsedMeter.success && gridId) {
+      if (newConsumer && consumerId) {
+        plan.consumers.push({ ...newConsumer, id: consumerId, gridId });
+        planned.set(code.toLowerCase(), consumerId);
+        madeConsumers.firstOrAdd(code.toLowerCase(), row.line);
+      }
+      if (newModule && moduleId) plan.modules.push({ ...newModule, id: moduleId, gridId });
+      plan.meters.push(meterValues(secrets, parsedMeter.data, meterId, gridId, moduleId));
+      if (newPoc) plan.pocs.push(pocValues(newPoc, newId(), gridId, meterId));
+      if (link) plan.links.push(link);
+    }
+  }
+  if (errors.length) return { errors: errors.sort((a, b) => a.line - b.line) };
+  return { errors: [], plan };
 }
 
 function meterValues(

@@ -111,14 +111,21 @@ describe('module, POC and DCU imports', () => {
         admin,
       );
       expect(status.errors).toEqual([
-        { line: 3, column: 'moduleNo', code: 'codeFormat', cause: 'Only letters and digits are allowed: MOD-12' },
-        { line: 4, column: 'deviceType', code: 'invalidValue', cause: 'Invalid value: 9' },
-        { line: 5, column: 'deviceType', code: 'mandatory', cause: 'This part is mandatory' },
-        { line: 5, column: 'simNo', code: 'digitsOnly', cause: 'Only digits are allowed: 13x' },
-        { line: 6, column: 'moduleNo', code: 'existed', cause: 'existed: MODI1' },
+        {
+          line: 3,
+          column: 'moduleNo',
+          columnLetter: 'A',
+          code: 'codeFormat',
+          cause: 'Only letters and digits are allowed: MOD-12',
+        },
+        { line: 4, column: 'deviceType', columnLetter: 'B', code: 'invalidValue', cause: 'Invalid value: 9' },
+        { line: 5, column: 'deviceType', columnLetter: 'B', code: 'mandatory', cause: 'This part is mandatory' },
+        { line: 5, column: 'simNo', columnLetter: 'D', code: 'digitsOnly', cause: 'Only digits are allowed: 13x' },
+        { line: 6, column: 'moduleNo', columnLetter: 'A', code: 'existed', cause: 'existed: MODI1' },
         {
           line: 7,
           column: 'moduleNo',
+          columnLetter: 'A',
           code: 'importDuplicateInFile',
           cause: 'The same value appears twice in the file: MODI11 (line 2)',
         },
@@ -207,23 +214,44 @@ describe('module, POC and DCU imports', () => {
         {
           line: 2,
           column: 'devAddr',
+          columnLetter: 'E',
           code: 'meterAtOtherPoc',
           cause: 'This meter already measures another POC: MPA00002',
         },
         {
           line: 4,
           column: 'devAddr',
+          columnLetter: 'E',
           code: 'importDuplicateInFile',
           cause: 'The same value appears twice in the file: MPA00003 (line 3)',
         },
-        { line: 5, column: 'consumerCode', code: 'consumerNotFound', cause: 'The consumer does not exist: CNOPE' },
-        { line: 6, column: 'nature', code: 'mandatory', cause: 'This part is mandatory' },
-        { line: 6, column: 'ctRatio', code: 'numberFormat', cause: 'Digits with an optional decimal part: abc' },
-        { line: 7, column: 'pocNo', code: 'codeFormat', cause: 'Only letters and digits are allowed: P-16' },
+        {
+          line: 5,
+          column: 'consumerCode',
+          columnLetter: 'D',
+          code: 'consumerNotFound',
+          cause: 'The consumer does not exist: CNOPE',
+        },
+        { line: 6, column: 'nature', columnLetter: 'B', code: 'mandatory', cause: 'This part is mandatory' },
+        {
+          line: 6,
+          column: 'ctRatio',
+          columnLetter: 'F',
+          code: 'numberFormat',
+          cause: 'Digits with an optional decimal part: abc',
+        },
+        {
+          line: 7,
+          column: 'pocNo',
+          columnLetter: 'A',
+          code: 'codeFormat',
+          cause: 'Only letters and digits are allowed: P-16',
+        },
         // The POC imported above holds it now.
         {
           line: 8,
           column: 'devAddr',
+          columnLetter: 'E',
           code: 'meterAtOtherPoc',
           cause: 'This meter already measures another POC: MPA00001',
         },
@@ -356,17 +384,43 @@ describe('module, POC and DCU imports', () => {
         admin,
       );
       expect(status.errors).toEqual([
-        { line: 2, column: 'hlsEncKey', code: 'hexKey', cause: 'Please enter 32 hexadecimal characters: XYZ' },
-        { line: 3, column: 'blacklist', code: 'meterNotFound', cause: 'The meter does not exist: MNOPE0001' },
-        { line: 4, column: 'collectPeriodMinutes', code: 'mandatory', cause: 'This part is mandatory' },
+        {
+          line: 2,
+          column: 'hlsEncKey',
+          columnLetter: 'D',
+          code: 'hexKey',
+          cause: 'Please enter 32 hexadecimal characters: XYZ',
+        },
+        {
+          line: 3,
+          column: 'blacklist',
+          columnLetter: 'E',
+          code: 'meterNotFound',
+          cause: 'The meter does not exist: MNOPE0001',
+        },
+        // A column the file lacks is named by its header in the template, in the user's language.
+        {
+          line: 4,
+          column: 'Collect period (min)',
+          columnLetter: '',
+          code: 'mandatory',
+          cause: 'This part is mandatory',
+        },
         {
           line: 5,
           column: 'taskEnd',
+          columnLetter: 'H',
           code: 'taskWindowEmpty',
           cause: 'The end time must differ from the start time: 08:00',
         },
-        { line: 6, column: 'supplierName', code: 'supplierNotFound', cause: 'The supplier does not exist: Nobody' },
-        { line: 7, column: 'dcuNo', code: 'existed', cause: 'existed: DCI1' },
+        {
+          line: 6,
+          column: 'supplierName',
+          columnLetter: 'C',
+          code: 'supplierNotFound',
+          cause: 'The supplier does not exist: Nobody',
+        },
+        { line: 7, column: 'dcuNo', columnLetter: 'A', code: 'existed', cause: 'existed: DCI1' },
       ]);
       expect(await t.db.select({ id: dcu.id }).from(dcu)).toHaveLength(before.length);
     });

@@ -21,7 +21,8 @@ import { ApiError } from '../../../http/api-error';
 import { translator } from '../../../i18n/labels';
 import { defineJob, type JobContext } from '../../../jobs/job-system';
 import { resolveScope, type Scope } from '../../../rbac/scope';
-import { checkUnpackedSize, sheetRows } from './workbook';
+import { FirstLines } from './compact-strings';
+import { columnLetter, Workbook } from './workbook';
 
 /** A column of an import: its header key (the spec's headers are keys) and the label whose texts also head it. */
 export interface ImportColumn {
@@ -37,34 +38,56 @@ export interface ImportRow {
   cells: Record<string, string>;
 }
 
+/** How the error list names a column: the header the file gave it and its letter there. */
+export interface FileColumn {
+  header: string;
+  letter: string;
+}
+
+/** A column by key as the file heads it; one the file lacks, by its template header and no letter. */
+export type ColumnOf = (key: string) => FileColumn;
+
+/** The column of a problem with the whole file or row. */
+export const NO_COLUMN: FileColumn = { header: '', letter: '' };
+
 export interface ImportContext {
-  /** Reads while checking (the write gets its own transaction). */
+  /** What a pass reads through: the database while checking, the import's transaction while writing. */
   db: Executor;
   scope: Scope;
   username: string;
-  /** The header a column carries in the file, as the user wrote it (for the error list). */
-  headerOf: HeaderOf;
-  /** Reports how many rows are checked so far. */
-  progress(done: number): Promise<void>;
+  columnOf: ColumnOf;
 }
 
-/** The outcome of checking every row: the bad ones, or what to write. */
+/** The outcome of checking rows: the bad ones, or what to write. */
 export type CheckResult<P> = { errors: ImportError[]; plan?: undefined } | { errors: []; plan: P };
+
+/** Checks the rows of one chunk, in file order, against what the chunks before it held. */
+export type ChunkCheck<P> = (rows: ImportRow[]) => Promise<CheckResult<P>>;
 
 export interface ImportDefinition<P = unknown> {
   entity: string;
   api: ReturnType<typeof importApi>;
   columns: readonly ImportColumn[];
-  /** Checks every row (values, references within the caller's scope, keys unique in the file and the database). */
-  check(rows: ImportRow[], ctx: ImportContext): Promise<CheckResult<P>>;
-  /** Writes what `check` planned, on one transaction. */
+  /**
+   * One pass over the file: values, references within the caller's scope, keys unique in the file
+   * and the database. The check it gives takes the rows a chunk at a time and keeps only what later
+   * chunks must know (the keys seen so far, the records the file makes); it writes nothing.
+   */
+  pass(ctx: ImportContext): ChunkCheck<P>;
+  /** Writes one chunk's plan on the import's transaction; answers the rows written. */
   write(plan: P, writer: AtomicWriter, ctx: ImportContext): Promise<number>;
 }
 
-/** How a bad value reads in the error list: its message key and the value that was refused. */
-export const importError = (line: number, column: string, code: MessageKey | string, value: string): ImportError => ({
+/** How a bad value reads in the error list: its column, message key and the value that was refused. */
+export const importError = (
+  line: number,
+  column: FileColumn,
+  code: MessageKey | string,
+  value: string,
+): ImportError => ({
   line,
-  column,
+  column: column.header,
+  columnLetter: column.letter,
   code,
   cause: value === '' ? messageText(code) : `${messageText(code)}: ${value.slice(0, 100)}`,
 });
@@ -75,64 +98,81 @@ const normal = (text: string) => text.trim().toLowerCase();
 /** A header as the template writes it may carry ' *' for a required column. */
 const headerName = (text: string) => normal(text.replace(/\s*\*\s*$/, ''));
 
-/** Which column each header names (its key, or its label in either language); unknown headers are ignored. */
-function matchHeaders(columns: readonly ImportColumn[], headers: string[]) {
-  const byName = new Map<string, ImportColumn>();
-  for (const column of columns) {
-    for (const name of [column.key, EN(column.label), ZH(column.label)]) byName.set(headerName(name), column);
-  }
-  const positions = new Map<string, number>();
-  const headerOf = new Map<string, string>();
-  headers.forEach((header, index) => {
-    const column = byName.get(headerName(header));
-    if (column && !positions.has(column.key)) {
-      positions.set(column.key, index);
-      headerOf.set(column.key, header);
-    }
-  });
-  return { positions, headerOf };
-}
-
-/** The header a column carries in the file (as the user wrote it), for the error list. */
-export type HeaderOf = (key: string) => string;
+/** Rows checked, and then written, at a time: one query per reference and chunk, not per row. */
+export const IMPORT_CHUNK = 1000;
 
 /**
- * Reads an uploaded workbook into rows by column key, refusing what is not worth reading: a zip
- * bomb, a missing required column, too many rows. Empty rows are skipped.
+ * An uploaded workbook's data rows by column key. Its header row says which column is which (a
+ * column's key, or its label in either language; unknown headers are ignored); the rows are read
+ * from the file again on every pass, a chunk at a time, so no more than a chunk of them is ever
+ * held. Empty rows are skipped.
  */
-export async function readImport(
-  file: Buffer,
-  columns: readonly ImportColumn[],
-): Promise<{ rows: ImportRow[]; headerOf: HeaderOf; errors: ImportError[] }> {
-  checkUnpackedSize(file);
-  const rows: ImportRow[] = [];
-  let match: ReturnType<typeof matchHeaders> | undefined;
-  try {
-    for await (const { line, cells } of sheetRows(file)) {
-      if (!match) {
-        match = matchHeaders(columns, cells);
-        const missing = columns.filter((c) => c.required && !match?.positions.has(c.key));
-        if (missing.length) {
-          return {
-            rows: [],
-            headerOf: (key) => key,
-            errors: missing.map((c) => importError(line, EN(c.label), 'importColumnMissing', c.key)),
-          };
-        }
+export class ImportFile {
+  private constructor(
+    private readonly workbook: Workbook,
+    private readonly positions: Map<string, number>,
+    readonly columnOf: ColumnOf,
+    /** How many data rows the file seems to hold (empty ones included): the progress bar's first total. */
+    readonly estimate: number,
+  ) {}
+
+  /** The file and its columns, or the required columns its header lacks. */
+  static async open(
+    content: Buffer,
+    columns: readonly ImportColumn[],
+    language: number,
+  ): Promise<ImportFile | { errors: ImportError[] }> {
+    const workbook = await Workbook.open(content);
+    const rows = workbook.rows();
+    const first = await rows.next();
+    await rows.return(undefined);
+    const header = first.done ? { line: 1, cells: [] } : first.value;
+
+    const byName = new Map<string, ImportColumn>();
+    for (const column of columns) {
+      for (const name of [column.key, EN(column.label), ZH(column.label)]) byName.set(headerName(name), column);
+    }
+    const positions = new Map<string, number>();
+    header.cells.forEach((text, index) => {
+      const column = byName.get(headerName(text));
+      if (column && !positions.has(column.key)) positions.set(column.key, index);
+    });
+    const t = translator(language);
+    const labels = new Map(columns.map((c) => [c.key, t(c.label)]));
+    const columnOf: ColumnOf = (key) => {
+      const index = positions.get(key);
+      if (index === undefined) return { header: labels.get(key) ?? key, letter: '' };
+      return { header: header.cells[index] ?? key, letter: columnLetter(index + 1) };
+    };
+    const missing = columns.filter((c) => c.required && !positions.has(c.key));
+    if (missing.length) {
+      return { errors: missing.map((c) => importError(header.line, columnOf(c.key), 'importColumnMissing', c.key)) };
+    }
+    return new ImportFile(workbook, positions, columnOf, Math.max(0, (await workbook.countRows()) - 1));
+  }
+
+  /** The data rows, `size` at a time; refuses a file of more than MAX_IMPORT_ROWS. */
+  async *chunks(size = IMPORT_CHUNK): AsyncGenerator<ImportRow[]> {
+    let chunk: ImportRow[] = [];
+    let count = 0;
+    let header = true;
+    for await (const { line, cells } of this.workbook.rows()) {
+      if (header) {
+        header = false;
         continue;
       }
       if (cells.every((c) => c === '')) continue;
-      if (rows.length >= MAX_IMPORT_ROWS) throw new ApiError(RESULT.badRequest, 'importTooManyRows');
+      if (++count > MAX_IMPORT_ROWS) throw new ApiError(RESULT.badRequest, 'importTooManyRows');
       const byKey: Record<string, string> = {};
-      for (const [key, index] of match.positions) byKey[key] = cells[index] ?? '';
-      rows.push({ line, cells: byKey });
+      for (const [key, index] of this.positions) byKey[key] = cells[index] ?? '';
+      chunk.push({ line, cells: byKey });
+      if (chunk.length === size) {
+        yield chunk;
+        chunk = [];
+      }
     }
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw new ApiError(RESULT.badRequest, 'importFileInvalid', { detail: 'the workbook cannot be read' });
+    if (chunk.length) yield chunk;
   }
-  const headerOf = match?.headerOf;
-  return { rows, headerOf: (key) => headerOf?.get(key) ?? key, errors: [] };
 }
 
 /** A select field's cell: its value, or its label in either language. */
@@ -172,18 +212,26 @@ export function cellValue(schema: z.ZodType | undefined, text: string): unknown 
   }
 }
 
-/** The rows whose value of `key` repeats an earlier row's, compared as the unique indexes do. */
-export function duplicatesInFile(rows: ImportRow[], key: string, headerOf: HeaderOf): ImportError[] {
-  const seen = new Map<string, number>();
-  const errors: ImportError[] = [];
-  for (const row of rows) {
-    const value = row.cells[key] ?? '';
-    if (value === '') continue;
-    const first = seen.get(normal(value));
-    if (first === undefined) seen.set(normal(value), row.line);
-    else errors.push(importError(row.line, headerOf(key), 'importDuplicateInFile', `${value} (line ${first})`));
-  }
-  return errors;
+/**
+ * The rows whose value of a key column repeats an earlier row's, compared as the unique indexes
+ * do, over the chunks of one pass: it remembers each value's first line.
+ */
+export function duplicatesInFile(keys: readonly string[], columnOf: ColumnOf): (rows: ImportRow[]) => ImportError[] {
+  const seen = new Map(keys.map((key) => [key, new FirstLines()]));
+  return (rows) => {
+    const errors: ImportError[] = [];
+    for (const [key, lines] of seen) {
+      for (const row of rows) {
+        const value = row.cells[key] ?? '';
+        if (value === '') continue;
+        const first = lines.firstOrAdd(normal(value), row.line);
+        if (first !== undefined) {
+          errors.push(importError(row.line, columnOf(key), 'importDuplicateInFile', `${value} (line ${first})`));
+        }
+      }
+    }
+    return errors;
+  };
 }
 
 /** What `read` finds for the distinct lower-cased non-empty `values`, a thousand of them a query. */
@@ -236,7 +284,7 @@ export async function idsByKey(
 export function schemaErrors(
   issues: readonly z.core.$ZodIssue[],
   line: number,
-  columnOf: (field: string) => string,
+  columnOf: (field: string) => FileColumn,
   cells: Record<string, string>,
   keyOf: (field: string) => string,
 ): ImportError[] {
@@ -258,12 +306,33 @@ export function importJob(database: Database, definitions: () => ReadonlyMap<str
   });
 }
 
-const PROGRESS_STEP = 2000;
+/** The errors of a file: every one counted, the first MAX_IMPORT_ERRORS_LISTED kept (chunks come in line order). */
+class ErrorList {
+  readonly listed: ImportError[] = [];
+  count = 0;
+
+  add(errors: readonly ImportError[]): void {
+    this.count += errors.length;
+    this.listed.push(...errors.slice(0, MAX_IMPORT_ERRORS_LISTED - this.listed.length));
+  }
+}
+
+/** The refusal of a file as the error list's one entry (not a workbook, a zip bomb, too many rows). */
+function refusal(err: unknown): ImportError {
+  if (!(err instanceof ApiError)) {
+    return importError(1, NO_COLUMN, 'importFileInvalid', 'the workbook cannot be read');
+  }
+  const detail = (err.data as { detail?: unknown } | null)?.detail;
+  return importError(1, NO_COLUMN, err.key, typeof detail === 'string' ? detail : '');
+}
 
 /**
- * Reads, checks and — only when every row is valid — writes an import, all in one transaction
- * with the state that says it is done, so a run cut off by a restart is simply run again: either
- * nothing was written yet, or the state already says `done` and the rerun stops.
+ * Runs an import in two passes over the file, a chunk of rows at a time. The first checks every
+ * row and writes nothing; only when all are valid does the second check each chunk again — on one
+ * transaction, so it sees what the chunks before it wrote — and write it there. That transaction
+ * also marks the import done: a run cut off by a restart is simply run again, and either nothing
+ * was written yet or the state already says `done`. A row the archive made invalid between the
+ * passes rolls everything back; the job's retry checks again and names it.
  */
 export async function runImport(
   database: Database,
@@ -278,52 +347,69 @@ export async function runImport(
   if (!definition) throw new Error(`no import for ${task.entity}`);
   const update = (values: Partial<typeof archiveImport.$inferInsert>) =>
     db.update(archiveImport).set(values).where(eq(archiveImport.id, importId));
-  const finish = async (errors: ImportError[], total: number) => {
+  const fail = async (errors: ErrorList, total: number) => {
     await update({
       state: 'failed',
       total,
-      errorCount: errors.length,
-      errors: errors.slice(0, MAX_IMPORT_ERRORS_LISTED),
+      errorCount: errors.count,
+      errors: errors.listed,
       content: null,
       finishTime: new Date(),
     });
     await job.progress({ done: total, total, state: 'failed' });
   };
+  const failWith = (error: ImportError) => {
+    const errors = new ErrorList();
+    errors.add([error]);
+    return fail(errors, 0);
+  };
 
   await update({ state: 'reading' });
-  let read: Awaited<ReturnType<typeof readImport>>;
+  let file: ImportFile;
   try {
-    read = await readImport(task.content, definition.columns);
+    const opened = await ImportFile.open(task.content, definition.columns, task.language);
+    if (!(opened instanceof ImportFile)) {
+      const errors = new ErrorList();
+      errors.add(opened.errors);
+      return fail(errors, 0);
+    }
+    file = opened;
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    const detail = (err.data as { detail?: unknown } | null)?.detail;
-    await finish([importError(1, '', err.key, typeof detail === 'string' ? detail : '')], 0);
-    return;
+    return failWith(refusal(err));
   }
-  if (read.errors.length) return finish(read.errors, 0);
-  if (read.rows.length === 0) return finish([importError(2, '', 'importNoRows', '')], 0);
+  const scope = await resolveScope(db, task.userId);
+  const context = (on: Executor): ImportContext => ({
+    db: on,
+    scope,
+    username: task.username,
+    columnOf: file.columnOf,
+  });
 
-  const total = read.rows.length;
+  let total = file.estimate;
   await update({ state: 'checking', total, done: 0 });
   await job.progress({ done: 0, total, state: 'checking' });
-  let reported = 0;
-  const ctx: ImportContext = {
-    db,
-    scope: await resolveScope(db, task.userId),
-    username: task.username,
-    headerOf: read.headerOf,
-    progress: async (done) => {
-      if (done - reported < PROGRESS_STEP && done < total) return;
-      reported = done;
-      await update({ done });
-      await job.progress({ done, total, state: 'checking' });
-    },
-  };
-  const checked = await definition.check(read.rows, ctx);
-  if (checked.plan === undefined) return finish(checked.errors, total);
+  const errors = new ErrorList();
+  let rows = 0;
+  const check = definition.pass(context(db));
+  try {
+    for await (const chunk of file.chunks()) {
+      errors.add((await check(chunk)).errors);
+      rows += chunk.length;
+      total = Math.max(total, rows);
+      await update({ done: rows, total });
+      await job.progress({ done: rows, total, state: 'checking' });
+    }
+  } catch (err) {
+    // The reader refuses a broken file with an ApiError; anything else (the database) is the job's to retry.
+    if (!(err instanceof ApiError)) throw err;
+    return failWith(refusal(err));
+  }
+  if (rows === 0) return failWith(importError(2, NO_COLUMN, 'importNoRows', ''));
+  if (errors.count) return fail(errors, rows);
 
-  await update({ state: 'writing', done: total });
-  await job.progress({ done: total, total, state: 'writing' });
+  // The writing pass's progress goes to the browser only: its transaction holds the import's row.
+  await update({ state: 'writing', total: rows, done: 0 });
+  await job.progress({ done: 0, total: rows, state: 'writing' });
   const imported = await database.writeAtomically(async (writer) => {
     const [locked] = await writer.tx
       .select({ state: archiveImport.state })
@@ -331,34 +417,52 @@ export async function runImport(
       .where(eq(archiveImport.id, importId))
       .for('update');
     if (locked?.state === 'done') return 0;
-    const written = await definition.write(checked.plan, writer, { ...ctx, db: writer.tx });
+    const ctx = context(writer.tx);
+    const again = definition.pass(ctx);
+    let written = 0;
+    let done = 0;
+    for await (const chunk of file.chunks()) {
+      const checked = await again(chunk);
+      if (checked.plan === undefined) {
+        throw new Error(
+          `import ${importId}: the archive changed under line ${checked.errors[0]?.line}; checking again`,
+        );
+      }
+      written += await definition.write(checked.plan, writer, ctx);
+      done += chunk.length;
+      await job.progress({ done, total: rows, state: 'writing' });
+    }
     await writer.tx
       .update(archiveImport)
-      .set({ state: 'done', imported: written, content: null, finishTime: new Date() })
+      .set({ state: 'done', done: rows, imported: written, content: null, finishTime: new Date() })
       .where(eq(archiveImport.id, importId));
     return written;
   });
-  await job.progress({ done: total, total, state: 'done', imported });
+  await job.progress({ done: rows, total: rows, state: 'done', imported });
 }
 
-/** The status the dialog reads; only the user who started an import sees it. */
+/**
+ * The status the dialog reads; only the user who started an import sees it. The upload itself is
+ * left in the table: the dialog asks every few seconds, and a 20 MB file read each time would be
+ * 40 MB of text to parse and drop.
+ */
 export async function importStatus(db: Executor, importId: string, username: string): Promise<ImportStatus | null> {
   const [row] = await db
-    .select()
+    .select({
+      importId: archiveImport.id,
+      jobId: archiveImport.jobId,
+      state: archiveImport.state,
+      fileName: archiveImport.fileName,
+      total: archiveImport.total,
+      done: archiveImport.done,
+      imported: archiveImport.imported,
+      errorCount: archiveImport.errorCount,
+      errors: archiveImport.errors,
+    })
     .from(archiveImport)
     .where(and(eq(archiveImport.id, importId), eq(archiveImport.username, username)));
   if (!row) return null;
-  return {
-    importId: row.id,
-    jobId: row.jobId,
-    state: row.state as ImportStatus['state'],
-    fileName: row.fileName,
-    total: row.total,
-    done: row.done,
-    imported: row.imported,
-    errorCount: row.errorCount,
-    errors: row.errors as ImportError[],
-  };
+  return { ...row, state: row.state as ImportStatus['state'], errors: row.errors as ImportError[] };
 }
 
 /** Keeps the upload and queues its job; the job id lets the browser follow `progress/{jobId}`. */

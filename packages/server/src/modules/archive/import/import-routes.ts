@@ -1,9 +1,8 @@
 import { MAX_IMPORT_BYTES, RESULT } from '@meterdesk/contracts';
-import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../../db/driver';
 import { fieldError, notFound } from '../../../http/api-error';
-import { XLSX_TYPE } from '../../../http/export';
+import { loadExcel, XLSX_TYPE } from '../../../http/export';
 import { registerDownload, registerOperation, registerUpload } from '../../../http/operation';
 import { translator } from '../../../i18n/labels';
 import type { JobSystem } from '../../../jobs/job-system';
@@ -20,6 +19,7 @@ export function registerImportRoutes(
     const { api, entity } = definition;
     registerDownload(app, api.template, async ({ session }) => {
       const t = translator(session.language);
+      const ExcelJS = await loadExcel();
       const workbook = new ExcelJS.Workbook();
       const sheet = workbook.addWorksheet(t(`${entity}.exportName`));
       sheet.columns = definition.columns.map((c) => ({

@@ -1,3 +1,4 @@
+import { crc32, deflateRawSync } from 'node:zlib';
 import type { ImportStatus } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
@@ -15,6 +16,56 @@ export async function workbook(rows: ExcelJS.CellValue[][]): Promise<Buffer> {
   const sheet = book.addWorksheet('Sheet1');
   for (const row of rows) sheet.addRow(row);
   return Buffer.from(await book.xlsx.writeBuffer());
+}
+
+/** A zip entry: its name and text, deflated unless `stored`; `declaredSize` lies about its unpacked size. */
+export interface ZipPart {
+  name: string;
+  text: string;
+  stored?: boolean;
+  declaredSize?: number;
+}
+
+/**
+ * A zip of `parts` in the order given, written by hand: a workbook exactly as another program
+ * might lay it out (a sheet before its shared strings, rich text, phonetic guides), or a lying one.
+ */
+export function zipFile(parts: readonly ZipPart[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const part of parts) {
+    const name = Buffer.from(part.name);
+    const raw = Buffer.from(part.text);
+    const data = part.stored ? raw : deflateRawSync(raw);
+    const fields = (header: Buffer, at: number) => {
+      header.writeUInt16LE(20, at);
+      header.writeUInt16LE(part.stored ? 0 : 8, at + 4);
+      header.writeUInt32LE(crc32(raw), at + 10);
+      header.writeUInt32LE(data.length, at + 14);
+      header.writeUInt32LE(part.declaredSize ?? raw.length, at + 18);
+      header.writeUInt16LE(name.length, at + 22);
+    };
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    fields(local, 4);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    fields(central, 6);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(parts.length, 8);
+  end.writeUInt16LE(parts.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
 }
 
 /** Uploads `rows` as an .xlsx to `/apis/<entity>/import` and waits for the job's outcome. */

@@ -10,6 +10,7 @@ import {
   type CheckResult,
   cellValue,
   duplicatesInFile,
+  type FileColumn,
   type ImportColumn,
   type ImportContext,
   type ImportDefinition,
@@ -71,8 +72,8 @@ interface RecordImportSpec<Create> {
   distinctInFile?: readonly string[];
   columns: readonly (FieldColumn | ReferenceColumn)[];
   /**
-   * Rules the schema cannot state (across fields, or against the database), read once for the
-   * whole file and then asked for each valid input.
+   * Rules the schema cannot state (across fields, or against the database), read once for a chunk
+   * of rows and then asked for each valid input among them.
    */
   rules?(rows: ImportRow[], ctx: ImportContext): Promise<(input: Create) => RuleOutcome<Create>>;
   /** The stored row of a valid input (no query: the references are already ids). */
@@ -86,7 +87,7 @@ export function referenceError(
   resolved: Resolved | undefined,
   text: string,
   line: number,
-  column: string,
+  column: FileColumn,
   notFound: MessageKey,
 ): { id: string; error?: undefined } | { id?: undefined; error: ImportError } {
   const found = resolved?.get(text.trim().toLowerCase());
@@ -97,7 +98,7 @@ export function referenceError(
 /**
  * The import of a record that fills one table: every cell converted as its field expects, the
  * references resolved within the caller's scope, the business keys unique in the file and in the
- * database; then every row written at once.
+ * database; then each chunk's rows written at once.
  */
 export function recordImport<Create>(spec: RecordImportSpec<Create>): ImportDefinition<Record<string, unknown>[]> {
   const shape = spec.create.shape as Record<string, z.ZodType>;
@@ -109,88 +110,93 @@ export function recordImport<Create>(spec: RecordImportSpec<Create>): ImportDefi
     entity: spec.entity,
     api: spec.api,
     columns: spec.columns,
-    async check(rows: ImportRow[], ctx: ImportContext): Promise<CheckResult<Record<string, unknown>[]>> {
-      const { headerOf } = ctx;
-      const errors: ImportError[] = inFile.flatMap((key) => duplicatesInFile(rows, key, headerOf));
-      const resolved = new Map<string, Resolved>();
-      for (const ref of references) {
-        resolved.set(
-          ref.key,
-          await ref.resolve(
-            ctx.db,
-            rows.map((r) => r.cells[ref.key] ?? ''),
-            ctx.scope,
-          ),
-        );
-      }
-      const taken = new Map<string, (value: string) => boolean>();
-      for (const [key, unique] of Object.entries(spec.unique)) {
-        taken.set(
-          key,
-          await takenValues(
-            ctx.db,
-            spec.table,
-            unique.column,
-            rows.map((r) => r.cells[key] ?? ''),
-          ),
-        );
-      }
-      const rule = spec.rules ? await spec.rules(rows, ctx) : undefined;
-      const planned: Record<string, unknown>[] = [];
-      let checked = 0;
-      for (const row of rows) {
-        const input: Record<string, unknown> = {};
-        const rowErrors: ImportError[] = [];
-        for (const column of spec.columns) {
-          const text = row.cells[column.key] ?? '';
-          if (!isReference(column)) {
-            const value = cellValue(shape[column.key], text);
-            if (value !== undefined) input[column.key] = value;
-            continue;
-          }
-          if (text === '') continue;
-          const found = referenceError(resolved.get(column.key), text, row.line, headerOf(column.key), column.notFound);
-          if (found.error) rowErrors.push(found.error);
-          else input[column.field] = found.id;
-        }
-        const parsed = spec.create.safeParse(input);
-        if (!parsed.success) {
-          rowErrors.push(
-            ...schemaErrors(
-              parsed.error.issues.filter(
-                (issue) =>
-                  !rowErrors.some((e) => e.column === headerOf(columnOfField.get(String(issue.path[0])) ?? '')),
-              ),
-              row.line,
-              (field) => headerOf(columnOfField.get(field) ?? field),
-              row.cells,
-              (field) => columnOfField.get(field) ?? field,
+    pass(ctx) {
+      const { columnOf } = ctx;
+      const repeated = duplicatesInFile(inFile, columnOf);
+      return async (rows): Promise<CheckResult<Record<string, unknown>[]>> => {
+        const errors: ImportError[] = repeated(rows);
+        const resolved = new Map<string, Resolved>();
+        for (const ref of references) {
+          resolved.set(
+            ref.key,
+            await ref.resolve(
+              ctx.db,
+              rows.map((r) => r.cells[ref.key] ?? ''),
+              ctx.scope,
             ),
           );
         }
-        for (const [key, isTaken] of taken) {
-          const value = row.cells[key] ?? '';
-          if (value !== '' && isTaken(value)) rowErrors.push(importError(row.line, headerOf(key), 'existed', value));
+        const taken = new Map<string, (value: string) => boolean>();
+        for (const [key, unique] of Object.entries(spec.unique)) {
+          taken.set(
+            key,
+            await takenValues(
+              ctx.db,
+              spec.table,
+              unique.column,
+              rows.map((r) => r.cells[key] ?? ''),
+            ),
+          );
         }
-        let stored = parsed.data as Create | undefined;
-        if (stored !== undefined && rowErrors.length === 0 && rule) {
-          const outcome = rule(stored);
-          if ('issues' in outcome) {
-            for (const issue of outcome.issues) {
-              const key = columnOfField.get(issue.field) ?? issue.field;
-              rowErrors.push(importError(row.line, headerOf(key), issue.key, issue.value ?? row.cells[key] ?? ''));
+        const rule = spec.rules ? await spec.rules(rows, ctx) : undefined;
+        const planned: Record<string, unknown>[] = [];
+        const columnOfKey = (field: string) => columnOf(columnOfField.get(field) ?? field);
+        for (const row of rows) {
+          const input: Record<string, unknown> = {};
+          const rowErrors: ImportError[] = [];
+          for (const column of spec.columns) {
+            const text = row.cells[column.key] ?? '';
+            if (!isReference(column)) {
+              const value = cellValue(shape[column.key], text);
+              if (value !== undefined) input[column.key] = value;
+              continue;
             }
-            stored = undefined;
-          } else stored = outcome.input;
+            if (text === '') continue;
+            const found = referenceError(
+              resolved.get(column.key),
+              text,
+              row.line,
+              columnOf(column.key),
+              column.notFound,
+            );
+            if (found.error) rowErrors.push(found.error);
+            else input[column.field] = found.id;
+          }
+          const parsed = spec.create.safeParse(input);
+          if (!parsed.success) {
+            // A reference already refused (an unknown grid) is not reported again as missing.
+            const reported = new Set(rowErrors.map((e) => e.column));
+            rowErrors.push(
+              ...schemaErrors(
+                parsed.error.issues.filter((issue) => !reported.has(columnOfKey(String(issue.path[0])).header)),
+                row.line,
+                columnOfKey,
+                row.cells,
+                (field) => columnOfField.get(field) ?? field,
+              ),
+            );
+          }
+          for (const [key, isTaken] of taken) {
+            const value = row.cells[key] ?? '';
+            if (value !== '' && isTaken(value)) rowErrors.push(importError(row.line, columnOf(key), 'existed', value));
+          }
+          let stored = parsed.data as Create | undefined;
+          if (stored !== undefined && rowErrors.length === 0 && rule) {
+            const outcome = rule(stored);
+            if ('issues' in outcome) {
+              for (const issue of outcome.issues) {
+                const key = columnOfField.get(issue.field) ?? issue.field;
+                rowErrors.push(importError(row.line, columnOf(key), issue.key, issue.value ?? row.cells[key] ?? ''));
+              }
+              stored = undefined;
+            } else stored = outcome.input;
+          }
+          if (rowErrors.length) errors.push(...rowErrors);
+          else if (stored !== undefined) planned.push(spec.values(stored, newId()));
         }
-        if (rowErrors.length) errors.push(...rowErrors);
-        else if (stored !== undefined) planned.push(spec.values(stored, newId()));
-        checked++;
-        if (checked % 500 === 0) await ctx.progress(checked);
-      }
-      await ctx.progress(rows.length);
-      if (errors.length) return { errors: errors.sort((a, b) => a.line - b.line) };
-      return { errors: [], plan: planned };
+        if (errors.length) return { errors: errors.sort((a, b) => a.line - b.line) };
+        return { errors: [], plan: planned };
+      };
     },
     write: (plan, writer) => writer.bulk(spec.table, plan as never),
   };

@@ -1,22 +1,51 @@
 import { Readable } from 'node:stream';
+import { createInflateRaw } from 'node:zlib';
 import { MAX_IMPORT_UNPACKED_BYTES, RESULT } from '@meterdesk/contracts';
-import ExcelJS from 'exceljs';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { ApiError } from '../../../http/api-error';
+import { StringTable } from './compact-strings';
+
+/*
+ * The import's own reader of an uploaded `.xlsx`: its first sheet's rows as text, straight from the
+ * zip. exceljs's streaming reader holds every shared string as a slice of the chunk it was parsed
+ * from and spools a sheet stored before its shared strings to a temporary file; on a 100,000-row
+ * meter file it added about 250 MB to the process, more than the import's whole memory budget
+ * (docs/architecture.md, "Imports"). The upload is in memory anyway, so its zip directory gives
+ * random access to each part: the shared strings are read first into one compact table, then the
+ * sheet is inflated and parsed as a stream, as often as the import reads it. exceljs still writes
+ * the templates and exports.
+ */
 
 const EOCD = 0x06054b50;
 const CENTRAL_ENTRY = 0x02014b50;
+const LOCAL_ENTRY = 0x04034b50;
 const EOCD_MIN = 22;
 /** The end record sits within the last 22 bytes plus a comment of at most 65 535. */
 const EOCD_SEARCH = EOCD_MIN + 0xffff;
+const STORED = 0;
+const DEFLATED = 8;
+
+const ROW_TAG = Buffer.from('<row');
 
 const refuse = (detail: string) => new ApiError(RESULT.badRequest, 'importFileInvalid', { detail });
 
+interface ZipEntry {
+  method: number;
+  flags: number;
+  compressedSize: number;
+  size: number;
+  localHeader: number;
+}
+
 /**
- * What a workbook unpacks to, from its zip central directory, before anything inflates it: a small
- * file that would expand to gigabytes (a zip bomb) is refused unread. Zip64 entries are refused as
- * well; no honest import comes near 4 GB.
+ * The zip directory of a workbook, read before anything inflates: a small file that would expand
+ * to gigabytes (a zip bomb) is refused unread, and each entry is later held to the size it declares
+ * here. Zip64 entries are refused as well; no honest import comes near 4 GB.
  */
-export function checkUnpackedSize(file: Buffer, limit = MAX_IMPORT_UNPACKED_BYTES): number {
+function zipDirectory(
+  file: Buffer,
+  limit = MAX_IMPORT_UNPACKED_BYTES,
+): { entries: Map<string, ZipEntry>; unpacked: number } {
   const start = Math.max(0, file.length - EOCD_SEARCH);
   let eocd = -1;
   for (let i = file.length - EOCD_MIN; i >= start; i--) {
@@ -26,52 +55,346 @@ export function checkUnpackedSize(file: Buffer, limit = MAX_IMPORT_UNPACKED_BYTE
     }
   }
   if (eocd < 0) throw refuse('not an .xlsx workbook (no zip directory)');
-  const entries = file.readUInt16LE(eocd + 10);
+  const count = file.readUInt16LE(eocd + 10);
   let at = file.readUInt32LE(eocd + 16);
   let unpacked = 0;
-  for (let n = 0; n < entries; n++) {
+  const entries = new Map<string, ZipEntry>();
+  for (let n = 0; n < count; n++) {
     if (at + 46 > file.length || file.readUInt32LE(at) !== CENTRAL_ENTRY) throw refuse('a broken zip directory');
     const size = file.readUInt32LE(at + 24);
     if (size === 0xffffffff) throw refuse('a zip64 entry');
     unpacked += size;
     if (unpacked > limit) throw new ApiError(RESULT.badRequest, 'importFileTooLarge', { detail: 'unpacked size' });
-    at += 46 + file.readUInt16LE(at + 28) + file.readUInt16LE(at + 30) + file.readUInt16LE(at + 32);
+    const nameLength = file.readUInt16LE(at + 28);
+    const name = file.toString('utf8', at + 46, at + 46 + nameLength);
+    entries.set(name, {
+      flags: file.readUInt16LE(at + 8),
+      method: file.readUInt16LE(at + 10),
+      compressedSize: file.readUInt32LE(at + 20),
+      size,
+      localHeader: file.readUInt32LE(at + 42),
+    });
+    at += 46 + nameLength + file.readUInt16LE(at + 30) + file.readUInt16LE(at + 32);
   }
-  return unpacked;
+  return { entries, unpacked };
 }
 
-/** A cell as text: formulas give their cached result (never evaluated), rich text its plain text. */
-export function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value !== 'object') return String(value).trim();
-  if ('formula' in value || 'sharedFormula' in value)
-    return cellText((value as ExcelJS.CellFormulaValue).result ?? null);
-  if ('richText' in value)
-    return value.richText
-      .map((part) => part.text)
-      .join('')
-      .trim();
-  if ('text' in value) return cellText((value as ExcelJS.CellHyperlinkValue).text);
-  if ('error' in value) return '';
-  return '';
-}
+/** What a workbook unpacks to, from its zip directory alone; refuses a zip bomb. */
+export const checkUnpackedSize = (file: Buffer, limit = MAX_IMPORT_UNPACKED_BYTES): number =>
+  zipDirectory(file, limit).unpacked;
 
-/** The first sheet's rows as text, read as a stream: the workbook is never held as objects. */
-export async function* sheetRows(file: Buffer): AsyncGenerator<{ line: number; cells: string[] }> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
-    sharedStrings: 'cache',
-    hyperlinks: 'ignore',
-    styles: 'ignore',
-    worksheets: 'emit',
-    entries: 'emit',
-  });
-  for await (const sheet of reader) {
-    for await (const row of sheet) {
-      const values = Array.isArray(row.values) ? row.values : [];
-      // exceljs numbers cells from 1; position 0 is always empty.
-      yield { line: row.number, cells: values.slice(1).map((v) => cellText(v as ExcelJS.CellValue)) };
-    }
+/** An entry's bytes as they inflate, never more than its directory entry declared. */
+async function* inflated(file: Buffer, entry: ZipEntry): AsyncGenerator<Buffer> {
+  const at = entry.localHeader;
+  if (at + 30 > file.length || file.readUInt32LE(at) !== LOCAL_ENTRY) throw refuse('a broken zip entry');
+  if (entry.flags & 1) throw refuse('an encrypted workbook');
+  const dataStart = at + 30 + file.readUInt16LE(at + 26) + file.readUInt16LE(at + 28);
+  const data = file.subarray(dataStart, dataStart + entry.compressedSize);
+  if (entry.method === STORED) {
+    yield data.subarray(0, entry.size);
     return;
+  }
+  if (entry.method !== DEFLATED) throw refuse('an unknown zip compression');
+  let total = 0;
+  const stream = Readable.from([data]).pipe(createInflateRaw());
+  try {
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      // A directory that understates an entry would let it inflate past the zip-bomb guard.
+      if (total > entry.size) throw refuse('a zip entry larger than its directory says');
+      yield chunk as Buffer;
+    }
+  } catch (err) {
+    throw err instanceof ApiError ? err : refuse('a zip entry that does not inflate');
+  } finally {
+    stream.destroy();
+  }
+}
+
+/**
+ * An XML part parsed as it inflates: `handle` gets saxes' tags and text synchronously, and the
+ * items it pushes onto `out` are handed on after each chunk, so a caller's loop sets the pace.
+ */
+async function* parseXml<T>(
+  file: Buffer,
+  entry: ZipEntry,
+  handle: (parser: SaxesParser, out: T[]) => void,
+): AsyncGenerator<T> {
+  const parser = new SaxesParser({ position: false });
+  let failure: Error | undefined;
+  parser.on('error', (err) => {
+    failure ??= err;
+  });
+  const out: T[] = [];
+  handle(parser, out);
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of inflated(file, entry)) {
+    parser.write(decoder.decode(chunk, { stream: true }));
+    if (failure) throw refuse(`broken XML: ${failure.message.slice(0, 100)}`);
+    yield* out.splice(0);
+  }
+  parser.close();
+  if (failure) throw refuse(`broken XML: ${failure.message.slice(0, 100)}`);
+  yield* out.splice(0);
+}
+
+/** Attribute `name` of a tag parsed without namespaces (saxes keeps prefixed names as written). */
+const attribute = (tag: SaxesTagPlain, name: string) => {
+  const value = tag.attributes[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * The text of string items (`<si>` of the shared strings, `<is>` of an inline cell): their `<t>`
+ * runs joined, rich text included, the phonetic guide (`<rPh>`) left out. saxes takes one handler
+ * per event, so the parser's handlers pass their events on to it.
+ */
+class StringItems {
+  private inItem = false;
+  private inText = false;
+  private phonetic = 0;
+  private text = '';
+
+  constructor(
+    private readonly item: string,
+    private readonly done: (text: string) => void,
+  ) {}
+
+  open(tag: SaxesTagPlain): void {
+    if (tag.name === this.item) {
+      this.inItem = true;
+      this.text = '';
+    } else if (tag.name === 'rPh') this.phonetic++;
+    else if (tag.name === 't' && this.inItem && this.phonetic === 0) this.inText = !tag.isSelfClosing;
+  }
+
+  add(text: string): void {
+    if (this.inText) this.text += text;
+  }
+
+  close(tag: SaxesTagPlain): void {
+    if (tag.name === 't') this.inText = false;
+    else if (tag.name === 'rPh') this.phonetic--;
+    else if (tag.name === this.item && this.inItem) {
+      this.inItem = false;
+      this.done(this.text);
+    }
+  }
+
+  /** Hands a parser's events to this reader alone. */
+  listen(parser: SaxesParser): void {
+    parser.on('opentag', (tag) => this.open(tag));
+    parser.on('text', (text) => this.add(text));
+    parser.on('closetag', (tag) => this.close(tag));
+  }
+}
+
+/** A column's number (1 = A) from a cell reference such as `AB12`; 0 when it names none. */
+function columnNumber(ref: string): number {
+  let n = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const code = ref.charCodeAt(i);
+    if (code < 65 || code > 90) break;
+    n = n * 26 + code - 64;
+  }
+  return n;
+}
+
+/** A column's letters from its number (1 = A). */
+export function columnLetter(column: number): string {
+  let letters = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+/** A sheet row: its Excel line and its cells' text by column (index 0 is column A). */
+export interface SheetRow {
+  line: number;
+  cells: string[];
+}
+
+/** V8 copies a substring shorter than this; a longer one is a view that keeps its whole parent alive. */
+const SLICE_MIN = 13;
+
+/**
+ * Text parsed from the sheet as a string of its own: saxes hands out slices of the 64 KB chunk it
+ * parsed, and one such slice kept in an import's set of keys would keep the whole chunk.
+ */
+const own = (text: string) => (text.length < SLICE_MIN ? text : Buffer.from(text, 'utf8').toString('utf8'));
+
+/**
+ * A cell's text as the user sees it: a shared or inline string, a formula's cached result (never
+ * evaluated), a number (a date is its serial: the template formats none), TRUE/FALSE as `true` /
+ * `false`, an error as nothing. Text is trimmed.
+ */
+function cellText(type: string | undefined, value: string, inline: string, shared: StringTable): string {
+  switch (type) {
+    case 's':
+      return value === '' ? '' : shared.get(Number(value)).trim();
+    case 'inlineStr':
+      return own(inline.trim());
+    case 'str':
+    case 'd':
+      return own(value.trim());
+    case 'b':
+      return value === '' ? '' : value.trim() === '0' ? 'false' : 'true';
+    case 'e':
+      return '';
+    default:
+      return value.trim() === '' ? '' : String(Number.parseFloat(value));
+  }
+}
+
+/** The rows of a sheet part, each once its `</row>` is read. */
+function sheetHandler(shared: StringTable) {
+  return (parser: SaxesParser, out: SheetRow[]) => {
+    let row: SheetRow | null = null;
+    let cellColumn = 0;
+    let cellType: string | undefined;
+    let inValue = false;
+    let value = '';
+    let inline = '';
+    let line = 0;
+    parser.on('opentag', (tag) => {
+      inlineString.open(tag);
+      switch (tag.name) {
+        case 'row': {
+          const r = Number(attribute(tag, 'r'));
+          line = Number.isInteger(r) && r > 0 ? r : line + 1;
+          row = { line, cells: [] };
+          cellColumn = 0;
+          break;
+        }
+        case 'c': {
+          const fromRef = columnNumber(attribute(tag, 'r') ?? '');
+          cellColumn = fromRef > 0 ? fromRef : cellColumn + 1;
+          cellType = attribute(tag, 't');
+          value = '';
+          inline = '';
+          break;
+        }
+        case 'v':
+          inValue = !tag.isSelfClosing;
+          break;
+      }
+    });
+    parser.on('text', (chunk) => {
+      if (inValue) value += chunk;
+      else inlineString.add(chunk);
+    });
+    const inlineString = new StringItems('is', (text) => {
+      inline = text;
+    });
+    parser.on('closetag', (tag) => {
+      inlineString.close(tag);
+      if (tag.name === 'v') inValue = false;
+      else if (tag.name === 'c' && row) {
+        const text = cellText(cellType, value, inline, shared);
+        if (text !== '') {
+          while (row.cells.length < cellColumn - 1) row.cells.push('');
+          row.cells[cellColumn - 1] = text;
+        }
+      } else if (tag.name === 'row' && row) {
+        out.push(row);
+        row = null;
+      }
+    });
+  };
+}
+
+/** Where a relationship points, as a zip entry name (`xl/…`). */
+const partName = (target: string) => (target.startsWith('/') ? target.slice(1) : `xl/${target}`);
+
+/** The first sheet's part and the shared strings' part, as the workbook and its relationships name them. */
+async function workbookParts(file: Buffer, entries: Map<string, ZipEntry>) {
+  const targets = new Map<string, string>();
+  let sharedStrings = 'xl/sharedStrings.xml';
+  const rels = entries.get('xl/_rels/workbook.xml.rels');
+  if (rels) {
+    for await (const rel of parseXml<{ id: string; type: string; target: string }>(file, rels, (parser, out) => {
+      parser.on('opentag', (tag) => {
+        if (tag.name !== 'Relationship') return;
+        out.push({
+          id: attribute(tag, 'Id') ?? '',
+          type: attribute(tag, 'Type') ?? '',
+          target: attribute(tag, 'Target') ?? '',
+        });
+      });
+    })) {
+      targets.set(rel.id, partName(rel.target));
+      if (rel.type.endsWith('/sharedStrings')) sharedStrings = partName(rel.target);
+    }
+  }
+  let sheet: string | undefined;
+  const book = entries.get('xl/workbook.xml');
+  if (book) {
+    for await (const id of parseXml<string>(file, book, (parser, out) => {
+      parser.on('opentag', (tag) => {
+        if (tag.name === 'sheet') out.push(attribute(tag, 'r:id') ?? '');
+      });
+    })) {
+      sheet = targets.get(id);
+      break;
+    }
+  }
+  return { sheet: sheet ?? 'xl/worksheets/sheet1.xml', sharedStrings };
+}
+
+/**
+ * An uploaded workbook, ready to give its first sheet's rows as often as asked: the zip directory
+ * checked (zip bomb), the shared strings read once into a compact table.
+ */
+export class Workbook {
+  private constructor(
+    private readonly file: Buffer,
+    private readonly sheet: ZipEntry,
+    private readonly shared: StringTable,
+  ) {}
+
+  static async open(file: Buffer): Promise<Workbook> {
+    const { entries } = zipDirectory(file);
+    const parts = await workbookParts(file, entries);
+    const sheet = entries.get(parts.sheet);
+    if (!sheet) throw refuse('no worksheet');
+    const shared = new StringTable();
+    const strings = entries.get(parts.sharedStrings);
+    if (strings) {
+      for await (const text of parseXml<string>(file, strings, (parser, out) =>
+        new StringItems('si', (t) => out.push(t)).listen(parser),
+      )) {
+        shared.add(text);
+      }
+    }
+    return new Workbook(file, sheet, shared);
+  }
+
+  /** The first sheet's rows in order, inflated and parsed as they are read. */
+  rows(): AsyncGenerator<SheetRow> {
+    return parseXml(this.file, this.sheet, sheetHandler(this.shared));
+  }
+
+  /**
+   * How many rows the first sheet holds (the header and any empty ones included), counted on its
+   * bytes without parsing them: a progress bar's total before the rows are read. A sheet's XML has
+   * no other element starting `<row` followed by a space or `>`.
+   */
+  async countRows(): Promise<number> {
+    const rowTags = (bytes: Buffer) => {
+      let count = 0;
+      for (let at = bytes.indexOf(ROW_TAG); at >= 0; at = bytes.indexOf(ROW_TAG, at + ROW_TAG.length)) {
+        const next = bytes[at + ROW_TAG.length];
+        if (next === 0x20 || next === 0x3e) count++;
+      }
+      return count;
+    };
+    let count = 0;
+    let tail: Buffer = Buffer.alloc(0);
+    for await (const chunk of inflated(this.file, this.sheet)) {
+      // A tag straddling two chunks is found where the previous chunk's end meets this one's start.
+      count += rowTags(Buffer.concat([tail, chunk.subarray(0, ROW_TAG.length)])) + rowTags(chunk);
+      tail = chunk.subarray(Math.max(0, chunk.length - ROW_TAG.length));
+    }
+    return count;
   }
 }
