@@ -1,4 +1,5 @@
 import {
+  ARCHIVE_COUNT_CAP,
   type BatchDeleteResult,
   type EntityDefinition,
   type ExportFormat,
@@ -14,8 +15,8 @@ import type { z } from 'zod';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { type ListEntityShape, type ListSpec, listOrder, listPage, listWhere, selectSource } from '../../db/list';
-import { anyRow } from '../../db/rows';
+import { keysetPage, type ListEntityShape, type ListSpec, listOrder, listWhere, selectSource } from '../../db/list';
+import { anyRow, countUpTo } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
 import { existedError, notFound } from '../../http/api-error';
 import { streamWorkbook } from '../../http/export';
@@ -101,10 +102,18 @@ export class ArchiveService<
   Create,
   U extends string,
 > {
+  /** The list's subtree filter on the grid column, if any: pages under a subtree read node by node. */
+  private readonly placedBy: string | undefined;
+
   constructor(
     private readonly db: Db,
     readonly definition: ArchiveDefinition<E, Row, Rec, Create, U>,
   ) {
+    const { list, gridColumn } = definition;
+    const columns = list.columns as Record<string, unknown>;
+    this.placedBy = gridColumn
+      ? list.entity.filters.find((f) => f.op === 'subtree' && columns[f.field] === gridColumn)?.field
+      : undefined;
     for (const [field, key] of Object.entries<UniqueKey>(definition.unique)) {
       registerUniqueIndex(key.index, () => existedError(definition.entity, field));
     }
@@ -117,16 +126,27 @@ export class ArchiveService<
   }
 
   /**
-   * A page of the caller's records. `noScope` tells a caller whose scope reaches no grid node (no
-   * admin role, no user group) why a grid-scoped list is empty, so the screen can say whom to ask.
+   * A page of the caller's records: by cursor in the list's default order, counted up to
+   * `ARCHIVE_COUNT_CAP`. `noScope` tells a caller whose scope reaches no grid node (no admin role,
+   * no user group) why a grid-scoped list is empty, so the screen can say whom to ask.
    */
-  async list(q: Parameters<typeof listPage>[1], session: SessionContext) {
+  async list(q: Parameters<typeof keysetPage>[1], session: SessionContext) {
     const scope = await resolveScope(this.db, session.userId);
     const d = this.definition;
-    const page = await listPage(
+    const page = await keysetPage(
       d.list,
       q,
-      selectSource(this.db, { select: () => d.select(this.db), map: d.toRecord, countFrom: d.table }),
+      selectSource(this.db, {
+        select: () => d.select(this.db),
+        map: d.toRecord,
+        countFrom: (where) => countUpTo(this.db, d.table, where, ARCHIVE_COUNT_CAP),
+      }),
+      {
+        countCap: ARCHIVE_COUNT_CAP,
+        ...(this.placedBy
+          ? { placement: { field: this.placedBy, scopeRoots: scope.all ? undefined : scope.gridIds } }
+          : {}),
+      },
       this.scopeCondition(scope),
     );
     const noScope = d.gridColumn !== undefined && !scope.all && scope.gridIds.length === 0;

@@ -9,7 +9,7 @@ import {
 } from '@meterdesk/contracts';
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso } from '../../db/rows';
 import { consumer, meter, poc, powerGrid } from '../../db/schema';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
@@ -31,7 +31,7 @@ export const CONSUMER_LIST = defineList({
     protected: consumer.protected,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${consumer.consumerCode} asc`,
+  defaultOrder: keyOrder({ consumerCode: consumer.consumerCode, id: consumer.id }),
   tieBreak: consumer.id,
 });
 

@@ -16,7 +16,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { SessionContext } from '../../auth/session';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Db, Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
 import { dcu, meter, poc, powerGrid, supplier } from '../../db/schema';
 import { ApiError, fieldError, notFound } from '../../http/api-error';
@@ -53,7 +53,7 @@ export const DCU_LIST = defineList({
     gridName: powerGrid.gridName,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${dcu.dcuNo} asc`,
+  defaultOrder: keyOrder({ dcuNo: dcu.dcuNo, id: dcu.id }),
   tieBreak: dcu.id,
 });
 

@@ -1,8 +1,8 @@
 import { type MessageKey, type Meter, type MeterCreate, meterApi, meterEntity, RESULT } from '@meterdesk/contracts';
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
@@ -50,7 +50,7 @@ export const METER_LIST = defineList({
     updateTime: meter.updateTime,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${meter.devAddr} asc`,
+  defaultOrder: keyOrder({ devAddr: meter.devAddr, id: meter.id }),
   tieBreak: meter.id,
 });
 

@@ -8,7 +8,7 @@ import {
 } from '@meterdesk/contracts';
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso } from '../../db/rows';
 import { commModule, meter, powerGrid } from '../../db/schema';
 import { GRID_TREE } from '../../rbac/scope';
@@ -29,7 +29,7 @@ export const MODULE_LIST = defineList({
     gridId: commModule.gridId,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${commModule.moduleNo} asc`,
+  defaultOrder: keyOrder({ moduleNo: commModule.moduleNo, id: commModule.id }),
   tieBreak: commModule.id,
 });
 

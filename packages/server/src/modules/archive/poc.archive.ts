@@ -16,7 +16,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, likeContains, qualified } from '../../db/rows';
 import { consumer, dcu, meter, poc, pocReplacement, powerGrid } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
@@ -67,7 +67,7 @@ export const POC_LIST = defineList({
     gridId: poc.gridId,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${poc.pocNo} asc`,
+  defaultOrder: keyOrder({ pocNo: poc.pocNo, id: poc.id }),
   tieBreak: poc.id,
 });
 

@@ -1,8 +1,8 @@
 import { type SystemLog, type SystemLogQuery, systemLogEntity } from '@meterdesk/contracts';
-import { desc, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { renderContent } from '../../audit/log-content';
 import type { Executor } from '../../db/driver';
-import { defineList, keysetPage, listOrder, listWhere } from '../../db/list';
+import { defineList, keyOrder, keysetPage, listOrder, listWhere } from '../../db/list';
 import { countUpTo, iso } from '../../db/rows';
 import { sysLog } from '../../db/schema';
 
@@ -21,7 +21,7 @@ export const SYSLOG_LIST = defineList({
     ip: sysLog.ip,
     time: sysLog.time,
   },
-  defaultOrder: [desc(sysLog.time), desc(sysLog.id)],
+  defaultOrder: keyOrder({ time: sysLog.time, id: sysLog.id }, 'desc'),
   tieBreak: sysLog.id,
 });
 
@@ -68,7 +68,7 @@ export class SystemLogRepository {
         rows: (where, orderBy, limit, offset) => this.rows(where, orderBy, limit, offset, language),
         count: (where) => countUpTo(this.db, sysLog, where, COUNT_CAP),
       },
-      { column: sysLog.time, keyOf: (row) => [new Date(row.time), row.id], countCap: COUNT_CAP },
+      { countCap: COUNT_CAP },
     );
   }
 
