@@ -4,7 +4,7 @@
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const ADMIN_PASSWORD = 'Bench-12345';
+/** Linux counts process CPU time in ticks of 1/100 s. */
+const CLOCK_TICKS = 100;
 
 async function freePort() {
   const probe = createServer();
@@ -62,12 +64,12 @@ function client(port) {
  * logs in. `call(path, body)` fails on anything but code 200; `capture(fn)` answers the statements
  * the server sent while `fn` ran.
  */
-export async function startServer(databaseUrl, { logLevel = 'info' } = {}) {
+export async function startServer(databaseUrl, { logLevel = 'info', execArgv = [] } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'meterdesk-bench-'));
   const child = fork(join(root, 'packages/server/src/main.ts'), [], {
     cwd: root,
-    execArgv: ['--import', 'tsx', '--import', join(root, 'bench/lib/capture-sql.mjs')],
+    execArgv: ['--import', 'tsx', '--import', join(root, 'bench/lib/capture-sql.mjs'), ...execArgv],
     env: {
       ...process.env,
       PORT: String(port),
@@ -132,5 +134,11 @@ export async function startServer(databaseUrl, { logLevel = 'info' } = {}) {
     return released;
   };
 
-  return { call, capture, stop, port };
+  /** CPU milliseconds the server process has used so far (user + system), from /proc. */
+  const cpuMs = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  };
+
+  return { call, capture, stop, cpuMs, port };
 }

@@ -23,7 +23,7 @@ import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { renderPdf } from '../../http/pdf';
 import { entityColumns, formatMoment, translator } from '../../i18n/labels';
-import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
+import { gridScope, resolveScope, type Scope, scopeOf } from '../../rbac/scope';
 
 /** A select builder as the kit reads it: filtered, and for pages ordered and cut. */
 interface ArchiveSelect<Row> {
@@ -131,7 +131,7 @@ export class ArchiveService<
    * no user group) why a grid-scoped list is empty, so the screen can say whom to ask.
    */
   async list(q: Parameters<typeof keysetPage>[1], session: SessionContext) {
-    const scope = await resolveScope(this.db, session.userId);
+    const scope = await scopeOf(this.db, session);
     const d = this.definition;
     const page = await keysetPage(
       d.list,
@@ -155,7 +155,7 @@ export class ArchiveService<
 
   /** The record, or 404 when it does not exist or lies outside the caller's scope. */
   async detail(id: string, session: SessionContext): Promise<Rec> {
-    const scope = await resolveScope(this.db, session.userId);
+    const scope = await scopeOf(this.db, session);
     const row = await this.find(this.db, id, scope);
     if (!row) throw notFound();
     const d = this.definition;
@@ -253,7 +253,7 @@ export class ArchiveService<
     limit = MAX_EXPORT_ROWS,
   ): AsyncGenerator<Rec[]> {
     const d = this.definition;
-    const scope = await resolveScope(this.db, session.userId);
+    const scope = await scopeOf(this.db, session);
     const where = listWhere(d.list, q, this.scopeCondition(scope));
     const orderBy = listOrder(d.list, q);
     for (let offset = 0; offset < limit; offset += chunk) {

@@ -17,7 +17,7 @@ import { inSubtree } from '../../db/list';
 import { rowsOf } from '../../db/rows';
 import { consumer, dcu, meter } from '../../db/schema';
 import { registerOperation } from '../../http/operation';
-import { GRID_TREE, gridScope, resolveScope } from '../../rbac/scope';
+import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
 
 /** Where each kind keeps its position, name, state and grid. */
 interface Layer {
@@ -93,7 +93,7 @@ export class GisService {
   }
 
   async points(q: GisQuery, session: SessionContext): Promise<GisAnswer> {
-    const scope = await resolveScope(this.db, session.userId);
+    const scope = await scopeOf(this.db, session);
     const cell = cellDegrees(q.zoom);
     const answer: GisAnswer = { clusters: [], points: [], total: 0 };
     for (const kind of q.kinds) {
