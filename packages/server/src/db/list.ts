@@ -56,6 +56,13 @@ export interface ListSpec<E extends ListEntityShape> {
   defaultOrder: SQL | SQL[] | KeyOrder;
   /** Last key of every order, so that pages never overlap. */
   tieBreak: AnyPgColumn;
+  /**
+   * Sortable columns (not nullable, of the list's own table) that indexes order as the default
+   * key does: (column, tie-break) and, for a list placed in a tree, (node, column, tie-break). A sort
+   * by one of them, or by the default order's first key either way, pages by cursor like the
+   * default order; any other sort pages by offset.
+   */
+  indexedSorts?: readonly E['sortable'][number][];
 }
 
 export const defineList = <E extends ListEntityShape>(spec: ListSpec<E>) => spec;
@@ -136,7 +143,24 @@ export function listOrder<E extends ListEntityShape>(
     if (isKeyOrder(order)) return order.keys.map((k) => (order.descending ? desc : asc)(k.column));
     return Array.isArray(order) ? order : [order, asc(spec.tieBreak)];
   }
-  return [(q.sortOrder === 'descend' ? desc : asc)(column), asc(spec.tieBreak)];
+  const direction = q.sortOrder === 'descend' ? desc : asc;
+  return [direction(column), direction(spec.tieBreak)];
+}
+
+/** The key order of a page: the default order, or a sort that an index reads the same way; none for other sorts. */
+function cursorOrder<E extends ListEntityShape>(
+  spec: ListSpec<E>,
+  q: Pick<PageQuery, 'sortField' | 'sortOrder'>,
+): KeyOrder | undefined {
+  const order = spec.defaultOrder;
+  if (!isKeyOrder(order)) return undefined;
+  if (q.sortField === undefined) return order;
+  const descending = q.sortOrder === 'descend';
+  if (order.keys[0]?.field === q.sortField) return { keys: order.keys, descending };
+  const column = (spec.columns as Record<string, AnyPgColumn | SQL>)[q.sortField];
+  const tieBreak = order.keys.at(-1);
+  if (!spec.indexedSorts?.includes(q.sortField) || !column || column instanceof SQL || !tieBreak) return undefined;
+  return { keys: [{ field: q.sortField, column }, tieBreak], descending };
 }
 
 export interface PageSource<R> {
@@ -193,18 +217,18 @@ export async function listPage<E extends ListEntityShape, R>(
 /** A cursor holds the last row's key values; one that is not ours is refused naming `after`. */
 const badCursor = () => fieldError(RESULT.badRequest, 'after', 'invalidValue');
 
-const encodeCursor = (order: KeyOrder, row: Record<string, unknown>) =>
-  Buffer.from(JSON.stringify(order.keys.map((k) => row[k.field]))).toString('base64url');
+/** A cursor belongs to the sort it was made in; another sort refuses it. */
+const sortOf = (q: Pick<PageQuery, 'sortField' | 'sortOrder'>) =>
+  q.sortField ? `${q.sortField} ${q.sortOrder ?? 'ascend'}` : '';
 
-/** The key values of a cursor, each as its column's driver expects it. */
-function decodeCursor(order: KeyOrder, cursor: string): unknown[] {
-  let values: unknown;
-  try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw badCursor();
-  }
-  if (!Array.isArray(values) || values.length !== order.keys.length) throw badCursor();
+const keyValues = (order: KeyOrder, row: Record<string, unknown>) => order.keys.map((k) => row[k.field]);
+
+const encodeCursor = (sort: string, order: KeyOrder, row: Record<string, unknown>) =>
+  Buffer.from(JSON.stringify([sort, ...keyValues(order, row)])).toString('base64url');
+
+/** The key values of a cursor (or of a row), each as its column's driver expects it. */
+function driverValues(order: KeyOrder, values: unknown[]): unknown[] {
+  if (values.length !== order.keys.length) throw badCursor();
   return order.keys.map(({ column }, i) => {
     const value: unknown = values[i];
     switch (column.dataType) {
@@ -222,6 +246,17 @@ function decodeCursor(order: KeyOrder, cursor: string): unknown[] {
     }
     throw badCursor();
   });
+}
+
+function decodeCursor(sort: string, order: KeyOrder, cursor: string): unknown[] {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw badCursor();
+  }
+  if (!Array.isArray(decoded) || decoded[0] !== sort) throw badCursor();
+  return driverValues(order, decoded.slice(1));
 }
 
 /** The rows after the cursor's row in `order`: one row comparison the order's index answers. */
@@ -309,32 +344,60 @@ async function placedPage<E extends ListEntityShape, R>(
   return source.rows(sql`${id} in (${merged})`, orderBy, limit, 0);
 }
 
+const keyOrderBy = (order: KeyOrder) => order.keys.map((k) => (order.descending ? desc : asc)(k.column));
+
+/** What a page reads: its filters and scope, where it starts, how many rows. */
+interface PageRead {
+  where: SQL | undefined;
+  cursor: SQL | undefined;
+  orderBy: SQL[];
+  limit: number;
+  offset: number;
+}
+
+/** Rows of one page: under a subtree in key order as `placedPage` reads them, otherwise as the planner sees fit. */
+async function readPage<E extends ListEntityShape, R>(
+  spec: ListSpec<E>,
+  q: Query,
+  source: PageSource<R>,
+  order: KeyOrder | undefined,
+  placement: Placement | undefined,
+  page: PageRead,
+): Promise<R[]> {
+  const placed = order && placement ? await placedPage(spec, order, placement, q, source, page) : undefined;
+  return placed ?? source.rows(and(page.where, page.cursor), page.orderBy, page.limit, page.offset);
+}
+
 /**
- * A page of a table that grows to millions of rows: without a `sortField` it pages by cursor
- * (`after`, read from the index whatever the depth), and the source counts only up to `countCap`,
- * so `total` stops there and `totalCapped` says there are more.
+ * A page of a table that grows to millions of rows: in the default order, or a sort an index reads
+ * as it does (`indexedSorts`), it pages by cursor (`after`, read from the index whatever the depth);
+ * the source counts only up to `countCap`, so `total` stops there and `totalCapped` says there are
+ * more. `placement` makes pages under a subtree cost what they cost anywhere else.
  */
 export async function keysetPage<E extends ListEntityShape, R extends Record<string, unknown>>(
   spec: ListSpec<E>,
   q: PageQuery & Query & { after?: string | undefined },
   source: PageSource<R>,
-  options: { countCap: number; placement?: Placement },
+  options: { countCap: number; placement?: Placement | undefined },
   ...scope: (SQL | undefined)[]
 ) {
-  const order = spec.defaultOrder;
-  if (!isKeyOrder(order)) throw new Error('keysetPage: the default order is not a keyOrder');
-  const byCursor = q.sortField === undefined;
-  const after = byCursor && q.after ? decodeCursor(order, q.after) : undefined;
+  const order = cursorOrder(spec, q);
+  const sort = sortOf(q);
+  const after = order && q.after ? decodeCursor(sort, order, q.after) : undefined;
   const where = listWhere(spec, q, ...scope);
-  const cursor = after ? afterCursor(order, after) : undefined;
-  const orderBy = listOrder(spec, q);
   const { limit, offset } = pageWindow(q);
   // One row past the page tells whether there is a next one.
-  const page = { where, cursor, orderBy, limit: limit + 1, offset: after ? 0 : offset };
-  const rows = async () =>
-    (byCursor && options.placement ? await placedPage(spec, order, options.placement, q, source, page) : undefined) ??
-    source.rows(and(where, cursor), orderBy, page.limit, page.offset);
-  const [found, counted] = await Promise.all([rows(), source.count(where)]);
+  const page: PageRead = {
+    where,
+    cursor: order && after ? afterCursor(order, after) : undefined,
+    orderBy: order ? keyOrderBy(order) : listOrder(spec, q),
+    limit: limit + 1,
+    offset: after ? 0 : offset,
+  };
+  const [found, counted] = await Promise.all([
+    readPage(spec, q, source, order, options.placement, page),
+    source.count(where),
+  ]);
   const list = found.slice(0, limit);
   const last = list.at(-1);
   return {
@@ -343,6 +406,36 @@ export async function keysetPage<E extends ListEntityShape, R extends Record<str
     totalCapped: counted > options.countCap,
     curPage: q.curPage,
     pageSize: q.pageSize,
-    ...(byCursor && found.length > limit && last ? { nextCursor: encodeCursor(order, last) } : {}),
+    ...(order && found.length > limit && last ? { nextCursor: encodeCursor(sort, order, last) } : {}),
   };
+}
+
+/**
+ * Every row the filters select (at most `max`), `chunk` rows at a time, in the list's order: an
+ * export. In key order each chunk starts after the last one's final row, so the last chunk of a
+ * million costs what the first does; other sorts go by offset.
+ */
+export async function* listChunks<E extends ListEntityShape, R extends Record<string, unknown>>(
+  spec: ListSpec<E>,
+  q: Query & Pick<PageQuery, 'sortField' | 'sortOrder'>,
+  source: Pick<PageSource<R>, 'rows'>,
+  options: { chunk: number; max: number; placement?: Placement | undefined },
+  ...scope: (SQL | undefined)[]
+): AsyncGenerator<R[]> {
+  const order = cursorOrder(spec, q);
+  const where = listWhere(spec, q, ...scope);
+  const orderBy = order ? keyOrderBy(order) : listOrder(spec, q);
+  const rows = { ...source, count: async () => 0 };
+  let cursor: SQL | undefined;
+  for (let read = 0; read < options.max; ) {
+    const limit = Math.min(options.chunk, options.max - read);
+    const page = { where, cursor, orderBy, limit, offset: order ? 0 : read };
+    const chunk = await readPage(spec, q, rows, order, options.placement, page);
+    if (chunk.length === 0) return;
+    yield chunk;
+    read += chunk.length;
+    if (chunk.length < limit) return;
+    const last = chunk.at(-1);
+    if (order && last) cursor = afterCursor(order, driverValues(order, keyValues(order, last)));
+  }
 }

@@ -15,7 +15,14 @@ import type { z } from 'zod';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { keysetPage, type ListEntityShape, type ListSpec, listOrder, listWhere, selectSource } from '../../db/list';
+import {
+  keysetPage,
+  type ListEntityShape,
+  type ListSpec,
+  listChunks,
+  type Placement,
+  selectSource,
+} from '../../db/list';
 import { anyRow, countUpTo } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
 import { existedError, notFound } from '../../http/api-error';
@@ -119,6 +126,21 @@ export class ArchiveService<
     }
   }
 
+  /** The records as pages read them, counted up to the cap. */
+  private source() {
+    const d = this.definition;
+    return selectSource(this.db, {
+      select: () => d.select(this.db),
+      map: d.toRecord,
+      countFrom: (where) => countUpTo(this.db, d.table, where, ARCHIVE_COUNT_CAP),
+    });
+  }
+
+  /** Where the records hang in the grid, for pages under a subtree; none for shared parameters. */
+  private placement(scope: Scope): Placement | undefined {
+    return this.placedBy ? { field: this.placedBy, scopeRoots: scope.all ? undefined : scope.gridIds } : undefined;
+  }
+
   /** The condition that keeps a caller within their grid scope (nothing for shared parameters). */
   scopeCondition(scope: Scope): SQL | undefined {
     const { gridColumn } = this.definition;
@@ -136,17 +158,8 @@ export class ArchiveService<
     const page = await keysetPage(
       d.list,
       q,
-      selectSource(this.db, {
-        select: () => d.select(this.db),
-        map: d.toRecord,
-        countFrom: (where) => countUpTo(this.db, d.table, where, ARCHIVE_COUNT_CAP),
-      }),
-      {
-        countCap: ARCHIVE_COUNT_CAP,
-        ...(this.placedBy
-          ? { placement: { field: this.placedBy, scopeRoots: scope.all ? undefined : scope.gridIds } }
-          : {}),
-      },
+      this.source(),
+      { countCap: ARCHIVE_COUNT_CAP, placement: this.placement(scope) },
       this.scopeCondition(scope),
     );
     const noScope = d.gridColumn !== undefined && !scope.all && scope.gridIds.length === 0;
@@ -245,29 +258,21 @@ export class ArchiveService<
     }
   }
 
-  /** The rows an export writes (at most `limit`), a chunk at a time, in the list's order. */
+  /** The rows an export writes (at most `max`), a chunk at a time, in the list's order. */
   async *exportRows(
     q: Record<string, unknown>,
     session: SessionContext,
     chunk = 1000,
-    limit = MAX_EXPORT_ROWS,
+    max = MAX_EXPORT_ROWS,
   ): AsyncGenerator<Rec[]> {
-    const d = this.definition;
     const scope = await scopeOf(this.db, session);
-    const where = listWhere(d.list, q, this.scopeCondition(scope));
-    const orderBy = listOrder(d.list, q);
-    for (let offset = 0; offset < limit; offset += chunk) {
-      const size = Math.min(chunk, limit - offset);
-      const rows = await d
-        .select(this.db)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(size)
-        .offset(offset);
-      if (rows.length === 0) return;
-      yield rows.map(d.toRecord);
-      if (rows.length < size) return;
-    }
+    yield* listChunks(
+      this.definition.list,
+      q,
+      this.source(),
+      { chunk, max, placement: this.placement(scope) },
+      this.scopeCondition(scope),
+    );
   }
 }
 

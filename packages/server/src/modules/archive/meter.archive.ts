@@ -48,6 +48,7 @@ export const METER_LIST = defineList({
   trees: { gridId: GRID_TREE },
   defaultOrder: keyOrder({ devAddr: meter.devAddr, id: meter.id }),
   tieBreak: meter.id,
+  indexedSorts: ['status', 'updateTime'],
 });
 
 function toRecord({ m, ...shown }: Row): Meter {

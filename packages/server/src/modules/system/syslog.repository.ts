@@ -2,7 +2,7 @@ import { type SystemLog, type SystemLogQuery, systemLogEntity } from '@meterdesk
 import type { SQL } from 'drizzle-orm';
 import { renderContent } from '../../audit/log-content';
 import type { Executor } from '../../db/driver';
-import { defineList, keyOrder, keysetPage, listOrder, listWhere } from '../../db/list';
+import { defineList, keyOrder, keysetPage, listChunks } from '../../db/list';
 import { countUpTo, iso } from '../../db/rows';
 import { sysLog } from '../../db/schema';
 
@@ -73,13 +73,12 @@ export class SystemLogRepository {
   }
 
   /** Every entry the filters select, in pages of `chunk`, for a streamed export. */
-  async *all(q: Filters, limit: number, language: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
-    const where = listWhere(SYSLOG_LIST, q);
-    const orderBy = listOrder(SYSLOG_LIST, q);
-    for (let offset = 0; offset < limit; offset += chunk) {
-      const rows = await this.rows(where, orderBy, Math.min(chunk, limit - offset), offset, language);
-      if (rows.length > 0) yield rows;
-      if (rows.length < chunk) return;
-    }
+  all(q: Filters, limit: number, language: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
+    return listChunks(
+      SYSLOG_LIST,
+      q,
+      { rows: (where, orderBy, size, offset) => this.rows(where, orderBy, size, offset, language) },
+      { chunk, max: limit },
+    );
   }
 }
