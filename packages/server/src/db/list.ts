@@ -143,8 +143,7 @@ export function listOrder<E extends ListEntityShape>(
     if (isKeyOrder(order)) return order.keys.map((k) => (order.descending ? desc : asc)(k.column));
     return Array.isArray(order) ? order : [order, asc(spec.tieBreak)];
   }
-  const direction = q.sortOrder === 'descend' ? desc : asc;
-  return [direction(column), direction(spec.tieBreak)];
+  return [(q.sortOrder === 'descend' ? desc : asc)(column), asc(spec.tieBreak)];
 }
 
 /** The key order of a page: the default order, or a sort that an index reads the same way; none for other sorts. */
