@@ -17,7 +17,7 @@ import { registerUploadBody } from './http/operation';
 import { registerOriginCheck } from './http/origin';
 import { registerSpa } from './http/static.routes';
 import type { JobSystem } from './jobs/job-system';
-import { createLogger } from './logger';
+import { createLogger, OneLinePerRequest } from './logger';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
@@ -70,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, broker, secretKey, logger } = deps;
   const http = Fastify({
     loggerInstance: logger ?? createLogger(config.logLevel),
+    logController: new OneLinePerRequest(),
     trustProxy: config.trustProxy,
     bodyLimit: JSON_BODY_LIMIT,
     // A path that does not decode (`/%`, `/%E0%A4%A`) is the caller's mistake, answered like any bad input.

@@ -4,7 +4,7 @@ import { IdSchema } from '../common/ids';
 import type { MessageKey } from '../common/messages';
 import { defineOperation, needs } from '../common/operation';
 import { MAX_OPTIONS, OptionSchema, OptionsQuerySchema, optionsAnswer } from '../common/options';
-import { pageOf } from '../common/paging';
+import { CursorQuerySchema, pageOf } from '../common/paging';
 import { ExistedSchema } from '../common/validation';
 
 /** The resources of an archive page: its list, its hidden add/edit/detail pages and its buttons. */
@@ -40,6 +40,8 @@ export const MAX_EXPORT_ROWS = 1_000_000;
  * memory grows with its rows; the file says when rows were left out. The .xlsx streams every row.
  */
 export const MAX_PDF_ROWS = 5_000;
+/** An archive list counts this far (`totalCapped` says there are more): a million meters are never counted on each page. */
+export const ARCHIVE_COUNT_CAP = 1_000;
 /** What an export writes: a spreadsheet (spec §9: 150 px columns) or a PDF on A4 paper. */
 export const EXPORT_FORMATS = ['xlsx', 'pdf'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -122,8 +124,8 @@ export function archiveApi<Q extends z.ZodObject, C extends z.ZodObject, const U
       path: `/${path}/list`,
       access: needs(res.page),
       tag,
-      summary: `${tag}: the caller's records within their grid scope, filtered, sorted and paged`,
-      request: spec.entity.listQuery,
+      summary: `${tag}: the caller's records within their grid scope, filtered, sorted and paged (by cursor in the default order), counted up to ${ARCHIVE_COUNT_CAP}`,
+      request: spec.entity.listQuery.extend(CursorQuerySchema.shape),
       response: pageOf(entity.record).extend({
         noScope: z
           .boolean()

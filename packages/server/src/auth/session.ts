@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { ClientInfo } from '../audit/client-info';
 import type { Config } from '../config';
 import type { Db, Executor } from '../db/driver';
+import { qualified } from '../db/rows';
 import { sysResource, sysRoleResource, sysSession, sysUser, sysUserRole } from '../db/schema';
+import { type Scope, scopeFields, toScope } from '../rbac/scope';
 
 export interface SessionContext {
   tokenHash: string;
@@ -12,6 +14,14 @@ export interface SessionContext {
   fullName: string;
   language: number;
   mustChangePassword: boolean;
+  /** What the user reaches, read with the session at the start of the request (`scopeOf`). */
+  scope?: Scope;
+}
+
+/** A session, and whether its user holds any resource the route needs (true when it needs none). */
+export interface ResolvedSession {
+  session: SessionContext;
+  permitted: boolean;
 }
 
 const TOUCH_EVERY_MS = 30_000;
@@ -34,6 +44,44 @@ export class SessionStore {
     private readonly db: Db,
     private readonly config: Pick<Config, 'sessionIdleMs' | 'sessionAbsoluteMs'>,
   ) {}
+
+  /**
+   * The session query of each access rule (a route's `needs`), built and named once: every request
+   * runs one, so the server neither builds it again nor has the database plan it again.
+   */
+  private readonly lookups = new Map<string, ReturnType<SessionStore['prepareLookup']>>();
+
+  private lookupFor(needs: readonly string[]) {
+    const key = needs.join('\n');
+    let lookup = this.lookups.get(key);
+    if (!lookup) {
+      // Named after what it asks, so one name never stands for two statements on a connection.
+      lookup = this.prepareLookup(needs, `session_${createHash('sha256').update(key).digest('hex').slice(0, 24)}`);
+      this.lookups.set(key, lookup);
+    }
+    return lookup;
+  }
+
+  private prepareLookup(needs: readonly string[], name: string) {
+    return this.db
+      .select({
+        userId: sysUser.id,
+        username: sysUser.username,
+        fullName: sysUser.fullName,
+        language: sysUser.language,
+        mustChangePassword: sysUser.mustChangePassword,
+        status: sysUser.status,
+        expiryDate: sysUser.expiryDate,
+        lastSeenAt: sysSession.lastSeenAt,
+        expiresAt: sysSession.expiresAt,
+        ...scopeFields,
+        permitted: needs.length ? holdsAnyOf(qualified(sysUser.id), needs) : sql<boolean>`true`,
+      })
+      .from(sysSession)
+      .innerJoin(sysUser, eq(sysUser.id, sysSession.userId))
+      .where(eq(sysSession.tokenHash, sql.placeholder('tokenHash')))
+      .prepare(name);
+  }
 
   /** Returns the way to stop listening. */
   onEnded(listener: SessionsEndedListener): () => void {
@@ -62,24 +110,15 @@ export class SessionStore {
     return token;
   }
 
-  /** The session behind a cookie, or null when it is unknown, idle too long, past its absolute end, or its user may no longer log in. */
-  async resolve(token: string): Promise<SessionContext | null> {
+  /**
+   * The session behind a cookie, or null when it is unknown, idle too long, past its absolute end, or
+   * its user may no longer log in. One query reads the session, its user, the user's scope and
+   * whether they hold any of the resource uris in `needs` (a route's access rule), because every
+   * request asks all of it: the answer is never older than the request.
+   */
+  async resolve(token: string, needs: readonly string[] = []): Promise<ResolvedSession | null> {
     const tokenHash = hashToken(token);
-    const [row] = await this.db
-      .select({
-        userId: sysUser.id,
-        username: sysUser.username,
-        fullName: sysUser.fullName,
-        language: sysUser.language,
-        mustChangePassword: sysUser.mustChangePassword,
-        status: sysUser.status,
-        expiryDate: sysUser.expiryDate,
-        lastSeenAt: sysSession.lastSeenAt,
-        expiresAt: sysSession.expiresAt,
-      })
-      .from(sysSession)
-      .innerJoin(sysUser, eq(sysUser.id, sysSession.userId))
-      .where(eq(sysSession.tokenHash, tokenHash));
+    const [row] = await this.lookupFor(needs).execute({ tokenHash });
     if (!row) return null;
     const now = Date.now();
     const idle = now - row.lastSeenAt.getTime() > this.config.sessionIdleMs;
@@ -96,12 +135,16 @@ export class SessionStore {
         .where(eq(sysSession.tokenHash, tokenHash));
     }
     return {
-      tokenHash,
-      userId: row.userId,
-      username: row.username,
-      fullName: row.fullName,
-      language: row.language,
-      mustChangePassword: row.mustChangePassword,
+      session: {
+        tokenHash,
+        userId: row.userId,
+        username: row.username,
+        fullName: row.fullName,
+        language: row.language,
+        mustChangePassword: row.mustChangePassword,
+        scope: toScope(row),
+      },
+      permitted: row.permitted === true,
     };
   }
 
@@ -141,9 +184,13 @@ export class SessionStore {
   }
 }
 
+/** Whether the user holds any of `uris`, as SQL over the user's id (one indexed join). */
+const holdsAnyOf = (userId: SQL | string, uris: readonly string[]) =>
+  sql<boolean>`exists (select 1 from ${sysUserRole} join ${sysRoleResource} on ${sysRoleResource.roleId} = ${sysUserRole.roleId} join ${sysResource} on ${sysResource.id} = ${sysRoleResource.resourceId} where ${sysUserRole.userId} = ${userId} and ${inArray(sysResource.resourceUri, [...uris])})`;
+
 /**
- * The resource uris a user may use, read on every request so that a changed role takes
- * effect on the user's next request.
+ * The resource uris a user may use, read when asked so that a changed role takes effect on the
+ * user's next request.
  */
 export async function permittedUris(db: Executor, userId: string): Promise<Set<string>> {
   const rows = await db

@@ -1,4 +1,4 @@
-import { getTableName, type SQL, sql } from 'drizzle-orm';
+import { getTableName, SQL, sql } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from './driver';
@@ -36,6 +36,21 @@ export async function countUpTo(db: Executor, table: PgTable, where: SQL | undef
  */
 export const qualified = (column: AnyPgColumn): SQL =>
   sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.keyAsName ? toSnakeCase(column.name) : column.name)}`;
+
+/**
+ * `column` of the row whose `key` equals `ref` (a column of the outer query, or another lookup), as a
+ * scalar subquery of a select list. A list shows its neighbours' names this way: the database looks
+ * them up for the rows of the page alone, where joins may be planned over every row of the table.
+ * `lookup<string>` for a reference that always finds its row (a required foreign key).
+ */
+export const lookup = <T extends string | null = string | null>(
+  column: AnyPgColumn,
+  key: AnyPgColumn,
+  ref: AnyPgColumn | SQL,
+) =>
+  sql<
+    NoInfer<T>
+  >`(select ${qualified(column)} from ${column.table} where ${qualified(key)} = ${ref instanceof SQL ? ref : qualified(ref)})`;
 
 /** Whether any row of `table` matches; stops at the first. */
 export async function anyRow(db: Executor, table: PgTable, where: SQL | undefined): Promise<boolean> {

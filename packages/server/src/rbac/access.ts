@@ -1,6 +1,6 @@
 import { type OperatingType, type OperationAccess, PUBLIC, SESSION, SESSION_COOKIE } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import { permittedUris, type SessionStore } from '../auth/session';
+import type { SessionStore } from '../auth/session';
 import type { Db } from '../db/driver';
 import { ApiError, forbidden, unauthorized } from '../http/api-error';
 
@@ -26,21 +26,22 @@ export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sess
   app.decorateRequest('session', null);
   app.addHook('onRequest', async (req) => {
     const token = req.cookies[SESSION_COOKIE];
-    req.session = token ? await deps.sessions.resolve(token) : null;
+    const access = req.is404 ? PUBLIC : req.routeOptions.config.access;
+    const needs = access === undefined || access === PUBLIC || access === SESSION ? [] : access.anyOf;
+    // The session, its scope and whether it holds what the route needs: one query per request.
+    const resolved = token ? await deps.sessions.resolve(token, needs) : null;
+    req.session = resolved?.session ?? null;
 
-    if (req.is404) return;
-    const access = req.routeOptions.config.access;
     if (access === PUBLIC) return;
     if (access === undefined) {
       req.log.error({ url: req.url }, 'route declares no access rule; refused');
       throw new ApiError(403, 'forbidden');
     }
-    if (!req.session) throw unauthorized(token ? 'sessionExpired' : 'notLoggedIn');
+    if (!resolved) throw unauthorized(token ? 'sessionExpired' : 'notLoggedIn');
     if (access === SESSION) return;
     // A password an administrator set is known to two people: nothing but self-service until it is changed.
-    if (req.session.mustChangePassword) throw new ApiError(403, 'mustChangePassword');
-    const uris = await permittedUris(deps.db, req.session.userId);
-    if (!access.anyOf.some((uri) => uris.has(uri))) throw forbidden();
+    if (resolved.session.mustChangePassword) throw new ApiError(403, 'mustChangePassword');
+    if (!resolved.permitted) throw forbidden();
   });
   return routes;
 }

@@ -24,19 +24,37 @@ export interface Scope {
 export const ORG_TREE: TreeTable = { table: sysOrg, parentKey: 'pid' };
 export const GRID_TREE: TreeTable = { table: powerGrid, parentKey: 'parentId' };
 
+/**
+ * What a user reaches, as select fields over the `sys_user` row: the session check of every request
+ * reads them in its own query, so the scope costs no extra round trip.
+ */
+export const scopeFields = {
+  orgId: sysUser.orgId,
+  gridIds: sql<
+    string[]
+  >`coalesce((select array_agg(distinct g.grid_id) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${qualified(sysUser.id)}), '{}')`,
+  admin: sql<boolean>`exists (select 1 from ${sysUserRole} where ${sysUserRole.userId} = ${qualified(sysUser.id)} and ${sysUserRole.roleId} = ${ADMIN_ROLE_ID})`,
+};
+
+export const toScope = (
+  row: { orgId: string | null; gridIds: string[] | null; admin: boolean } | undefined,
+): Scope => ({
+  all: row?.admin === true,
+  orgId: row?.orgId ?? null,
+  gridIds: row?.gridIds ?? [],
+});
+
 export async function resolveScope(db: Executor, userId: string): Promise<Scope> {
-  const [row] = await db
-    .select({
-      orgId: sysUser.orgId,
-      gridIds: sql<
-        string[]
-      >`coalesce((select array_agg(distinct g.grid_id) from sys_user_group ug join sys_group g on g.id = ug.group_id where ug.user_id = ${qualified(sysUser.id)}), '{}')`,
-      admin: sql<boolean>`exists (select 1 from ${sysUserRole} where ${sysUserRole.userId} = ${qualified(sysUser.id)} and ${sysUserRole.roleId} = ${ADMIN_ROLE_ID})`,
-    })
-    .from(sysUser)
-    .where(eq(sysUser.id, userId));
-  return { all: row?.admin === true, orgId: row?.orgId ?? null, gridIds: row?.gridIds ?? [] };
+  const [row] = await db.select(scopeFields).from(sysUser).where(eq(sysUser.id, userId));
+  return toScope(row);
 }
+
+/**
+ * The caller's scope: as the session check read it at the start of the request, or read now for a
+ * session made elsewhere (a job acting for its user).
+ */
+export const scopeOf = (db: Executor, session: { userId: string; scope?: Scope | undefined }): Promise<Scope> =>
+  session.scope ? Promise.resolve(session.scope) : resolveScope(db, session.userId);
 
 /** Limits `orgColumn` to the caller's organisation subtree; nothing for an administrator. */
 export function orgScope(scope: Scope, orgColumn: AnyPgColumn | SQL): SQL | undefined {

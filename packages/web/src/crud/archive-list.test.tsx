@@ -121,6 +121,32 @@ describe('archive list: batch delete', () => {
   });
 });
 
+describe('archive list: a list past the count cap', () => {
+  const tenFrom = (start: number) => Array.from({ length: 10 }, (_, i) => supplier(start + i));
+
+  it.each([
+    ['en', 'More than 1,000 items'],
+    ['zh', '超过 1,000 条'],
+  ] as const)('says the total is capped (%s) and asks for the next page by its cursor', async (language, label) => {
+    applyLanguage(language);
+    const api = stubApi({
+      [supplierApi.list.path]: (body) =>
+        body.after === 'cursor-2'
+          ? ok({ list: tenFrom(11), total: 1000, totalCapped: true, curPage: 2, pageSize: 10, nextCursor: 'cursor-3' })
+          : ok({ list: tenFrom(1), total: 1000, totalCapped: true, curPage: 1, pageSize: 10, nextCursor: 'cursor-2' }),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree([PAGE]), PAGE);
+
+    expect(await screen.findByText(label)).toBeTruthy();
+    await user.click(screen.getByTitle('2'));
+    await screen.findByText('S11');
+    const calls = api.callsTo(supplierApi.list.path);
+    expect(calls[0]?.body).not.toHaveProperty('after');
+    expect(calls.at(-1)?.body).toMatchObject({ curPage: 2, after: 'cursor-2' });
+  });
+});
+
 describe('archive list: scope', () => {
   it.each([
     ['en', 'Your account has no power grid yet; ask an administrator to add you to a user group'],

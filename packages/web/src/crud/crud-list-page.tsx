@@ -10,7 +10,7 @@ import {
 import { isDateRange, MAX_BATCH_DELETE, type Page } from '@meterdesk/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
@@ -52,6 +52,17 @@ function tableWidth(columns: readonly { width?: number }[]): number {
 type ListAnswer = Page<Row> & { noScope?: boolean };
 
 /**
+ * The total the pager counts pages by. A capped total ("more than 1,000") leaves a next page after
+ * any full page, so the user can read past the cap one page at a time.
+ */
+function pagerTotal(answer: ListAnswer | undefined, query: ListQuery): number {
+  if (!answer) return 0;
+  if (!answer.totalCapped) return answer.total;
+  const more = answer.nextCursor !== undefined || answer.list.length === query.pageSize;
+  return Math.max(answer.total, (query.curPage + (more ? 1 : 0)) * query.pageSize);
+}
+
+/**
  * The entity's list: filters, sortable columns and paging kept in the URL (or, for a tree, the whole
  * tree), the row actions the user holds, add and export. `keepParams` are URL parameters of the page
  * around the list (e.g. its tab) that the list must not drop.
@@ -88,7 +99,12 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
       ),
     [params, filterFields, entity, crud],
   );
-  const body = listRequest(query);
+  // A list that pages by cursor answers the next page's `nextCursor`; that page is then asked for by
+  // it (read from an index at any depth) rather than by its number. Known cursors stay per query.
+  const cursors = useRef(new Map<string, string>());
+  const pageKey = (curPage: number) => JSON.stringify({ ...listRequest({ ...query, curPage: 1 }), curPage });
+  const after = cursors.current.get(pageKey(query.curPage));
+  const body = { ...listRequest(query), ...(after ? { after } : {}) };
   const list = useQuery({
     // Two lists of one entity (a page's tabs) differ by operation, not by request.
     queryKey: [entity.name, 'list', (crud.tree ?? crud.list)?.path, body],
@@ -98,7 +114,9 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         return { list: nodes, total: nodes.length, curPage: 1, pageSize: nodes.length };
       }
       if (!crud.list) throw new ApiError(404, 'wrongApi');
-      return callApi(crud.list, body, { signal }) as Promise<ListAnswer>;
+      const answer = (await callApi(crud.list, body, { signal })) as ListAnswer;
+      if (answer.nextCursor) cursors.current.set(pageKey(query.curPage + 1), answer.nextCursor);
+      return answer;
     },
     placeholderData: keepPreviousData,
   });
@@ -350,9 +368,12 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
             : {
                 current: query.curPage,
                 pageSize: query.pageSize,
-                total: list.data?.total ?? 0,
+                total: pagerTotal(list.data, query),
                 showSizeChanger: true,
-                showTotal: (total) => t('crud.total', { total }),
+                showTotal: () =>
+                  list.data?.totalCapped
+                    ? t('crud.totalCapped', { total: list.data.total.toLocaleString(language) })
+                    : t('crud.total', { total: list.data?.total ?? 0 }),
               }
         }
       />

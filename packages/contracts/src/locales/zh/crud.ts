@@ -2,6 +2,7 @@ import type { LocaleMessages } from '../en';
 
 export const crud: LocaleMessages['crud'] = {
   total: '共 {{total}} 条',
+  totalCapped: '超过 {{total}} 条',
   empty: '暂无数据',
   columnsActions: '操作',
   detailTitle: '详情',

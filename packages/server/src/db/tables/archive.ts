@@ -110,7 +110,9 @@ export const consumer = pgTable(
   },
   (t) => [
     uniqueIndex('consumer_code_uq').on(sql`lower(${t.consumerCode})`),
-    index('consumer_grid_idx').on(t.gridId, t.id),
+    // The list's default order, in the whole archive and within each grid node (keyset paging).
+    index('consumer_code_idx').on(t.consumerCode, t.id),
+    index('consumer_grid_idx').on(t.gridId, t.consumerCode, t.id),
     index('consumer_name_idx').on(t.consumerName),
     searchedByPart('consumer_code_trgm', t.consumerCode),
     searchedByPart('consumer_name_trgm', t.consumerName),
@@ -150,7 +152,11 @@ export const dcu = pgTable(
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
-  (t) => [uniqueIndex('dcu_no_uq').on(sql`lower(${t.dcuNo})`), index('dcu_grid_idx').on(t.gridId, t.id)],
+  (t) => [
+    uniqueIndex('dcu_no_uq').on(sql`lower(${t.dcuNo})`),
+    index('dcu_no_idx').on(t.dcuNo, t.id),
+    index('dcu_grid_idx').on(t.gridId, t.dcuNo, t.id),
+  ],
 );
 
 export const commModule = pgTable(
@@ -171,7 +177,8 @@ export const commModule = pgTable(
   },
   (t) => [
     uniqueIndex('comm_module_no_uq').on(sql`lower(${t.moduleNo})`),
-    index('comm_module_grid_idx').on(t.gridId, t.id),
+    index('comm_module_no_idx').on(t.moduleNo, t.id),
+    index('comm_module_grid_idx').on(t.gridId, t.moduleNo, t.id),
     searchedByPart('comm_module_no_trgm', t.moduleNo),
   ],
 );
@@ -208,13 +215,17 @@ export const meter = pgTable(
     uniqueIndex('meter_dev_addr_uq').on(sql`lower(${t.devAddr})`),
     // A module serves one meter.
     uniqueIndex('meter_module_uq').on(t.moduleId),
-    // The list's default order within a grid subtree, and keyset paging over it.
-    index('meter_grid_idx').on(t.gridId, t.devAddr, t.id),
+    // The list's default order and its indexed sorts (METER_LIST), in the whole archive and within
+    // each grid node: keyset paging reads them at any depth.
     index('meter_dev_addr_idx').on(t.devAddr, t.id),
     searchedByPart('meter_dev_addr_trgm', t.devAddr),
+    index('meter_grid_idx').on(t.gridId, t.devAddr, t.id),
+    index('meter_status_idx').on(t.status, t.id),
+    index('meter_grid_status_idx').on(t.gridId, t.status, t.id),
+    index('meter_update_time_idx').on(t.updateTime, t.id),
+    index('meter_grid_update_time_idx').on(t.gridId, t.updateTime, t.id),
     index('meter_dcu_idx').on(t.dcuId),
-    index('meter_status_idx').on(t.status),
-    index('meter_position_idx').on(t.latitude, t.longitude),
+    // The map's covering position index is a GiST index in migration 0009 (drizzle cannot declare INCLUDE).
   ],
 );
 
@@ -264,7 +275,8 @@ export const poc = pgTable(
     searchedByPart('poc_no_trgm', t.pocNo),
     // A meter measures one POC at a time.
     uniqueIndex('poc_meter_uq').on(t.meterId),
-    index('poc_grid_idx').on(t.gridId, t.id),
+    index('poc_no_idx').on(t.pocNo, t.id),
+    index('poc_grid_idx').on(t.gridId, t.pocNo, t.id),
     index('poc_consumer_idx').on(t.consumerId),
     index('poc_dcu_idx').on(t.dcuId),
   ],

@@ -1,11 +1,11 @@
 import { contains, defineEntity, IdSchema, ROOT_PARENT_ID, supplierApi } from '@meterdesk/contracts';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { SessionContext } from '../../auth/session';
 import type { Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { consumer, powerGrid, sysGroup, sysUser, sysUserGroup } from '../../db/schema';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { type ArchiveDefinition, ArchiveService } from './archive-kit';
@@ -34,7 +34,7 @@ const placedArchive: ArchiveDefinition<typeof placedEntity, Row, { id: string; c
   list: defineList({
     entity: placedEntity,
     columns: { code: consumer.consumerCode },
-    defaultOrder: sql`${consumer.consumerCode} asc`,
+    defaultOrder: keyOrder({ code: consumer.consumerCode, id: consumer.id }),
     tieBreak: consumer.id,
   }),
   select: (db: Executor) => db.select().from(consumer),

@@ -1,4 +1,5 @@
 import {
+  ARCHIVE_COUNT_CAP,
   type BatchDeleteResult,
   type EntityDefinition,
   type ExportFormat,
@@ -18,15 +19,22 @@ import type { z } from 'zod';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { type ListEntityShape, type ListSpec, listOrder, listPage, listWhere, selectSource } from '../../db/list';
-import { anyRow, likeContains } from '../../db/rows';
+import {
+  keysetPage,
+  type ListEntityShape,
+  type ListSpec,
+  listChunks,
+  type Placement,
+  selectSource,
+} from '../../db/list';
+import { anyRow, countUpTo, likeContains } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
 import { existedError, notFound } from '../../http/api-error';
 import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { renderPdf } from '../../http/pdf';
 import { entityColumns, formatMoment, translator } from '../../i18n/labels';
-import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
+import { gridScope, resolveScope, type Scope, scopeOf } from '../../rbac/scope';
 
 /** A select builder as the kit reads it: filtered, and for pages ordered and cut. */
 interface ArchiveSelect<Row> {
@@ -125,13 +133,36 @@ export class ArchiveService<
   Create,
   U extends string,
 > {
+  /** The list's subtree filter on the grid column, if any: pages under a subtree read node by node. */
+  private readonly placedBy: string | undefined;
+
   constructor(
     private readonly db: Db,
     readonly definition: ArchiveDefinition<E, Row, Rec, Create, U>,
   ) {
+    const { list, gridColumn } = definition;
+    const columns = list.columns as Record<string, unknown>;
+    this.placedBy = gridColumn
+      ? list.entity.filters.find((f) => f.op === 'subtree' && columns[f.field] === gridColumn)?.field
+      : undefined;
     for (const [field, key] of Object.entries<UniqueKey>(definition.unique)) {
       registerUniqueIndex(key.index, () => existedError(definition.entity, field));
     }
+  }
+
+  /** The records as pages read them, counted up to the cap. */
+  private source() {
+    const d = this.definition;
+    return selectSource(this.db, {
+      select: () => d.select(this.db),
+      map: d.toRecord,
+      countFrom: (where) => countUpTo(this.db, d.table, where, ARCHIVE_COUNT_CAP),
+    });
+  }
+
+  /** Where the records hang in the grid, for pages under a subtree; none for shared parameters. */
+  private placement(scope: Scope): Placement | undefined {
+    return this.placedBy ? { field: this.placedBy, scopeRoots: scope.all ? undefined : scope.gridIds } : undefined;
   }
 
   /** The condition that keeps a caller within their grid scope (nothing for shared parameters). */
@@ -141,16 +172,18 @@ export class ArchiveService<
   }
 
   /**
-   * A page of the caller's records. `noScope` tells a caller whose scope reaches no grid node (no
-   * admin role, no user group) why a grid-scoped list is empty, so the screen can say whom to ask.
+   * A page of the caller's records: by cursor in the list's default order, counted up to
+   * `ARCHIVE_COUNT_CAP`. `noScope` tells a caller whose scope reaches no grid node (no admin role,
+   * no user group) why a grid-scoped list is empty, so the screen can say whom to ask.
    */
-  async list(q: Parameters<typeof listPage>[1], session: SessionContext) {
-    const scope = await resolveScope(this.db, session.userId);
+  async list(q: Parameters<typeof keysetPage>[1], session: SessionContext) {
+    const scope = await scopeOf(this.db, session);
     const d = this.definition;
-    const page = await listPage(
+    const page = await keysetPage(
       d.list,
       q,
-      selectSource(this.db, { select: () => d.select(this.db), map: d.toRecord, countFrom: d.table }),
+      this.source(),
+      { countCap: ARCHIVE_COUNT_CAP, placement: this.placement(scope) },
       this.scopeCondition(scope),
     );
     const noScope = d.gridColumn !== undefined && !scope.all && scope.gridIds.length === 0;
@@ -159,7 +192,7 @@ export class ArchiveService<
 
   /** The record, or 404 when it does not exist or lies outside the caller's scope. */
   async detail(id: string, session: SessionContext): Promise<Rec> {
-    const scope = await resolveScope(this.db, session.userId);
+    const scope = await scopeOf(this.db, session);
     const row = await this.find(this.db, id, scope);
     if (!row) throw notFound();
     const d = this.definition;
@@ -283,29 +316,21 @@ export class ArchiveService<
     }
   }
 
-  /** The rows an export writes (at most `limit`), a chunk at a time, in the list's order. */
+  /** The rows an export writes (at most `max`), a chunk at a time, in the list's order. */
   async *exportRows(
     q: Record<string, unknown>,
     session: SessionContext,
     chunk = 1000,
-    limit = MAX_EXPORT_ROWS,
+    max = MAX_EXPORT_ROWS,
   ): AsyncGenerator<Rec[]> {
-    const d = this.definition;
-    const scope = await resolveScope(this.db, session.userId);
-    const where = listWhere(d.list, q, this.scopeCondition(scope));
-    const orderBy = listOrder(d.list, q);
-    for (let offset = 0; offset < limit; offset += chunk) {
-      const size = Math.min(chunk, limit - offset);
-      const rows = await d
-        .select(this.db)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(size)
-        .offset(offset);
-      if (rows.length === 0) return;
-      yield rows.map(d.toRecord);
-      if (rows.length < size) return;
-    }
+    const scope = await scopeOf(this.db, session);
+    yield* listChunks(
+      this.definition.list,
+      q,
+      this.source(),
+      { chunk, max, placement: this.placement(scope) },
+      this.scopeCondition(scope),
+    );
   }
 }
 

@@ -9,8 +9,8 @@ import {
 } from '@meterdesk/contracts';
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
-import { type EveryField, iso } from '../../db/rows';
+import { defineList, keyOrder } from '../../db/list';
+import { type EveryField, iso, lookup } from '../../db/rows';
 import { consumer, meter, poc, powerGrid } from '../../db/schema';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
 import type { ArchiveDefinition } from './archive-kit';
@@ -31,7 +31,7 @@ export const CONSUMER_LIST = defineList({
     protected: consumer.protected,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${consumer.consumerCode} asc`,
+  defaultOrder: keyOrder({ consumerCode: consumer.consumerCode, id: consumer.id }),
   tieBreak: consumer.id,
 });
 
@@ -45,9 +45,11 @@ export const consumerArchive: ArchiveDefinition<typeof consumerEntity, Row, Cons
     list: CONSUMER_LIST,
     select: (db: Executor) =>
       db
-        .select({ ...getTableColumns(consumer), gridName: powerGrid.gridName })
-        .from(consumer)
-        .innerJoin(powerGrid, eq(powerGrid.id, consumer.gridId)),
+        .select({
+          ...getTableColumns(consumer),
+          gridName: lookup<string>(powerGrid.gridName, powerGrid.id, consumer.gridId),
+        })
+        .from(consumer),
     toRecord: (r: Row): Consumer => ({
       id: r.id,
       consumerCode: r.consumerCode,

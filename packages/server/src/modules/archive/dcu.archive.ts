@@ -16,8 +16,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { SessionContext } from '../../auth/session';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Db, Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
-import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
+import { defineList, keyOrder } from '../../db/list';
+import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
 import { dcu, meter, poc, powerGrid, supplier } from '../../db/schema';
 import { ApiError, fieldError, notFound } from '../../http/api-error';
 import { GRID_TREE, gridScope, resolveScope, type Scope } from '../../rbac/scope';
@@ -27,20 +27,20 @@ import { type FieldIssue, keyReference, recordImport } from './import/record-imp
 import { GRID, requireInScope } from './in-scope';
 import { inUseBy } from './references';
 
+const dcuGridName = lookup<string>(powerGrid.gridName, powerGrid.id, dcu.gridId);
+
 const selectDcus = (db: Executor) =>
   db
     .select({
       dcu,
-      supplierName: supplier.supplierName,
-      gridName: powerGrid.gridName,
+      supplierName: lookup(supplier.supplierName, supplier.id, dcu.supplierId),
+      gridName: dcuGridName,
       meterCount:
         sql<number>`(select count(*) from ${meter} where ${qualified(meter.dcuId)} = ${qualified(dcu.id)})`.mapWith(
           Number,
         ),
     })
-    .from(dcu)
-    .leftJoin(supplier, eq(supplier.id, dcu.supplierId))
-    .innerJoin(powerGrid, eq(powerGrid.id, dcu.gridId));
+    .from(dcu);
 
 type Row = Awaited<ReturnType<typeof selectDcus>>[number];
 
@@ -50,10 +50,10 @@ export const DCU_LIST = defineList({
     dcuNo: dcu.dcuNo,
     dcuName: dcu.dcuName,
     gridId: dcu.gridId,
-    gridName: powerGrid.gridName,
+    gridName: dcuGridName,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${dcu.dcuNo} asc`,
+  defaultOrder: keyOrder({ dcuNo: dcu.dcuNo, id: dcu.id }),
   tieBreak: dcu.id,
 });
 

@@ -7,17 +7,17 @@ import {
   MAP_ZOOM,
   MAX_GIS_POINTS,
 } from '@meterdesk/contracts';
-import { and, between, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
 import type { SessionContext } from '../../auth/session';
 import type { Config } from '../../config';
 import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
-import { rowsOf } from '../../db/rows';
+import { lookup, rowsOf } from '../../db/rows';
 import { consumer, dcu, meter } from '../../db/schema';
 import { registerOperation } from '../../http/operation';
-import { GRID_TREE, gridScope, resolveScope } from '../../rbac/scope';
+import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
 
 /** Where each kind keeps its position, name, state and grid. */
 interface Layer {
@@ -68,12 +68,13 @@ interface CellRow {
   lat: number;
   lng: number;
   id: string;
-  label: string;
+  label: string | null;
   status: number;
 }
 
 /**
- * What the map shows in a viewport: one aggregate query per kind on the position index, grouped
+ * What the map shows in a viewport: one aggregate query per kind on the covering position index
+ * (GiST on point(longitude, latitude), migration 0009), grouped
  * into screen-sized cells. A cell holding one record is that record; any other is a cluster with
  * its count at the cell's centre of mass. The browser never receives every point.
  */
@@ -93,29 +94,29 @@ export class GisService {
   }
 
   async points(q: GisQuery, session: SessionContext): Promise<GisAnswer> {
-    const scope = await resolveScope(this.db, session.userId);
+    const scope = await scopeOf(this.db, session);
     const cell = cellDegrees(q.zoom);
     const answer: GisAnswer = { clusters: [], points: [], total: 0 };
     for (const kind of q.kinds) {
       const layer = LAYERS[kind];
+      const box = (west: number, east: number) =>
+        sql`point(${layer.lng}, ${layer.lat}) <@ box(point(${west}, ${q.south}), point(${east}, ${q.north}))`;
       // A view across the antimeridian has its west edge east of its east edge.
-      const longitudes =
-        q.west <= q.east
-          ? between(layer.lng, q.west, q.east)
-          : or(sql`${layer.lng} >= ${q.west}`, sql`${layer.lng} <= ${q.east}`);
+      const inView = q.west <= q.east ? box(q.west, q.east) : or(box(q.west, 180), box(-180, q.east));
       const where = and(
-        between(layer.lat, q.south, q.north),
-        longitudes,
+        inView,
         gridScope(scope, layer.grid),
         q.gridId ? inSubtree(layer.grid, GRID_TREE, q.gridId) : undefined,
         kind === 'meter' && q.meterStatus?.length ? inArray(meter.status, q.meterStatus) : undefined,
       );
+      // The cells come from the position index alone; a cell of one record looks up its label.
       const cells = await rowsOf<CellRow>(
         this.db,
-        sql`select count(*)::int as n, avg(${layer.lat})::float8 as lat, avg(${layer.lng})::float8 as lng,
-              min(${layer.id}) as id, min(${layer.label}) as label, min(${layer.status})::int as status
-            from ${layer.table} where ${where}
-            group by floor(${layer.lng} / ${cell}), floor(${layer.lat} / ${cell})`,
+        sql`select cell.*, case when cell.n = 1 then ${lookup(layer.label, layer.id, sql`cell.id`)} end as label
+            from (select count(*)::int as n, avg(${layer.lat})::float8 as lat, avg(${layer.lng})::float8 as lng,
+                    min(${layer.id}) as id, min(${layer.status})::int as status
+                  from ${layer.table} where ${where}
+                  group by floor(${layer.lng} / ${cell}), floor(${layer.lat} / ${cell})) cell`,
       );
       for (const c of cells) {
         const count = Number(c.n);
@@ -126,7 +127,7 @@ export class GisService {
             id: c.id,
             lat: Number(c.lat),
             lng: Number(c.lng),
-            label: c.label,
+            label: c.label ?? '',
             status: Number(c.status),
           });
         } else {

@@ -14,7 +14,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
-import { defineList, inSubtree } from '../../db/list';
+import { defineList, inSubtree, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso } from '../../db/rows';
 import { commModule, consumer, dcu, meter, poc, powerGrid, sysGroup } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
@@ -44,7 +44,7 @@ export const GRID_LIST = defineList({
     gridType: powerGrid.gridType,
   },
   // Upper levels first, as the tree reads.
-  defaultOrder: [asc(powerGrid.gridType), asc(powerGrid.gridCode), asc(powerGrid.id)],
+  defaultOrder: keyOrder({ gridType: powerGrid.gridType, gridCode: powerGrid.gridCode, id: powerGrid.id }),
   tieBreak: powerGrid.id,
 });
 

@@ -1,7 +1,7 @@
 import { type MeterType, type MeterTypeCreate, meterTypeApi, meterTypeEntity, RESULT } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
 import { meter, meterType, supplier } from '../../db/schema';
 import { fieldError } from '../../http/api-error';
@@ -22,7 +22,7 @@ export const METER_TYPE_LIST = defineList({
     wiring: meterType.wiring,
     updateTime: meterType.updateTime,
   },
-  defaultOrder: sql`${meterType.modelName} asc`,
+  defaultOrder: keyOrder({ modelName: meterType.modelName, id: meterType.id }),
   tieBreak: meterType.id,
 });
 

@@ -8,10 +8,11 @@ import {
   RESULT,
 } from '@meterdesk/contracts';
 import { and, eq, ne, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
-import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
+import { defineList, keyOrder } from '../../db/list';
+import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../http/api-error';
@@ -24,27 +25,22 @@ const moduleInUse = () => fieldError(RESULT.conflict, 'moduleId', 'moduleInUse')
 // Two meters saved at once with the same module: the index stops the second, with the same answer.
 registerUniqueIndex(MODULE_INDEX, moduleInUse);
 
+const meterPoc = (column: AnyPgColumn) => lookup(column, poc.meterId, meter.id);
+
 export const meterRow = (db: Executor) =>
   db
     .select({
       m: meter,
-      gridName: powerGrid.gridName,
-      meterTypeName: meterType.modelName,
-      supplierName: supplier.supplierName,
-      moduleNo: commModule.moduleNo,
-      dcuNo: dcu.dcuNo,
-      pocNo: poc.pocNo,
-      consumerCode: consumer.consumerCode,
-      consumerName: consumer.consumerName,
+      gridName: lookup<string>(powerGrid.gridName, powerGrid.id, meter.gridId),
+      meterTypeName: lookup(meterType.modelName, meterType.id, meter.meterTypeId),
+      supplierName: lookup(supplier.supplierName, supplier.id, meter.supplierId),
+      moduleNo: lookup(commModule.moduleNo, commModule.id, meter.moduleId),
+      dcuNo: lookup(dcu.dcuNo, dcu.id, meter.dcuId),
+      pocNo: meterPoc(poc.pocNo),
+      consumerCode: lookup(consumer.consumerCode, consumer.id, meterPoc(poc.consumerId)),
+      consumerName: lookup(consumer.consumerName, consumer.id, meterPoc(poc.consumerId)),
     })
-    .from(meter)
-    .innerJoin(powerGrid, eq(powerGrid.id, meter.gridId))
-    .leftJoin(meterType, eq(meterType.id, meter.meterTypeId))
-    .leftJoin(supplier, eq(supplier.id, meter.supplierId))
-    .leftJoin(commModule, eq(commModule.id, meter.moduleId))
-    .leftJoin(dcu, eq(dcu.id, meter.dcuId))
-    .leftJoin(poc, eq(poc.meterId, meter.id))
-    .leftJoin(consumer, eq(consumer.id, poc.consumerId));
+    .from(meter);
 
 type Row = Awaited<ReturnType<typeof meterRow>>[number];
 
@@ -58,8 +54,9 @@ export const METER_LIST = defineList({
     updateTime: meter.updateTime,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${meter.devAddr} asc`,
+  defaultOrder: keyOrder({ devAddr: meter.devAddr, id: meter.id }),
   tieBreak: meter.id,
+  indexedSorts: ['status', 'updateTime'],
 });
 
 function toRecord({ m, ...shown }: Row): Meter {

@@ -7,10 +7,10 @@ import {
   moduleImportApi,
   type OptionsQuery,
 } from '@meterdesk/contracts';
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
-import { type EveryField, iso, qualified } from '../../db/rows';
+import { defineList, keyOrder } from '../../db/list';
+import { type EveryField, iso, lookup, qualified } from '../../db/rows';
 import { commModule, meter, powerGrid } from '../../db/schema';
 import { GRID_TREE } from '../../rbac/scope';
 import type { ArchiveDefinition } from './archive-kit';
@@ -30,7 +30,7 @@ export const MODULE_LIST = defineList({
     gridId: commModule.gridId,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${commModule.moduleNo} asc`,
+  defaultOrder: keyOrder({ moduleNo: commModule.moduleNo, id: commModule.id }),
   tieBreak: commModule.id,
 });
 
@@ -41,17 +41,15 @@ export const moduleArchive: ArchiveDefinition<typeof moduleEntity, Row, Module, 
   idColumn: commModule.id,
   nameColumn: commModule.moduleNo,
   list: MODULE_LIST,
-  // A module serves at most one meter (meter_module_uq), so the join never repeats a module.
+  // A module serves at most one meter (meter_module_uq).
   select: (db: Executor) =>
     db
       .select({
         ...getTableColumns(commModule),
-        gridName: powerGrid.gridName,
-        devAddr: sql<string>`coalesce(${meter.devAddr}, '')`,
+        gridName: lookup<string>(powerGrid.gridName, powerGrid.id, commModule.gridId),
+        devAddr: sql<string>`coalesce(${lookup(meter.devAddr, meter.moduleId, commModule.id)}, '')`,
       })
-      .from(commModule)
-      .innerJoin(powerGrid, eq(powerGrid.id, commModule.gridId))
-      .leftJoin(meter, eq(meter.moduleId, commModule.id)),
+      .from(commModule),
   toRecord: (r: Row): Module => ({
     id: r.id,
     moduleNo: r.moduleNo,

@@ -15,8 +15,8 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { defineList } from '../../db/list';
-import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
+import { defineList, keyOrder } from '../../db/list';
+import { anyRow, type EveryField, iso, lookup } from '../../db/rows';
 import { consumer, dcu, meter, poc, pocReplacement, powerGrid } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError, notFound } from '../../http/api-error';
@@ -39,22 +39,18 @@ const selectPocs = (db: Executor) =>
   db
     .select({
       poc,
-      consumerCode: consumer.consumerCode,
-      consumerName: consumer.consumerName,
-      devAddr: meter.devAddr,
-      dcuNo: dcu.dcuNo,
-      gridName: powerGrid.gridName,
+      consumerCode: lookup(consumer.consumerCode, consumer.id, poc.consumerId),
+      consumerName: lookup(consumer.consumerName, consumer.id, poc.consumerId),
+      devAddr: lookup(meter.devAddr, meter.id, poc.meterId),
+      dcuNo: lookup(dcu.dcuNo, dcu.id, poc.dcuId),
+      gridName: lookup<string>(powerGrid.gridName, powerGrid.id, poc.gridId),
     })
-    .from(poc)
-    .leftJoin(consumer, eq(consumer.id, poc.consumerId))
-    .leftJoin(meter, eq(meter.id, poc.meterId))
-    .leftJoin(dcu, eq(dcu.id, poc.dcuId))
-    .innerJoin(powerGrid, eq(powerGrid.id, poc.gridId));
+    .from(poc);
 
 type Row = Awaited<ReturnType<typeof selectPocs>>[number];
 
 /** The POC's meter number as a subquery: the list's count reads `poc` alone, so its filters cannot use a join. */
-const pocDevAddr = sql`(select ${qualified(meter.devAddr)} from ${meter} where ${qualified(meter.id)} = ${qualified(poc.meterId)})`;
+const pocDevAddr = lookup(meter.devAddr, meter.id, poc.meterId);
 
 export const POC_LIST = defineList({
   entity: pocEntity,
@@ -66,7 +62,7 @@ export const POC_LIST = defineList({
     gridId: poc.gridId,
   },
   trees: { gridId: GRID_TREE },
-  defaultOrder: sql`${poc.pocNo} asc`,
+  defaultOrder: keyOrder({ pocNo: poc.pocNo, id: poc.id }),
   tieBreak: poc.id,
 });
 

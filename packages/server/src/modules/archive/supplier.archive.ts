@@ -8,7 +8,7 @@ import {
 } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
-import { defineList } from '../../db/list';
+import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso } from '../../db/rows';
 import { dcu, meter, meterType, supplier } from '../../db/schema';
 import type { ArchiveDefinition } from './archive-kit';
@@ -24,7 +24,7 @@ export const SUPPLIER_LIST = defineList({
     supplierName: supplier.supplierName,
     updateTime: supplier.updateTime,
   },
-  defaultOrder: sql`${supplier.supplierCode} asc`,
+  defaultOrder: keyOrder({ supplierCode: supplier.supplierCode, id: supplier.id }),
   tieBreak: supplier.id,
 });
 

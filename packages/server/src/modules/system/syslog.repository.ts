@@ -1,8 +1,8 @@
 import { type SystemLog, type SystemLogQuery, systemLogEntity } from '@meterdesk/contracts';
-import { desc, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { renderContent } from '../../audit/log-content';
 import type { Executor } from '../../db/driver';
-import { defineList, keysetPage, listOrder, listWhere } from '../../db/list';
+import { defineList, keyOrder, keysetPage, listChunks } from '../../db/list';
 import { countUpTo, iso } from '../../db/rows';
 import { sysLog } from '../../db/schema';
 
@@ -21,7 +21,7 @@ export const SYSLOG_LIST = defineList({
     ip: sysLog.ip,
     time: sysLog.time,
   },
-  defaultOrder: [desc(sysLog.time), desc(sysLog.id)],
+  defaultOrder: keyOrder({ time: sysLog.time, id: sysLog.id }, 'desc'),
   tieBreak: sysLog.id,
 });
 
@@ -68,18 +68,17 @@ export class SystemLogRepository {
         rows: (where, orderBy, limit, offset) => this.rows(where, orderBy, limit, offset, language),
         count: (where) => countUpTo(this.db, sysLog, where, COUNT_CAP),
       },
-      { column: sysLog.time, keyOf: (row) => [new Date(row.time), row.id], countCap: COUNT_CAP },
+      { countCap: COUNT_CAP },
     );
   }
 
   /** Every entry the filters select, in pages of `chunk`, for a streamed export. */
-  async *all(q: Filters, limit: number, language: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
-    const where = listWhere(SYSLOG_LIST, q);
-    const orderBy = listOrder(SYSLOG_LIST, q);
-    for (let offset = 0; offset < limit; offset += chunk) {
-      const rows = await this.rows(where, orderBy, Math.min(chunk, limit - offset), offset, language);
-      if (rows.length > 0) yield rows;
-      if (rows.length < chunk) return;
-    }
+  all(q: Filters, limit: number, language: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
+    return listChunks(
+      SYSLOG_LIST,
+      q,
+      { rows: (where, orderBy, size, offset) => this.rows(where, orderBy, size, offset, language) },
+      { chunk, max: limit },
+    );
   }
 }
