@@ -93,6 +93,7 @@ export const MESSAGES = {
   supplierNotFound: 'The supplier does not exist',
   supplierInUse: 'This supplier is still used by meter types, meters or DCUs',
   importFileInvalid: 'The file is not a readable Excel workbook (.xlsx)',
+  importAbandoned: 'The import stopped before it finished and was given up; nothing was written. Import the file again',
   importFileTooLarge: 'The file is too large',
   importTooManyRows: 'The file holds too many rows',
   importNoRows: 'The file holds no data rows',

@@ -79,6 +79,7 @@ export const errors: LocaleMessages['errors'] = {
   supplierNotFound: '供应商不存在',
   supplierInUse: '该供应商仍被表型、电表或集中器使用',
   importFileInvalid: '文件不是可读取的 Excel 工作簿（.xlsx）',
+  importAbandoned: '导入未完成即已中止，未写入任何数据，请重新导入该文件',
   importFileTooLarge: '文件过大',
   importTooManyRows: '文件行数过多',
   importNoRows: '文件中没有数据行',

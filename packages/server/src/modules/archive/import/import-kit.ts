@@ -10,7 +10,7 @@ import {
   messageText,
   RESULT,
 } from '@meterdesk/contracts';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import type { AtomicWriter } from '../../../db/bulk-insert';
@@ -19,7 +19,7 @@ import { newId } from '../../../db/ids';
 import { archiveImport } from '../../../db/schema';
 import { ApiError } from '../../../http/api-error';
 import { translator } from '../../../i18n/labels';
-import { defineJob, type JobContext } from '../../../jobs/job-system';
+import { defineJob, type JobContext, type JobRecord } from '../../../jobs/job-system';
 import { resolveScope, type Scope } from '../../../rbac/scope';
 import { FirstLines } from './compact-strings';
 import { columnLetter, Workbook } from './workbook';
@@ -441,12 +441,46 @@ export async function runImport(
   await job.progress({ done: rows, total: rows, state: 'done', imported });
 }
 
+/** What the job system says of an import's job: null when it knows no such job any more. */
+export type JobStateOf = (jobId: string) => Promise<{ state: JobRecord['state'] } | null>;
+
+const JOB_GAVE_UP: ReadonlySet<string> = new Set(['failed', 'cancelled']);
+
+/**
+ * An unfinished import whose job has given up (its retries spent: the database failed each time, or
+ * restarts cut off every run) is failed for good, so its dialog does not wait forever. Nothing was
+ * written: the write and the `done` state are one transaction.
+ */
+async function settleAbandoned(db: Executor, status: ImportStatus, jobStateOf: JobStateOf): Promise<boolean> {
+  if (status.state === 'done' || status.state === 'failed') return false;
+  const job = status.jobId ? await jobStateOf(status.jobId) : null;
+  if (job && !JOB_GAVE_UP.has(job.state)) return false;
+  const abandoned = importError(1, NO_COLUMN, 'importAbandoned', '');
+  const settled = await db
+    .update(archiveImport)
+    .set({ state: 'failed', errorCount: 1, errors: [abandoned], content: null, finishTime: new Date() })
+    .where(and(eq(archiveImport.id, status.importId), notInArray(archiveImport.state, ['done', 'failed'])))
+    .returning({ id: archiveImport.id });
+  return settled.length > 0;
+}
+
 /**
  * The status the dialog reads; only the user who started an import sees it. The upload itself is
  * left in the table: the dialog asks every few seconds, and a 20 MB file read each time would be
  * 40 MB of text to parse and drop.
  */
-export async function importStatus(db: Executor, importId: string, username: string): Promise<ImportStatus | null> {
+export async function importStatus(
+  db: Executor,
+  importId: string,
+  username: string,
+  jobStateOf: JobStateOf,
+): Promise<ImportStatus | null> {
+  const status = await readStatus(db, importId, username);
+  if (status && (await settleAbandoned(db, status, jobStateOf))) return readStatus(db, importId, username);
+  return status;
+}
+
+async function readStatus(db: Executor, importId: string, username: string): Promise<ImportStatus | null> {
   const [row] = await db
     .select({
       importId: archiveImport.id,

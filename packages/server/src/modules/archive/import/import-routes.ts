@@ -45,7 +45,9 @@ export function registerImportRoutes(
       );
     });
     registerOperation(app, api.importStatus, async ({ body, session }) => {
-      const status = await importStatus(deps.database.db, body.importId, session.username);
+      const status = await importStatus(deps.database.db, body.importId, session.username, (jobId) =>
+        deps.jobs.getJob(jobId),
+      );
       if (!status) throw notFound();
       return status;
     });

@@ -6,7 +6,7 @@ import { archiveImport, supplier, sysLog } from '../../../db/schema';
 import { defineJob, JobSystem } from '../../../jobs/job-system';
 import { createTestApp, type TestApp } from '../../../test/harness';
 import { supplierImport } from '../supplier.archive';
-import { runImport, startImport } from './import-kit';
+import { importStatus, runImport, startImport } from './import-kit';
 import { type ZipPart, zipFile } from './import-testing';
 import { checkUnpackedSize } from './workbook';
 
@@ -313,6 +313,43 @@ describe('an import cut off by a restart', () => {
   });
   afterAll(() => t.close());
 
+  const jobsWith = async (definition: typeof supplierImport, retryLimit = 2) => {
+    const system = new JobSystem(t.database, {
+      log: { debug() {}, info() {}, warn() {}, error() {} },
+      publish: async () => {},
+      pollingIntervalSeconds: 0.5,
+      stopTimeoutMs: 1000,
+    });
+    system.register(
+      defineJob<{ importId: string }>({
+        name: 'archive-import',
+        retryDelaySeconds: 0,
+        retryLimit,
+        handler: ({ importId }, job) => runImport(t.database, new Map([['supplier', definition]]), importId, job),
+      }),
+    );
+    await system.start();
+    return system;
+  };
+  const started = async (system: JobSystem, rows: string[][]) => {
+    const [admin] = await t.db
+      .execute(sql`select id from sys_user where username = 'admin'`)
+      .then((r) => (r as unknown as { rows: { id: string }[] }).rows);
+    const { importId } = await startImport(
+      t.database,
+      (id, startedBy) => system.send('archive-import', { importId: id }, { startedBy }),
+      {
+        entity: 'supplier',
+        file: await workbook([['supplierCode', 'supplierName'], ...rows]),
+        fileName: 'restart.xlsx',
+        userId: admin!.id,
+        username: 'admin',
+        language: 1,
+      },
+    );
+    return importId;
+  };
+
   it('runs again after the restart and writes its rows exactly once', async () => {
     let hang = true;
     const hanging: typeof supplierImport = {
@@ -325,44 +362,11 @@ describe('an import cut off by a restart', () => {
         };
       },
     };
-    const jobsWith = async (definition: typeof supplierImport) => {
-      const system = new JobSystem(t.database, {
-        log: { debug() {}, info() {}, warn() {}, error() {} },
-        publish: async () => {},
-        pollingIntervalSeconds: 0.5,
-        stopTimeoutMs: 1000,
-      });
-      system.register(
-        defineJob<{ importId: string }>({
-          name: 'archive-import',
-          retryDelaySeconds: 0,
-          retryLimit: 2,
-          handler: ({ importId }, job) => runImport(t.database, new Map([['supplier', definition]]), importId, job),
-        }),
-      );
-      await system.start();
-      return system;
-    };
     const first = await jobsWith(hanging);
-    const [admin] = await t.db
-      .execute(sql`select id from sys_user where username = 'admin'`)
-      .then((r) => (r as unknown as { rows: { id: string }[] }).rows);
-    const { importId } = await startImport(
-      t.database,
-      (id, startedBy) => first.send('archive-import', { importId: id }, { startedBy }),
-      {
-        entity: 'supplier',
-        file: await workbook([
-          ['supplierCode', 'supplierName'],
-          ['RST1', 'Restarted'],
-          ['RST2', 'Restarted too'],
-        ]),
-        fileName: 'restart.xlsx',
-        userId: admin!.id,
-        username: 'admin',
-        language: 1,
-      },
-    );
+    const importId = await started(first, [
+      ['RST1', 'Restarted'],
+      ['RST2', 'Restarted too'],
+    ]);
     await vi.waitFor(async () => {
       const [row] = await t.db.select().from(archiveImport).where(eq(archiveImport.id, importId));
       expect(row?.state).toBe('checking');
@@ -380,5 +384,33 @@ describe('an import cut off by a restart', () => {
     expect((await t.db.select().from(supplier).where(sql`${supplier.supplierCode} like 'RST%'`)).length).toBe(2);
     await runImport(t.database, new Map([['supplier', supplierImport]]), importId, { progress: async () => {} });
     expect((await t.db.select().from(supplier).where(sql`${supplier.supplierCode} like 'RST%'`)).length).toBe(2);
+  }, 120_000);
+
+  it('fails for good, writing nothing, once its job has given up', async () => {
+    const failing: typeof supplierImport = {
+      ...supplierImport,
+      pass: () => async () => {
+        throw new Error('the database went away');
+      },
+    };
+    const system = await jobsWith(failing, 0);
+    const importId = await started(system, [['GVU1', 'Given up']]);
+    const jobState = (jobId: string) => system.getJob(jobId);
+    const [{ jobId }] = (await t.db
+      .select({ jobId: archiveImport.jobId })
+      .from(archiveImport)
+      .where(eq(archiveImport.id, importId))) as [{ jobId: string }];
+    await vi.waitFor(async () => expect((await system.getJob(jobId))?.state).toBe('failed'), settle);
+
+    expect(await importStatus(t.db, importId, 'admin', jobState)).toMatchObject({
+      state: 'failed',
+      imported: 0,
+      errorCount: 1,
+      errors: [expect.objectContaining({ line: 1, code: 'importAbandoned' })],
+    });
+    const [row] = await t.db.select().from(archiveImport).where(eq(archiveImport.id, importId));
+    expect(row?.content).toBeNull();
+    expect(await t.db.select().from(supplier).where(eq(supplier.supplierCode, 'GVU1'))).toEqual([]);
+    await system.stop();
   }, 120_000);
 });
