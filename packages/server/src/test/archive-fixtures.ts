@@ -1,4 +1,5 @@
-import { ROOT_PARENT_ID } from '@meterdesk/contracts';
+import { type Page, ROOT_PARENT_ID } from '@meterdesk/contracts';
+import ExcelJS from 'exceljs';
 import { newId } from '../db/ids';
 import { consumer, meter, powerGrid, sysGroup, sysUserGroup } from '../db/schema';
 import type { TestApp } from './harness';
@@ -52,4 +53,35 @@ export async function userOfGrid(t: TestApp, gridId: string, uris: readonly stri
   await t.db.insert(sysGroup).values({ id: groupId, groupName: username, groupCode: code('UG'), gridId });
   await t.db.insert(sysUserGroup).values({ userId, groupId });
   return t.login(username, password);
+}
+
+/** The rows (header first) of an archive export's workbook, each cell as exceljs read it. */
+export async function exportedRows(t: TestApp, path: string, cookie: string, body: object = {}): Promise<unknown[][]> {
+  const res = await t.app.http.inject({
+    method: 'POST',
+    url: `/apis/${path}/export`,
+    payload: body,
+    headers: { cookie },
+  });
+  if (res.statusCode !== 200) throw new Error(`export ${path}: ${res.statusCode} ${res.body}`);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+  const rows: unknown[][] = [];
+  workbook.worksheets[0]?.eachRow((row) => {
+    rows.push((row.values as unknown[]).slice(1));
+  });
+  return rows;
+}
+
+/** The detail of the first record a list call finds for `filter`; throws when it finds none. */
+export async function firstRecord<T>(
+  t: TestApp,
+  cookie: string,
+  path: string,
+  filter: Record<string, string>,
+): Promise<T> {
+  const list = await t.call<Page<{ id: string }>>(`/${path}/list`, filter, cookie);
+  const found = list.body.data.list[0];
+  if (!found) throw new Error(`no ${path} ${JSON.stringify(filter)}`);
+  return (await t.call<T>(`/${path}/detail`, { id: found.id }, cookie)).body.data;
 }

@@ -5,10 +5,10 @@ import {
   type ConsumerCreate,
   type Page,
 } from '@meterdesk/contracts';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { meter, poc } from '../../db/schema';
+import { exportedRows } from '../../test/archive-fixtures';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
 
@@ -51,23 +51,7 @@ describe('consumer archive', () => {
     return res.body.data.id;
   };
   const codesOf = (page: { body: { data: Page<Consumer> } }) => page.body.data.list.map((c) => c.consumerCode).sort();
-  const exportCodes = async (cookie: string, body: object = {}) => {
-    const res = await t.app.http.inject({
-      method: 'POST',
-      url: '/apis/consumer/export',
-      payload: body,
-      headers: { cookie },
-    });
-    expect(res.statusCode).toBe(200);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
-    const sheet = workbook.worksheets[0]!;
-    const rows: unknown[][] = [];
-    sheet.eachRow((row) => {
-      rows.push((row.values as unknown[]).slice(1));
-    });
-    return rows;
-  };
+  const exportCodes = (cookie: string, body: object = {}) => exportedRows(t, 'consumer', cookie, body);
 
   beforeAll(async () => {
     t = await createTestApp();

@@ -1,11 +1,10 @@
 import { API_BASE, type BatchDeleteResult, DCU_RES, type Dcu, type DcuKeys, type Page } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
 import { dcu, meter, poc, supplier, sysLog } from '../../db/schema';
-import { gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
+import { exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
@@ -49,22 +48,8 @@ describe('DCU archive', () => {
   };
   const detail = (id: string, cookie = admin) => t.call<Dcu>('/dcu/detail', { id }, cookie);
   const issues = (body: unknown) => (body as { data: Issues }).data.issues;
-  const exportRows = async (cookie: string, body: object = {}) => {
-    const res = await t.app.http.inject({
-      method: 'POST',
-      url: `${API_BASE}/dcu/export`,
-      payload: body,
-      headers: { cookie },
-    });
-    expect(res.statusCode).toBe(200);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
-    const rows: string[][] = [];
-    workbook.worksheets[0]!.eachRow((row) => {
-      rows.push((row.values as unknown[]).slice(1).map((v) => String(v ?? '')));
-    });
-    return rows;
-  };
+  const exportRows = async (cookie: string, body: object = {}) =>
+    (await exportedRows(t, 'dcu', cookie, body)).map((row) => row.map((v) => String(v ?? '')));
 
   beforeAll(async () => {
     t = await createTestApp();

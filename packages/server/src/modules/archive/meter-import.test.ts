@@ -1,10 +1,11 @@
-import { type Consumer, METER_RES, type Meter, type Module, type Page, type Poc } from '@meterdesk/contracts';
+import { type Consumer, METER_RES, type Meter, type Module, type Poc } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
 import { commModule, consumer, dcu, meter, poc, sysUser } from '../../db/schema';
+import { firstRecord } from '../../test/archive-fixtures';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { runImport, startImport } from './import/import-kit';
@@ -22,12 +23,7 @@ describe('meter import', () => {
   let gridA1: string;
   let gridB: string;
 
-  const first = async <T>(path: string, filter: Record<string, string>): Promise<T> => {
-    const list = await t.call<Page<{ id: string }>>(`/${path}/list`, filter, admin);
-    const found = list.body.data.list[0];
-    if (!found) throw new Error(`no ${path} ${JSON.stringify(filter)}`);
-    return (await t.call<T>(`/${path}/detail`, { id: found.id }, admin)).body.data;
-  };
+  const first = <T>(path: string, filter: Record<string, string>) => firstRecord<T>(t, admin, path, filter);
   const insertConsumer = async (consumerCode: string, gridId: string) => {
     const id = newId();
     await t.db.insert(consumer).values({

@@ -6,11 +6,11 @@ import {
   ROOT_PARENT_ID,
   type Supplier,
 } from '@meterdesk/contracts';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { meter, powerGrid } from '../../db/schema';
 import { ADMIN_ROLE_ID } from '../../db/seed';
+import { exportedRows } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 type Issues = { data: { issues: { field: string; key: string; message: string }[] } };
@@ -155,20 +155,11 @@ describe('meter type', () => {
       meterType({ modelName: 'EXP1', wiring: '3P3W', commTypes: ['GPRS', 'Ethernet'] }),
       admin,
     );
-    const exported = async (cookie: string) => {
-      const res = await t.app.http.inject({
-        method: 'POST',
-        url: '/apis/metertype/export',
-        payload: { modelName: 'EXP1', columns: ['modelName', 'supplierName', 'wiring', 'side', 'commTypes'] },
-        headers: { cookie },
+    const exported = (cookie: string) =>
+      exportedRows(t, 'metertype', cookie, {
+        modelName: 'EXP1',
+        columns: ['modelName', 'supplierName', 'wiring', 'side', 'commTypes'],
       });
-      expect(res.statusCode).toBe(200);
-      const workbook = new ExcelJS.Workbook();
-      await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
-      const rows: unknown[][] = [];
-      workbook.worksheets[0]!.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
-      return rows;
-    };
     expect(await exported(admin)).toEqual([
       ['Model name', 'Supplier', 'Wiring', 'Metering side', 'Communication types'],
       ['EXP1', 'Hexing', '3P3W', 'Secondary side', 'GPRS, Ethernet'],

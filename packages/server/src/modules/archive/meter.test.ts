@@ -7,7 +7,6 @@ import {
   ROOT_PARENT_ID,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
@@ -23,6 +22,7 @@ import {
   sysLog,
   sysUserGroup,
 } from '../../db/schema';
+import { exportedRows } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
@@ -75,20 +75,7 @@ describe('meter', () => {
     return res.body.data.id;
   };
   const detail = async (id: string, cookie = admin) => (await t.call<Meter>('/meter/detail', { id }, cookie)).body.data;
-  const exportRows = async (body: object, cookie = admin) => {
-    const res = await t.app.http.inject({
-      method: 'POST',
-      url: '/apis/meter/export',
-      payload: body,
-      headers: { cookie },
-    });
-    expect(res.statusCode).toBe(200);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
-    const rows: unknown[][] = [];
-    workbook.worksheets[0]!.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
-    return rows;
-  };
+  const exportRows = (body: object, cookie = admin) => exportedRows(t, 'meter', cookie, body);
 
   beforeAll(async () => {
     t = await createTestApp();

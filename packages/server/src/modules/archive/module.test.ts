@@ -1,8 +1,8 @@
 import { type BatchDeleteResult, MODULE_RES, type Module, type ModuleCreate, type Page } from '@meterdesk/contracts';
-import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { meter } from '../../db/schema';
+import { exportedRows } from '../../test/archive-fixtures';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
 
@@ -36,22 +36,7 @@ describe('module archive', () => {
     return res.body.data.id;
   };
   const numbersOf = (page: { body: { data: Page<Module> } }) => page.body.data.list.map((m) => m.moduleNo).sort();
-  const exported = async (cookie: string, body: object) => {
-    const res = await t.app.http.inject({
-      method: 'POST',
-      url: '/apis/module/export',
-      payload: body,
-      headers: { cookie },
-    });
-    expect(res.statusCode).toBe(200);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
-    const rows: unknown[][] = [];
-    workbook.worksheets[0]!.eachRow((row) => {
-      rows.push((row.values as unknown[]).slice(1));
-    });
-    return rows;
-  };
+  const exported = (cookie: string, body: object) => exportedRows(t, 'module', cookie, body);
 
   beforeAll(async () => {
     t = await createTestApp();

@@ -1,18 +1,10 @@
-import {
-  DCU_RES,
-  type Dcu,
-  type DcuKeys,
-  MODULE_RES,
-  type Module,
-  type Page,
-  POC_RES,
-  type Poc,
-} from '@meterdesk/contracts';
+import { DCU_RES, type Dcu, type DcuKeys, MODULE_RES, type Module, POC_RES, type Poc } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
 import { consumer, dcu, meter, poc } from '../../db/schema';
+import { firstRecord } from '../../test/archive-fixtures';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { archiveCounts, importRows } from './import/import-testing';
@@ -24,12 +16,7 @@ describe('module, POC and DCU imports', () => {
   let gridA: string;
   let gridB: string;
 
-  const first = async <T>(path: string, filter: Record<string, string>): Promise<T> => {
-    const list = await t.call<Page<{ id: string }>>(`/${path}/list`, filter, admin);
-    const found = list.body.data.list[0];
-    if (!found) throw new Error(`no ${path} ${JSON.stringify(filter)}`);
-    return (await t.call<T>(`/${path}/detail`, { id: found.id }, admin)).body.data;
-  };
+  const first = <T>(path: string, filter: Record<string, string>) => firstRecord<T>(t, admin, path, filter);
   const insertMeter = async (devAddr: string, gridId: string) => {
     const id = newId();
     await t.db.insert(meter).values({ id, devAddr, gridId });
