@@ -188,7 +188,8 @@ describe('archive imports (the supplier import)', () => {
       '<row r="3"><c r="A3" t="str"><f>"RDR"&amp;"2"</f><v>RDR2</v></c><c r="B3" t="s"><v>3</v></c>' +
       '<c r="C3" t="e"><v>#N/A</v></c><c r="D3" t="b"><v>1</v></c></row>' +
       '<row r="4"/>' +
-      // Cells without references take the next column; entities are read as text; a date is its serial.
+      // Cells without references take the next column; entities are read as text; with no styles part a
+      // number shows no date, so it is its serial.
       '<row r="5"><c t="inlineStr"><is><t>RDR3</t></is></c><c t="inlineStr"><is><t>&lt;Tom &amp; Co&gt;</t></is></c>' +
       '<c/><c s="1"><v>45292</v></c></row>';
     const started = await upload(zipFile(parts(header + rows)));

@@ -223,12 +223,68 @@ const SLICE_MIN = 13;
  */
 const own = (text: string) => (text.length < SLICE_MIN ? text : Buffer.from(text, 'utf8').toString('utf8'));
 
+/** What a number format shows of a serial: a date, a time of day, both, or the number itself. */
+export type DateKind = 'date' | 'time' | 'dateTime' | null;
+
+/** Excel's built-in formats that show a date or a time (the CJK ones included); the rest show numbers. */
+function builtInDateKind(id: number): DateKind {
+  if ((id >= 14 && id <= 17) || (id >= 27 && id <= 31) || (id >= 34 && id <= 36) || (id >= 50 && id <= 58))
+    return 'date';
+  if ((id >= 18 && id <= 21) || id === 32 || id === 33 || (id >= 45 && id <= 47)) return 'time';
+  return id === 22 ? 'dateTime' : null;
+}
+
+/**
+ * What a custom format code shows: its quoted text, escapes and `[colour]` sections aside (an
+ * elapsed `[h]` is a time), `y` or `d` make it a date, `h` or `s` a time (`m` alone is either).
+ */
+export function formatDateKind(code: string): DateKind {
+  const bare = code
+    .replace(/"[^"]*"|\\.|_.|\*./g, '')
+    .replace(/\[(h+|m+|s+)\]/gi, '$1')
+    .replace(/\[[^\]]*\]/g, '')
+    .toLowerCase();
+  const date = /[yd]/.test(bare);
+  const time = /[hs]/.test(bare);
+  return date && time ? 'dateTime' : date ? 'date' : time ? 'time' : null;
+}
+
+/** Day 0 of the 1900 date system (as Excel counts it, past its leap-year slip) and of the 1904 one. */
+const EPOCH_1900 = Date.UTC(1899, 11, 30);
+const EPOCH_1904 = Date.UTC(1904, 0, 1);
+
+/** A serial as the text a user types for it: `2024-01-01`, `22:00`, `2024-01-01 08:30:15`. */
+function serialText(serial: number, kind: Exclude<DateKind, null>, date1904: boolean): string {
+  const seconds = Math.round(serial * 86_400);
+  const at = new Date((date1904 ? EPOCH_1904 : EPOCH_1900) + seconds * 1000).toISOString();
+  const day = at.slice(0, 10);
+  const time = seconds % 60 === 0 ? at.slice(11, 16) : at.slice(11, 19);
+  if (kind === 'date') return day;
+  return kind === 'time' ? time : `${day} ${time}`;
+}
+
+/** How the sheet's numbers are shown: each cell style's date kind, and the workbook's date system. */
+export interface NumberStyles {
+  kinds: readonly DateKind[];
+  date1904: boolean;
+}
+
+const NO_STYLES: NumberStyles = { kinds: [], date1904: false };
+
 /**
  * A cell's text as the user sees it: a shared or inline string, a formula's cached result (never
- * evaluated), a number (a date is its serial: the template formats none), TRUE/FALSE as `true` /
- * `false`, an error as nothing. Text is trimmed.
+ * evaluated), a number (as the date or time its format shows, so a time typed as 22:00 reads
+ * `22:00`, not the day fraction 0.9166…), TRUE/FALSE as `true` / `false`, an error as nothing. Text
+ * is trimmed.
  */
-function cellText(type: string | undefined, value: string, inline: string, shared: StringTable): string {
+function cellText(
+  type: string | undefined,
+  value: string,
+  inline: string,
+  shared: StringTable,
+  dateKind: DateKind = null,
+  date1904 = false,
+): string {
   switch (type) {
     case 's':
       return value === '' ? '' : shared.get(Number(value)).trim();
@@ -241,17 +297,23 @@ function cellText(type: string | undefined, value: string, inline: string, share
       return value === '' ? '' : value.trim() === '0' ? 'false' : 'true';
     case 'e':
       return '';
-    default:
-      return value.trim() === '' ? '' : String(Number.parseFloat(value));
+    default: {
+      if (value.trim() === '') return '';
+      const number = Number.parseFloat(value);
+      return dateKind && Number.isFinite(number) && number >= 0
+        ? serialText(number, dateKind, date1904)
+        : String(number);
+    }
   }
 }
 
 /** The rows of a sheet part, each once its `</row>` is read. */
-function sheetHandler(shared: StringTable) {
+function sheetHandler(shared: StringTable, styles: NumberStyles) {
   return (parser: SaxesParser, out: SheetRow[]) => {
     let row: SheetRow | null = null;
     let cellColumn = 0;
     let cellType: string | undefined;
+    let cellStyle = 0;
     let inValue = false;
     let value = '';
     let inline = '';
@@ -270,6 +332,7 @@ function sheetHandler(shared: StringTable) {
           const fromRef = columnNumber(attribute(tag, 'r') ?? '');
           cellColumn = fromRef > 0 ? fromRef : cellColumn + 1;
           cellType = attribute(tag, 't');
+          cellStyle = Number(attribute(tag, 's') ?? 0);
           value = '';
           inline = '';
           break;
@@ -290,7 +353,7 @@ function sheetHandler(shared: StringTable) {
       inlineString.close(tag);
       if (tag.name === 'v') inValue = false;
       else if (tag.name === 'c' && row) {
-        const text = cellText(cellType, value, inline, shared);
+        const text = cellText(cellType, value, inline, shared, styles.kinds[cellStyle] ?? null, styles.date1904);
         if (text !== '') {
           while (row.cells.length < cellColumn - 1) row.cells.push('');
           row.cells[cellColumn - 1] = text;
@@ -310,6 +373,7 @@ const partName = (target: string) => (target.startsWith('/') ? target.slice(1) :
 async function workbookParts(file: Buffer, entries: Map<string, ZipEntry>) {
   const targets = new Map<string, string>();
   let sharedStrings = 'xl/sharedStrings.xml';
+  let styles = 'xl/styles.xml';
   const rels = entries.get('xl/_rels/workbook.xml.rels');
   if (rels) {
     for await (const rel of parseXml<{ id: string; type: string; target: string }>(file, rels, (parser, out) => {
@@ -324,13 +388,17 @@ async function workbookParts(file: Buffer, entries: Map<string, ZipEntry>) {
     })) {
       targets.set(rel.id, partName(rel.target));
       if (rel.type.endsWith('/sharedStrings')) sharedStrings = partName(rel.target);
+      if (rel.type.endsWith('/styles')) styles = partName(rel.target);
     }
   }
   let sheet: string | undefined;
+  let date1904 = false;
   const book = entries.get('xl/workbook.xml');
   if (book) {
+    // workbookPr comes before the sheets: both are known once the first sheet is.
     for await (const id of parseXml<string>(file, book, (parser, out) => {
       parser.on('opentag', (tag) => {
+        if (tag.name === 'workbookPr') date1904 = ['1', 'true'].includes(attribute(tag, 'date1904') ?? '');
         if (tag.name === 'sheet') out.push(attribute(tag, 'r:id') ?? '');
       });
     })) {
@@ -338,7 +406,29 @@ async function workbookParts(file: Buffer, entries: Map<string, ZipEntry>) {
       break;
     }
   }
-  return { sheet: sheet ?? 'xl/worksheets/sheet1.xml', sharedStrings };
+  return { sheet: sheet ?? 'xl/worksheets/sheet1.xml', sharedStrings, styles, date1904 };
+}
+
+/** Each cell style's date kind (`<cellXfs>` in order), from the built-in or the workbook's own formats. */
+async function numberStyles(file: Buffer, entry: ZipEntry | undefined, date1904: boolean): Promise<NumberStyles> {
+  if (!entry) return { ...NO_STYLES, date1904 };
+  const formats = new Map<number, string>();
+  const kinds: DateKind[] = [];
+  for await (const xf of parseXml<number>(file, entry, (parser, out) => {
+    let inCellXfs = false;
+    parser.on('opentag', (tag) => {
+      if (tag.name === 'numFmt') formats.set(Number(attribute(tag, 'numFmtId')), attribute(tag, 'formatCode') ?? '');
+      else if (tag.name === 'cellXfs') inCellXfs = true;
+      else if (tag.name === 'xf' && inCellXfs) out.push(Number(attribute(tag, 'numFmtId') ?? 0));
+    });
+    parser.on('closetag', (tag) => {
+      if (tag.name === 'cellXfs') inCellXfs = false;
+    });
+  })) {
+    const code = formats.get(xf);
+    kinds.push(code === undefined ? builtInDateKind(xf) : formatDateKind(code));
+  }
+  return { kinds, date1904 };
 }
 
 /**
@@ -350,6 +440,7 @@ export class Workbook {
     private readonly file: Buffer,
     private readonly sheet: ZipEntry,
     private readonly shared: StringTable,
+    private readonly styles: NumberStyles,
   ) {}
 
   static async open(file: Buffer): Promise<Workbook> {
@@ -366,12 +457,12 @@ export class Workbook {
         shared.add(text);
       }
     }
-    return new Workbook(file, sheet, shared);
+    return new Workbook(file, sheet, shared, await numberStyles(file, entries.get(parts.styles), parts.date1904));
   }
 
   /** The first sheet's rows in order, inflated and parsed as they are read. */
   rows(): AsyncGenerator<SheetRow> {
-    return parseXml(this.file, this.sheet, sheetHandler(this.shared));
+    return parseXml(this.file, this.sheet, sheetHandler(this.shared, this.styles));
   }
 
   /**
