@@ -2,7 +2,8 @@
 /**
  * The meter list at 1,000,000 meters on PostgreSQL: the API call (real server, logged in) against
  * the same SQL run bare through `pg` in the same run, with 1 and 10 concurrent clients; page 1
- * against a deep page; 1,000 against 1,000,000 meters. Prints p50/p95 and the ratios.
+ * against a deep page; 1,000 against 1,000,000 meters. Prints p50/p95, the ratios, and the CPU the
+ * server process spent per call (what the API adds, besides its session query and HTTP).
  *
  *   npm run bench:meters          (BENCH_DATABASE_URL picks the PostgreSQL server; BENCH_CALLS the calls)
  */
@@ -68,21 +69,24 @@ for (const { label, meters } of SIZES) {
       },
     ];
     line(`\nMeter list, ${meters.toLocaleString('en-US')} meters on PostgreSQL: API vs the same SQL bare`);
-    line(`${'scenario'.padEnd(62)} clients │ API p50     p95 │ bare p50     p95 │ p95 ratio`);
+    line(`${'scenario'.padEnd(62)} clients │ API p50     p95 │ bare p50     p95 │ p95 ratio │ server CPU/call`);
     for (const scenario of scenarios) {
       const statements = await server.capture(() => server.call('/meter/list', scenario.body));
       const bare = bareTwin(pool, statements);
       for (const clients of [1, 10]) {
+        const cpuBefore = server.cpuMs();
         const samples = await alternate(
           { api: () => server.call('/meter/list', scenario.body), bare: bare.once },
           { clients, calls: clients === 1 ? CALLS / 2 : CALLS },
         );
+        // The server works only for the API side (and idles through the bare one).
+        const cpu = (server.cpuMs() - cpuBefore) / samples.api.length;
         const api = summary(samples.api);
         const sql = summary(samples.bare);
         const ratio = api.p95 / sql.p95;
-        results.push({ label, scenario: scenario.name, clients, api, sql, ratio });
+        results.push({ label, scenario: scenario.name, clients, api, sql, ratio, cpu });
         line(
-          `${scenario.name.padEnd(62)} ${String(clients).padStart(7)} │ ${ms(api.p50)} ${ms(api.p95)} │  ${ms(sql.p50)} ${ms(sql.p95)} │ ${ratio.toFixed(2).padStart(6)}`,
+          `${scenario.name.padEnd(62)} ${String(clients).padStart(7)} │ ${ms(api.p50)} ${ms(api.p95)} │  ${ms(sql.p50)} ${ms(sql.p95)} │ ${ratio.toFixed(2).padStart(6)} │ ${ms(cpu)}`,
         );
       }
     }
