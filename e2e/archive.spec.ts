@@ -179,7 +179,7 @@ test('an operator builds an archive, imports meters, finds the meter on the map 
   const problem = dialog.getByTestId('import-errors').getByRole('row').nth(1).getByRole('cell');
   // The header is line 1, so the 900th row is the sheet's line 901.
   await expect(problem.nth(0)).toHaveText(String(bad + 1));
-  await expect(problem.nth(1)).toHaveText('devAddr');
+  await expect(problem.nth(1)).toHaveText('D · devAddr');
   await expect(problem.nth(2)).toHaveText('meterSnSameAsModule');
   await expect(problem.nth(3)).toHaveText(`Meter SN and module SN must differ: ${importKey(names.prefix, bad)}A`);
   for (const entity of ['meter', 'consumer', 'module', 'poc'] as const) {

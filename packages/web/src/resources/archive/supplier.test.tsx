@@ -28,7 +28,13 @@ describe('supplier import from the list', () => {
           done: 3,
           errorCount: 1,
           errors: [
-            { line: 3, column: 'Supplier code', code: 'codeFormat', cause: 'Only letters and digits are allowed: A B' },
+            {
+              line: 3,
+              column: 'Supplier code',
+              columnLetter: 'A',
+              code: 'codeFormat',
+              cause: 'Only letters and digits are allowed: A B',
+            },
           ],
         });
       },
