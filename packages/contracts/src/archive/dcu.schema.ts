@@ -51,6 +51,19 @@ const hlsKey = (name: string) =>
 export const DCU_KEYS = ['llsKey', 'hlsAuthKey', 'hlsEncKey', 'hlsAuthEncKey'] as const;
 export type DcuKey = (typeof DCU_KEYS)[number];
 
+/** The task parameters, in the order the form, the detail and the import template show them. */
+export const DCU_TASK_FIELDS = [
+  'taskEnabled',
+  'taskGroup',
+  'minCycleMinutes',
+  'collectPeriodMinutes',
+  'reportPeriodMinutes',
+  'taskStart',
+  'taskEnd',
+  'maxSupplementDays',
+  'executionOffsetMinutes',
+] as const;
+
 const keyFields = {
   llsKey: field(
     z
@@ -166,15 +179,7 @@ export const dcuEntity = defineEntity({
     'remark',
     'llsLevel',
     ...DCU_KEYS,
-    'taskEnabled',
-    'taskGroup',
-    'minCycleMinutes',
-    'collectPeriodMinutes',
-    'reportPeriodMinutes',
-    'taskStart',
-    'taskEnd',
-    'maxSupplementDays',
-    'executionOffsetMinutes',
+    ...DCU_TASK_FIELDS,
     'blacklist',
     // The keys are write-only: the form takes them, the record never carries them.
   ] as readonly (keyof typeof DcuSchema.shape)[],
@@ -195,15 +200,7 @@ export const dcuEntity = defineEntity({
     'hlsAuthEncKeySet',
     'blacklist',
     'meterCount',
-    'taskEnabled',
-    'taskGroup',
-    'minCycleMinutes',
-    'collectPeriodMinutes',
-    'reportPeriodMinutes',
-    'taskStart',
-    'taskEnd',
-    'maxSupplementDays',
-    'executionOffsetMinutes',
+    ...DCU_TASK_FIELDS,
     'createTime',
     'updateTime',
   ],

@@ -1,5 +1,6 @@
 import {
   DCU_KEYS,
+  DCU_TASK_FIELDS,
   type Dcu,
   type DcuCreate,
   DcuCreateSchema,
@@ -251,15 +252,7 @@ export const dcuImport = (secrets: SecretBox) =>
           'llsLevel',
           ...DCU_KEYS,
           'blacklist',
-          'taskEnabled',
-          'taskGroup',
-          'minCycleMinutes',
-          'collectPeriodMinutes',
-          'reportPeriodMinutes',
-          'taskStart',
-          'taskEnd',
-          'maxSupplementDays',
-          'executionOffsetMinutes',
+          ...DCU_TASK_FIELDS,
           'remark',
         ] as const
       ).map((key) => ({ key, label: label(key) })),
