@@ -121,5 +121,8 @@ describe('import dialog', () => {
     expect(progress.textContent).toContain('Writing…');
     expect(progress.textContent).toContain('1 of 4 rows');
     expect(within(progress).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('63');
+    // The push that says done may come before the status does: the bar is full, not back at half.
+    act(() => feed?.onMessage(JSON.stringify({ done: 4, total: 4, state: 'done' })));
+    expect(within(progress).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
   });
 });

@@ -141,7 +141,7 @@ export function ImportDialog({
   const state = pushed?.state ?? status?.state ?? 'queued';
   const done = finished ? total : (pushed?.done ?? status?.done ?? 0);
   // One bar over both passes, so that it never runs backwards: checking fills its first half.
-  const passDone = state === 'writing' ? total + done : done;
+  const passDone = state === 'done' ? 2 * total : state === 'writing' ? total + done : done;
   const percent = finished ? 100 : total > 0 ? Math.min(100, Math.round((passDone / (2 * total)) * 100)) : 0;
 
   return (
