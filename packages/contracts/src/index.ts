@@ -65,3 +65,6 @@ export * as syslogApi from './system/syslog.api';
 export { type SystemLog, type SystemLogQuery, systemLogEntity } from './system/syslog.api';
 export * as userApi from './system/user.api';
 export * from './system/user.schema';
+export * from './device/catalogue';
+export * from './device/protocol';
+export * from './device/fleet';

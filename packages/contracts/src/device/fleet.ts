@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * A fleet for the simulator: the devices it plays and how each logs in to the broker. The server
+ * writes it from the archive (DATA_DIR/run/fleet.json, mode 600: it holds device passwords); the
+ * simulator can also make one from flags. Meters under a DCU speak through the DCU's connection;
+ * `direct` meters (4G/NB-IoT) have their own.
+ */
+export const FleetMeterSchema = z.object({
+  devAddr: z.string(),
+  /** Meter type wiring decides the load curve's size: 1P2W households, 3P4W commerce. */
+  wiring: z.enum(['1P2W', '3P3W', '3P4W']).default('1P2W'),
+  /** Prepaid consumers start in prepayment mode. */
+  prepaid: z.boolean().default(false),
+});
+export type FleetMeter = z.infer<typeof FleetMeterSchema>;
+
+export const FleetCredentialsSchema = z.object({ username: z.string(), password: z.string() });
+export type FleetCredentials = z.infer<typeof FleetCredentialsSchema>;
+
+export const FleetDcuSchema = z.object({
+  dcuNo: z.string(),
+  credentials: FleetCredentialsSchema.optional(),
+  meters: z.array(FleetMeterSchema),
+});
+export type FleetDcu = z.infer<typeof FleetDcuSchema>;
+
+export const FleetDirectMeterSchema = FleetMeterSchema.extend({ credentials: FleetCredentialsSchema.optional() });
+
+export const FleetSchema = z.object({
+  version: z.literal(1),
+  dcus: z.array(FleetDcuSchema),
+  direct: z.array(FleetDirectMeterSchema).default([]),
+});
+export type Fleet = z.infer<typeof FleetSchema>;

@@ -1,0 +1,203 @@
+import { z } from 'zod';
+
+/*
+ * The device protocol on the broker (v1, shared/DESIGN.md). Concentrators (DCUs) and directly
+ * connected meters are MQTT clients; a meter behind a DCU speaks through its DCU's connection (PLC or
+ * RF in the field), so its topics are published by the DCU. Payloads are JSON.
+ *
+ *   ami/{kind}/{key}/status     retained {online, time}; a DCU's last will is {online: false}
+ *   ami/{kind}/{key}/heartbeat  {time}
+ *   ami/{kind}/{key}/cmd        server → device: DeviceCommand
+ *   ami/{kind}/{key}/reply      device → server: DeviceReply
+ *   ami/{kind}/{key}/data       pushed readings: DeviceReading[]
+ *   ami/{kind}/{key}/event      DeviceEvent
+ *
+ * Operations are DLMS/COSEM services (get/set/action on an OBIS code with a class id and attribute or
+ * method), so a DLMS gateway can stand behind the same topics; `frame` and `reboot` are a DCU's own.
+ */
+
+export const DEVICE_KINDS = ['dcu', 'meter'] as const;
+export type DeviceKind = (typeof DEVICE_KINDS)[number];
+
+export const DEVICE_CHANNELS = ['status', 'heartbeat', 'cmd', 'reply', 'data', 'event'] as const;
+export type DeviceChannel = (typeof DEVICE_CHANNELS)[number];
+
+/** What a device publishes; `cmd` is the head-end's alone. */
+export const DEVICE_PUBLISHED: readonly DeviceChannel[] = ['status', 'heartbeat', 'reply', 'data', 'event'];
+
+export const TOPIC_ROOT = 'ami';
+
+/** Device keys are archive business keys: a DCU number or a meter serial. */
+const DEVICE_KEY = /^[A-Za-z0-9_.-]{1,50}$/;
+
+export const deviceTopic = (kind: DeviceKind, key: string, channel: DeviceChannel) =>
+  `${TOPIC_ROOT}/${kind}/${key}/${channel}`;
+
+/** What a device topic names; null for any other topic (or a wildcard, or a key no archive holds). */
+export function parseDeviceTopic(topic: string): { kind: DeviceKind; key: string; channel: DeviceChannel } | null {
+  const parts = topic.split('/');
+  if (parts.length !== 4 || parts[0] !== TOPIC_ROOT) return null;
+  const [, kind, key, channel] = parts as [string, string, string, string];
+  if (!(DEVICE_KINDS as readonly string[]).includes(kind)) return null;
+  if (!(DEVICE_CHANNELS as readonly string[]).includes(channel)) return null;
+  if (!DEVICE_KEY.test(key)) return null;
+  return { kind: kind as DeviceKind, key, channel: channel as DeviceChannel };
+}
+
+/** MQTT username of a device: its kind and key. The password is the device's own secret. */
+export const deviceUsername = (kind: DeviceKind, key: string) => `${kind}:${key}`;
+export function parseDeviceUsername(username: string): { kind: DeviceKind; key: string } | null {
+  const at = username.indexOf(':');
+  if (at < 0) return null;
+  const kind = username.slice(0, at);
+  const key = username.slice(at + 1);
+  if (!(DEVICE_KINDS as readonly string[]).includes(kind) || !DEVICE_KEY.test(key)) return null;
+  return { kind: kind as DeviceKind, key };
+}
+
+/** OBIS code `A-B:C.D.E.F`, each group 0–255 (the `A-B:` part is how the spec writes it). */
+export const OBIS_PATTERN = /^(\d{1,3})-(\d{1,3}):(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+export function isObisCode(code: string): boolean {
+  const m = OBIS_PATTERN.exec(code);
+  return !!m && m.slice(1).every((g) => Number(g) <= 255);
+}
+/** The dotted form DLMS tools print (`1.0.1.8.0.255`) to the spec's `1-0:1.8.0.255`. */
+export const obisFromDotted = (dotted: string) => {
+  const [a, b, ...rest] = dotted.split('.');
+  return `${a}-${b}:${rest.join('.')}`;
+};
+
+/** Well-known objects the head-end and the simulator both address. */
+export const OBIS = {
+  clock: '0-0:1.0.0.255',
+  serialNumber: '0-0:96.1.0.255',
+  firmwareVersion: '1-0:0.2.0.255',
+  activeImport: '1-0:1.8.0.255',
+  activeExport: '1-0:2.8.0.255',
+  reactiveImport: '1-0:3.8.0.255',
+  reactiveExport: '1-0:4.8.0.255',
+  voltageL1: '1-0:32.7.0.255',
+  currentL1: '1-0:31.7.0.255',
+  activePower: '1-0:1.7.0.255',
+  loadProfile: '1-0:99.1.0.255',
+  dailyProfile: '1-0:99.2.0.255',
+  monthlyBilling: '1-0:98.1.0.255',
+  eventLog: '0-0:99.98.0.255',
+  /** Disconnect control of the main relay (class 70). */
+  mainRelay: '0-0:96.3.10.255',
+  /** A second disconnect control instance drives the external relay. */
+  externalRelay: '0-1:96.3.10.255',
+  /** Account (class 111): attribute 2 holds the payment mode (1 credit, 2 prepayment). */
+  account: '0-0:19.0.0.255',
+  /** Push setup (class 40) of the interval data: its schedule is the transfer time. */
+  pushSetup: '0-0:25.9.0.255',
+  activityCalendar: '0-0:13.0.0.255',
+  /** DCU objects: its meter list blacklist and its collection task parameters. */
+  dcuBlacklist: '0-0:128.1.0.255',
+  dcuTaskParameters: '0-0:128.2.0.255',
+  dcuParameters: '0-0:128.0.0.255',
+} as const;
+
+/** Disconnect control (class 70) control_state. */
+export const RELAY_STATES = { disconnected: 0, connected: 1, readyForReconnection: 2 } as const;
+export type RelayState = (typeof RELAY_STATES)[keyof typeof RELAY_STATES];
+/** Class 70 methods: the command names the target state, never a toggle. */
+export const RELAY_METHODS = { remoteDisconnect: 1, remoteReconnect: 2 } as const;
+export const ACCOUNT_PAYMENT_MODES = { credit: 1, prepayment: 2 } as const;
+
+export const DeviceCommandItemSchema = z.object({
+  obis: z.string(),
+  classId: z.number().int(),
+  /** get/set: the attribute; action: the method. */
+  attribute: z.number().int(),
+  value: z.unknown().optional(),
+});
+export type DeviceCommandItem = z.infer<typeof DeviceCommandItemSchema>;
+
+export const DEVICE_OPS = ['get', 'set', 'action', 'frame', 'reboot'] as const;
+export type DeviceOp = (typeof DEVICE_OPS)[number];
+
+/** server → device on `…/cmd`. A device that sees a `reqId` again answers again and does nothing twice. */
+export const DeviceCommandSchema = z.object({
+  reqId: z.string().min(1).max(64),
+  /** A retry sends the same `reqId` with the next attempt number: the device executes a `reqId` once. */
+  attempt: z.number().int().min(1).default(1),
+  op: z.enum(DEVICE_OPS),
+  items: z.array(DeviceCommandItemSchema).max(64).default([]),
+  /** `frame`: the hexadecimal frame to pass on unchanged. */
+  frame: z.string().optional(),
+  /** ISO 8601: after this the head-end no longer waits; a device may drop the command. */
+  deadline: z.string(),
+});
+export type DeviceCommand = z.infer<typeof DeviceCommandSchema>;
+
+/** Result codes of a plan execution (spec §4). 90, 99 and 50 are the head-end's own; devices answer the rest. */
+export const RESULT_CODES = {
+  success: '00',
+  partialSuccess: '01',
+  failure: '02',
+  shadowExists: '03',
+  shadowParamError: '04',
+  dataNull: '05',
+  offline: '90',
+  busy: '91',
+  wrongFormat: '92',
+  shadowNotSupported: '93',
+  shadowNotControllable: '94',
+  shadowNotExisting: '95',
+  connectionRefused: '96',
+  timeout: '99',
+  serverTimeout: '50',
+} as const;
+export type ResultCode = (typeof RESULT_CODES)[keyof typeof RESULT_CODES];
+export const RESULT_CODE_VALUES = Object.values(RESULT_CODES) as [ResultCode, ...ResultCode[]];
+export const ResultCodeSchema = z.enum(RESULT_CODE_VALUES);
+
+/** One item of a reply: the value read (get) or the item's own result (set/action). */
+export const DeviceReplyItemSchema = z.object({
+  obis: z.string(),
+  attribute: z.number().int().optional(),
+  code: ResultCodeSchema.optional(),
+  value: z.unknown().optional(),
+});
+export type DeviceReplyItem = z.infer<typeof DeviceReplyItemSchema>;
+
+/** device → server on `…/reply`. */
+export const DeviceReplySchema = z.object({
+  reqId: z.string().min(1).max(64),
+  code: ResultCodeSchema,
+  items: z.array(DeviceReplyItemSchema).max(256).optional(),
+  /** `frame`: the device's answering frame, hexadecimal. */
+  frame: z.string().optional(),
+  time: z.string().optional(),
+});
+export type DeviceReply = z.infer<typeof DeviceReplySchema>;
+
+export const DeviceStatusSchema = z.object({ online: z.boolean(), time: z.string().optional() });
+export type DeviceStatus = z.infer<typeof DeviceStatusSchema>;
+
+/** Spec event levels. */
+export const EVENT_LEVELS = ['regular', 'medium', 'severe'] as const;
+export type EventLevel = (typeof EVENT_LEVELS)[number];
+
+/** device → server on `…/event`: an entry of the standard event log (0-0:99.98.0.255). */
+export const DeviceEventSchema = z.object({
+  code: z.number().int().min(0).max(65535),
+  time: z.string(),
+  level: z.enum(EVENT_LEVELS),
+  /** What the event carries: the relay's new state, the clock's deviation in seconds, … */
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+export type DeviceEvent = z.infer<typeof DeviceEventSchema>;
+
+/** One pushed reading on `…/data`: an OBIS value at a capture time. */
+export const DeviceReadingSchema = z.object({
+  meter: z.string(),
+  obis: z.string(),
+  ts: z.string(),
+  value: z.unknown(),
+});
+export type DeviceReading = z.infer<typeof DeviceReadingSchema>;
+
+/** Hexadecimal frame: pairs of hex digits, spaces between bytes allowed. */
+export const HEX_FRAME = /^(?:[0-9A-Fa-f]{2})(?:\s?[0-9A-Fa-f]{2})*$/;
