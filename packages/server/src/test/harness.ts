@@ -89,6 +89,8 @@ export interface TestAppOptions {
   logger?: FastifyBaseLogger;
   /** The embedded broker (and its browser route `/mqtt`) even when TEST_MQTT_URL names an external one. */
   embeddedBroker?: boolean;
+  /** Start the head-end (after the job system, which it needs: `jobs` is implied), with short pauses. */
+  headEnd?: boolean;
 }
 
 /**
@@ -119,10 +121,12 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     broker,
     secretKey,
     jobPollingIntervalSeconds: 0.5,
+    headEndTiming: { tickMs: 200, busyPauseMs: 300, timeoutBackoffMs: 300 },
     ...(options.logger ? { logger: options.logger } : {}),
   });
   await app.http.ready();
-  if (options.jobs) await app.jobs.start();
+  if (options.jobs || options.headEnd) await app.jobs.start();
+  if (options.headEnd) await app.headEnd.start();
   const db = database.db;
 
   const call = async <T>(path: string, body: unknown = {}, cookie?: string, headers: Record<string, string> = {}) => {
@@ -186,6 +190,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     },
     close: async () => {
       await app.http.close();
+      await app.headEnd.stop();
       await app.jobs.stop();
       await broker.close();
       await database.close();
