@@ -245,6 +245,15 @@ describe('disconnect safeguards', () => {
     const planid = res.body.data.planid;
     expect(await t.db.select().from(deviceCommand).where(eq(deviceCommand.planId, planid))).toHaveLength(0);
 
+    // Approvers of another grid neither see it nor reach it.
+    const outsider = await userOfGrid(t, await gridNode(t), [`${BATCH}/approve`]);
+    const pendingIds = async (cookie: string) =>
+      (await t.call<Page<Plan>>('/plan/pending', {}, cookie)).body.data.list.map((p) => p.planid);
+    expect(await pendingIds(approver)).toContain(planid);
+    expect(await pendingIds(outsider)).not.toContain(planid);
+    expect((await t.call('/plan/detail', { planid }, outsider)).status).toBe(404);
+    expect((await t.call('/plan/approve', { planid }, outsider)).status).toBe(404);
+
     const self = await t.call('/plan/approve', { planid }, requester);
     expect(self.status).toBe(403);
     expect(self.body.msg).toBe('selfApproval');
