@@ -21,6 +21,7 @@ import { createLogger, OneLinePerRequest } from './logger';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
+import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -147,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerArchive(http, services.archive);
   registerGisRoutes(http, services.gis);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
+  registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   await registerSpa(http, config.webDist);
 

@@ -12,6 +12,8 @@ import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
+import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
+import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group.service';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
@@ -76,5 +78,10 @@ export function createServices({ config, database, broker, secretKey, log, jobPo
     archive: createArchive(db, secrets),
     gis: new GisService(db, config),
     imports,
+    /** The OBIS and event definition pages' calls. */
+    parameters: createParameterCatalogues(db),
+    /** What the head-end reads of the OBIS catalogue and the event definitions. */
+    obis: new ObisCatalogue(db),
+    events: new EventCatalogue(db),
   };
 }

@@ -143,6 +143,12 @@ export const MESSAGES = {
   importGridAmbiguous: 'More than one power grid node has this name: enter its code',
   pocHasMeter: 'This POC already has a meter',
   pocOtherConsumer: 'This POC belongs to another consumer',
+  // parameter setting
+  obisFormat: 'Please enter an OBIS code as A-B:C.D.E.F, each part 0-255',
+  cgNameFormat: 'Only letters, digits and underscores are allowed',
+  eventDefinitionNotFound: 'The event definition does not exist',
+  eventParentCycle: 'An event cannot be its own higher-level event, directly or through others',
+  eventDefinitionInUse: 'This event is still the higher-level event of other events',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

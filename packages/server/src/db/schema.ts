@@ -5,6 +5,7 @@ export * from './tables/grid';
 export * from './tables/import';
 export * from './tables/log';
 export * from './tables/notice';
+export * from './tables/parameter';
 export * from './tables/people';
 export * from './tables/session';
 export * from './tables/settings';

@@ -1,11 +1,13 @@
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
+import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { obis } from './obis';
 import { poc } from './poc';
 import { resource } from './resource';
 import { supplier } from './supplier';
@@ -34,4 +36,6 @@ export const enScreens = {
   dcu,
   poc,
   gis,
+  obis,
+  eventDefinition,
 };

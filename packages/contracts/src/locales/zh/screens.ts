@@ -3,11 +3,13 @@ import type { enScreens } from '../en/screens';
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
+import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { obis } from './obis';
 import { poc } from './poc';
 import { resource } from './resource';
 import { supplier } from './supplier';
@@ -32,4 +34,6 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   dcu,
   poc,
   gis,
+  obis,
+  eventDefinition,
 };
