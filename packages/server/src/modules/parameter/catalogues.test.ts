@@ -1,4 +1,5 @@
 import {
+  API_BASE,
   type BatchDeleteResult,
   COMMON_OBIS,
   DLMS_UNITS,
@@ -8,12 +9,12 @@ import {
   type Page,
   STANDARD_EVENTS,
 } from '@meterdesk/contracts';
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedCatalogues } from '../../db/catalogue-seed';
 import { newId, stableId } from '../../db/ids';
-import { eventDefinition, obisItem } from '../../db/schema';
+import { eventDefinition, obisItem, sysLog } from '../../db/schema';
 import { seed } from '../../db/seed';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { EventCatalogue, ObisCatalogue } from './obis-catalogue';
@@ -142,6 +143,21 @@ describe('OBIS and event definition catalogues', () => {
       const deleted = await t.call<BatchDeleteResult>('/obis/delete', { ids: [id] }, admin);
       expect(deleted.body.data).toEqual({ deleted: 1, failures: [] });
       expect((await t.call('/obis/detail', { id }, admin)).status).toBe(404);
+
+      // Each change lands in the operation log, after its answer.
+      await vi.waitFor(async () => {
+        const entries = await t.db
+          .select()
+          .from(sysLog)
+          .where(like(sysLog.requestUrl, `${API_BASE}/obis/%`));
+        expect(entries.map((entry) => [entry.requestUrl, entry.operatingType, entry.username])).toEqual(
+          expect.arrayContaining([
+            [`${API_BASE}/obis/save`, 'add', 'admin'],
+            [`${API_BASE}/obis/update`, 'update', 'admin'],
+            [`${API_BASE}/obis/delete`, 'delete', 'admin'],
+          ]),
+        );
+      });
     });
 
     it.each(['1-0:1.8.0', '1-0:256.8.0.255', 'abc', '1.0.1.8.0.255'])(
