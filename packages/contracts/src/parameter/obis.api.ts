@@ -4,11 +4,12 @@ import { ObisCreateSchema, obisEntity } from './obis.schema';
 const page = obisEntity.pagePath;
 
 /**
- * The resources of spec §2's OBIS page: its list, `addObis` (add and edit share the form), `viewObis`
- * (the detail), and the delete and export buttons.
+ * The resources of spec §2's OBIS page: its list (also on the hidden page `obis`, the OBIS list),
+ * `addObis` (add and edit share the form), `viewObis` (the detail), and the delete and export buttons.
  */
 export const OBIS_RES = {
   page,
+  list: `${page}/obis`,
   add: `${page}/addObis`,
   edit: `${page}/addObis`,
   detail: `${page}/viewObis`,

@@ -80,6 +80,7 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [POC_RES.replace, lazyPage(() => import('./archive/poc-replace.page').then((m) => m.PocReplacePage))],
   [GIS_RES, lazyPage(() => import('@/pages/archive/gis/gis.page').then((m) => m.GisPage))],
   ...crudRoutes(obisEntity.pagePath, () => import('./parameter/obis.resource').then((m) => m.obisPages), OBIS_RES),
+  [OBIS_RES.list, lazyPage(() => import('./parameter/obis.resource').then((m) => m.obisPages.list))],
   ...crudRoutes(eventDefinitionEntity.pagePath, () =>
     import('./parameter/event-definition.resource').then((m) => m.eventDefinitionPages),
   ),
