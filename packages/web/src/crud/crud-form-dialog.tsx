@@ -9,7 +9,8 @@ import { OperationForm } from './operation-form';
 
 /**
  * Add (no `record`) or edit a record in a dialog over the list, for pages whose resource tree gives
- * a save button rather than add and edit pages. The same fields, checks and server issues as the form page.
+ * a save button rather than add and edit pages: the entity's form fields and their rules, the server's
+ * issues (an 'existed' name) on their fields.
  */
 export function CrudFormDialog({ crud, record, onClose }: { crud: CrudConfig; record?: Row; onClose: () => void }) {
   const { t } = useTranslation();

@@ -14,7 +14,5 @@ export const eventDefinition = {
   },
   levels: { regular: 'Regular', medium: 'Medium', severe: 'Severe' },
   help: { parentId: 'Another event this one rolls up into; none for a top-level event' },
-  addTitle: 'Add event definition',
-  editTitle: 'Edit event definition',
   exportName: 'Event definitions',
 };

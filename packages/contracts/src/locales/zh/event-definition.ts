@@ -16,7 +16,5 @@ export const eventDefinition: LocaleMessages['eventDefinition'] = {
   },
   levels: { regular: '一般', medium: '中等', severe: '严重' },
   help: { parentId: '本事件归入的另一事件；顶级事件留空' },
-  addTitle: '新增事件定义',
-  editTitle: '编辑事件定义',
   exportName: '事件定义',
 };
