@@ -23,6 +23,7 @@ import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
+import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerGisRoutes(http, services.gis);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
   registerPlanRoutes(http, services.plans);
+  registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   await registerSpa(http, config.webDist);
 
