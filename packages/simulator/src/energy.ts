@@ -168,7 +168,7 @@ function activeImportAt(m: MeterModel, ms: number): number {
   return registerAtDay(m, day) + cumulative[slot]! + Math.floor(within);
 }
 
-function registersFrom(m: MeterModel, total: number): Registers {
+export function registersOf(m: Pick<MeterModel, 'split' | 'reactiveRatio'>, total: number): Registers {
   // A fixed per-meter split keeps each rate register closed-form and never decreasing.
   const r1 = Math.floor(total * m.split[0]);
   const r2 = Math.floor(total * m.split[1]);
@@ -183,7 +183,7 @@ function registersFrom(m: MeterModel, total: number): Registers {
 }
 
 export function registersAt(m: MeterModel, when: When): Registers {
-  return registersFrom(m, activeImportAt(m, toMs(when)));
+  return registersOf(m, activeImportAt(m, toMs(when)));
 }
 
 /** The meter's registers at any instant, consistent with its intervals. */
@@ -238,7 +238,7 @@ export interface FrozenRow extends Registers {
 
 const frozenRow = (m: MeterModel, ms: number, maxDemand: number): FrozenRow => ({
   ts: new Date(ms).toISOString(),
-  ...registersFrom(m, registerAtDay(m, ms / DAY_MS)),
+  ...registersOf(m, registerAtDay(m, ms / DAY_MS)),
   maxDemand,
 });
 
