@@ -128,6 +128,8 @@ interface Link {
   connected: boolean;
   everConnected: boolean;
   heartbeats: number;
+  /** Its meters' statuses went out since it last connected. */
+  statusesOut: boolean;
   /** Events raised while away, published once connected again. */
   held: DeviceEvent[];
   /** Bumped whenever the link is replaced, so a late callback of an old client does nothing. */
@@ -142,6 +144,8 @@ interface CommandRecord {
 const TICK_MS = 1000;
 const CLOCK_CHECK_MS = 60_000;
 const HOUR_MS = 3_600_000;
+const SETTLE_MS = 300;
+const SETTLE_MAX_MS = 10_000;
 
 export function startSimulator(options: SimulatorOptions): Simulator {
   const seed = options.seed ?? 1;
@@ -240,6 +244,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       connected: false,
       everConnected: false,
       heartbeats: 0,
+      statusesOut: false,
       held: [],
       generation: 0,
     };
@@ -257,6 +262,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       connected: false,
       everConnected: false,
       heartbeats: 0,
+      statusesOut: false,
       held: [],
       generation: 0,
     };
@@ -338,7 +344,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
         link.everConnected = true;
         stats.connects++;
         publishStatus(owner);
-        for (const m of link.meters) publishStatus(m);
+        holdMeterStatuses(link);
         for (const event of link.held.splice(0)) emit(owner, event);
         if (!first && owner.kind === 'dcu') log('info', `${owner.id} reconnected`);
         resolveIfReady();
@@ -351,6 +357,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       if (link.generation !== generation) return;
       if (link.connected) stats.connectionLosses++;
       link.connected = false;
+      link.statusesOut = false;
     });
     client.on('error', (err) => {
       if (link.generation === generation) log('warn', `${owner.id}: ${err.message}`);
@@ -361,6 +368,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     const client = link.client;
     link.client = null;
     link.connected = false;
+    link.statusesOut = false;
     link.generation++;
     if (client) await client.endAsync().catch(() => {});
   }
@@ -385,6 +393,41 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       openLink(link);
       if (d.kind === 'dcu') link.held.push(makeEvent(EVENT.dcuPowerUp, d.deviceTime(now)));
     }
+  }
+
+  /*
+   * Aedes (its in-memory store) answers each new subscription by scanning every retained message.
+   * When a hundred DCUs (re)connect together, each subscribing to its hundred meters, retained meter
+   * statuses published in between would make that quadratic: 10,000 meters took minutes to start.
+   * So the meters' statuses wait until the connections have settled, and go out together.
+   */
+  const awaitingStatuses = new Set<Link>();
+  let waveStarted = 0;
+  let lastConnect = 0;
+  let waveArmed = false;
+  function holdMeterStatuses(link: Link) {
+    const now = Date.now();
+    awaitingStatuses.add(link);
+    lastConnect = now;
+    if (waveArmed) return;
+    waveArmed = true;
+    waveStarted = now;
+    scheduler.after(SETTLE_MS, releaseMeterStatuses);
+  }
+  function releaseMeterStatuses() {
+    const due = Math.min(lastConnect + SETTLE_MS, waveStarted + SETTLE_MAX_MS);
+    if (Date.now() < due) {
+      scheduler.at(due, releaseMeterStatuses);
+      return;
+    }
+    waveArmed = false;
+    for (const link of awaitingStatuses) {
+      if (!link.connected) continue;
+      link.statusesOut = true;
+      for (const m of link.meters) publishStatus(m);
+    }
+    awaitingStatuses.clear();
+    resolveIfReady();
   }
 
   // ---- commands
@@ -640,7 +683,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     resolveReady = resolve;
   });
   function resolveIfReady() {
-    if (links.every((l) => l.connected || !l.owner.online)) resolveReady();
+    if (links.every((l) => (l.connected && l.statusesOut) || !l.owner.online)) resolveReady();
   }
 
   for (const link of links) {
