@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, dailyFrozen, instantaneous, intervalProfile, meterModel, monthlyFrozen, registerAt } from './energy';
+import { spontaneousEvents } from './events';
 
 const SEED = 7;
 const METER = 'SIM-M00010001';
@@ -73,5 +74,26 @@ describe('energy model', () => {
     expect(now.voltage).toBeLessThan(2400);
     expect(now.power).toBeGreaterThan(0);
     expect(now.current).toBe(Math.round((now.power / (now.voltage / 10)) * 1000));
+  });
+
+  it('raises outages and cover openings as a function of (seed, device, hour), each followed by its restoring event', () => {
+    const rates = { powerOutagesPerDay: 2, coverOpensPerDay: 1 };
+    const from = Date.UTC(2026, 0, 1);
+    const to = Date.UTC(2026, 1, 1);
+    const month = spontaneousEvents(SEED, 42, 'meter', from, to, rates);
+    expect(spontaneousEvents(SEED, 42, 'meter', from, to, rates)).toEqual(month);
+    const outages = month.filter((e) => e.code === 1);
+    expect(outages.length).toBeGreaterThan(31);
+    expect(outages.length).toBeLessThan(100);
+    expect(outages[0]!.level).toBe('severe');
+    expect(month.filter((e) => e.code === 2).length).toBeGreaterThanOrEqual(outages.length - 1);
+    expect(month.some((e) => e.code === 40 || e.code === 44)).toBe(true);
+    // A week read alone finds the same events as the month read in one go.
+    const week = spontaneousEvents(SEED, 42, 'meter', from + 7 * DAY_MS, from + 14 * DAY_MS, rates);
+    const inMonth = month.filter(
+      (e) => Date.parse(e.time) >= from + 7 * DAY_MS && Date.parse(e.time) <= from + 14 * DAY_MS,
+    );
+    expect(week).toEqual(inMonth);
+    expect(spontaneousEvents(SEED, 42, 'dcu', from, to, rates).every((e) => e.code === 80 || e.code === 81)).toBe(true);
   });
 });

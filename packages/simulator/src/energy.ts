@@ -39,6 +39,9 @@ export interface MeterModel {
   /** Shares of rates 1–3 (rate 4 takes the rest). */
   split: [number, number, number];
   reactiveRatio: number;
+  /** The last day whose intervals were spread: reads walk a day's 96 intervals one after another. */
+  cachedDay: number;
+  cachedCumulative: Int32Array | null;
 }
 
 const HOUSEHOLD_WEEKDAY = 0.952;
@@ -72,6 +75,8 @@ export function meterModel(seed: number, devAddr: string, wiring: Wiring = '1P2W
     base: Math.round(mean * 365 * (0.5 + 3 * draw(seed, key, PURPOSE.base))),
     split: [a, b, c],
     reactiveRatio: 0.15 + 0.2 * draw(seed, key, PURPOSE.split, 4),
+    cachedDay: Number.NaN,
+    cachedCumulative: null,
   };
   if (models.size >= MODEL_CACHE) models.clear();
   models.set(id, model);
@@ -125,6 +130,7 @@ const CURVES = {
 
 /** Cumulative energy (Wh) at each quarter-hour boundary of `day`: 97 values from 0 to the day's energy. */
 function dayCumulative(m: MeterModel, day: number): Int32Array {
+  if (m.cachedDay === day && m.cachedCumulative) return m.cachedCumulative;
   const energy = registerAtDay(m, day + 1) - registerAtDay(m, day);
   const shape = m.commercial
     ? weekend(day)
@@ -146,6 +152,8 @@ function dayCumulative(m: MeterModel, day: number): Int32Array {
     cumulative[k + 1] = Math.round((energy * running) / total);
   }
   cumulative[SLOTS] = energy;
+  m.cachedDay = day;
+  m.cachedCumulative = cumulative;
   return cumulative;
 }
 

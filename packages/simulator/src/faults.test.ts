@@ -63,7 +63,9 @@ describe('fault knobs', () => {
     const answered = async (sim: Simulator) => {
       await sim.ready;
       const since = head.heard.length;
-      meters.forEach((addr, i) => head.send('meter', addr, { reqId: `loss-${i}`, deadline: inAMinute(), ...serial }));
+      for (const [i, addr] of meters.entries()) {
+        head.send('meter', addr, { reqId: `loss-${i}`, deadline: inAMinute(), ...serial });
+      }
       await until(() => {
         const s = sim.stats();
         return s.droppedCommands + s.droppedReplies + s.repliesSent === meters.length;

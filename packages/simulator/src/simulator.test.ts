@@ -414,6 +414,19 @@ describe('device fleet on a broker', () => {
       expect(head.heard.filter((m) => m.topic === 'ami/meter/T-M1/event' && m.payload.code === 63)).toHaveLength(2);
     });
 
+    it('answers a long read asked again under the same reqId with the same rows, without executing it again', async () => {
+      const reqId = newReqId();
+      const body = {
+        reqId,
+        ...get(item(OBIS.dailyProfile, 7, 2, { from: '2025-01-01T00:00:00Z', to: '2025-03-01T00:00:00Z' })),
+      };
+      const first = await head.ask('meter', 'T-M2', body);
+      const again = await head.ask('meter', 'T-M2', { ...body, attempt: 2 });
+      expect((itemsOf(first)[0]!.value as unknown[]).length).toBe(60);
+      expect(again.items).toEqual(first.items);
+      expect(sim.executions(reqId)).toBe(1);
+    });
+
     it('raises the clock-invalid event when a clock drifts past its limit', async () => {
       sim.device('T-M5').setClockOffset(3600);
       const event = await head.waitFor((m) => m.topic === 'ami/meter/T-M5/event' && m.payload.code === 6);

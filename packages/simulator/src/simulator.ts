@@ -137,9 +137,18 @@ interface Link {
 }
 
 interface CommandRecord {
-  done: DeviceReply | null;
+  running: boolean;
+  reply: DeviceReply | null;
+  /**
+   * A long read (profile rows) keeps its command instead of its reply: asked again, it is read again,
+   * which changes nothing, rather than held in memory with thousands of others.
+   */
+  readAgain: DeviceCommand | null;
+  /** Attempts waiting for the execution under way. */
   waiters: number[];
 }
+
+const LONG_READ_ROWS = 16;
 
 const TICK_MS = 1000;
 const CLOCK_CHECK_MS = 60_000;
@@ -522,8 +531,12 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     const record = commands.get(key);
     if (record) {
       stats.replayed++;
-      if (record.done) answerLater(d, record.done, reqHash, attempt, delay);
-      else record.waiters.push(attempt);
+      if (record.running) record.waiters.push(attempt);
+      else if (record.reply) answerLater(d, record.reply, reqHash, attempt, delay);
+      else if (record.readAgain) {
+        const again = record.readAgain;
+        scheduler.after(delay, () => sendReply(d, execute(d, again), reqHash, attempt));
+      }
       return;
     }
     const quick = knobs.latency.min;
@@ -537,7 +550,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       answerLater(d, { reqId, code: RESULT_CODES.busy }, reqHash, attempt, d.faults.latencyMs ?? quick);
       return;
     }
-    const running: CommandRecord = { done: null, waiters: [attempt] };
+    const running: CommandRecord = { running: true, reply: null, readAgain: null, waiters: [attempt] };
     remember(commands, key, running);
     d.executing++;
     inFlight++;
@@ -549,7 +562,10 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       if (count > 1) stats.executedTwice++;
       else stats.executed++;
       const reply = execute(d, cmd);
-      running.done = reply;
+      running.running = false;
+      const long = reply.items?.some((i) => Array.isArray(i.value) && i.value.length > LONG_READ_ROWS);
+      if (cmd.op === 'get' && long) running.readAgain = cmd;
+      else running.reply = reply;
       for (const waiter of running.waiters) sendReply(d, reply, reqHash, waiter);
       running.waiters = [];
       if (cmd.op === 'reboot') reboot(d);
