@@ -4,6 +4,7 @@ import {
   type DeviceEvent,
   type DeviceKind,
   type DeviceProfileRow,
+  type DeviceReading,
   DLMS_UNITS,
   OBIS,
   ProfileRangeSchema,
@@ -505,4 +506,19 @@ export function executeItem(
   const handler =
     op === 'get' ? def.get[item.attribute] : op === 'set' ? def.set?.[item.attribute] : def.methods?.[item.attribute];
   return handler ? handler(device, item.value, ctx) : failed;
+}
+
+/** The readings a meter pushes at its transfer time: the values frozen at the last midnight. */
+export function frozenReadings(device: Device, now: number): DeviceReading[] {
+  const midnight = Math.floor(now / DAY_MS) * DAY_MS;
+  const row = dailyRows(device.model!, midnight, midnight)[0];
+  if (!row) return [];
+  const { ts, values } = frozenValues(row);
+  return Object.entries(values).map(([obis, value]) => ({ meter: device.id, obis, ts, value }));
+}
+
+/** Whether a meter's push schedule names this minute (`HH:MM`, UTC). */
+export function pushesAt(device: Device, hhmm: string): boolean {
+  const times = Array.isArray(device.pushSchedule) ? device.pushSchedule : [device.pushSchedule];
+  return times.some((t) => typeof t === 'string' && t.slice(0, 5) === hhmm);
 }

@@ -299,6 +299,22 @@ describe('device fleet on a broker', () => {
       expect(reply).toMatchObject({ code: '00', frame: 'E6E700C001C10008' });
     });
 
+    it("pushes the values frozen at midnight on its DCU's data topic", async () => {
+      sim.device('T-M3').pushNow();
+      const data = await head.waitFor((m) => m.topic === 'ami/dcu/T-D1/data');
+      const readings = data.payload as unknown as { meter: string; obis: string; ts: string; value: number }[];
+      const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString();
+      const energy = readings.find((r) => r.obis === OBIS.activeImport)!;
+      expect(energy).toEqual({
+        meter: 'T-M3',
+        obis: OBIS.activeImport,
+        ts: midnight,
+        value: registerAt(SEED, 'T-M3', midnight).activeImport,
+      });
+      expect(readings.map((r) => r.obis)).toContain('1-0:1.6.0.255');
+      expect(sim.stats().pushedReadings).toBe(readings.length);
+    });
+
     it('reboots a DCU: it answers, goes offline, and comes back', async () => {
       const from = head.heard.length;
       expect((await head.ask('dcu', 'T-D2', { op: 'reboot' })).code).toBe('00');

@@ -21,8 +21,10 @@ import {
   executeItem,
   type Faults,
   firmwareFor,
+  frozenReadings,
   itemKnown,
   type Operation,
+  pushesAt,
 } from './device';
 import { DAY_MS, meterModel } from './energy';
 import { EVENT, makeEvent, spontaneousEvents } from './events';
@@ -66,6 +68,8 @@ export interface SimulatorStats {
   /** Past their deadline when they arrived. */
   expired: number;
   events: number;
+  /** Readings pushed on `…/data` at the meters' transfer times. */
+  pushedReadings: number;
   heartbeats: number;
   statuses: number;
   connects: number;
@@ -88,6 +92,8 @@ export interface DeviceHandle {
   /** Moves the device's clock this many seconds off true time (drift continues from there). */
   setClockOffset(seconds: number): void;
   emitEvent(code: number, data?: Record<string, unknown>): void;
+  /** Meters: pushes the values frozen at the last midnight now, as at its transfer time. */
+  pushNow(): void;
   state(): DeviceSnapshot;
 }
 
@@ -186,6 +192,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     droppedReplies: 0,
     expired: 0,
     events: 0,
+    pushedReadings: 0,
     heartbeats: 0,
     statuses: 0,
     connects: 0,
@@ -279,7 +286,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     linkOf.set(owner, link);
   }
 
-  const topicOf = (d: Device, channel: 'status' | 'heartbeat' | 'reply' | 'event' | 'cmd') =>
+  const topicOf = (d: Device, channel: 'status' | 'heartbeat' | 'reply' | 'event' | 'cmd' | 'data') =>
     deviceTopic(d.kind, d.id, channel);
 
   function reachable(d: Device): boolean {
@@ -692,6 +699,23 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     scheduler.at(hourEnd, () => eventHour(hourEnd));
   }
 
+  /** Meters behind a DCU push through it in one batch on the DCU's own data topic. */
+  function push(link: Link, meters: Device[], now: number) {
+    const readings = meters.filter(reachable).flatMap((m) => frozenReadings(m, now));
+    if (readings.length > 0 && publish(link, topicOf(link.owner, 'data'), readings))
+      stats.pushedReadings += readings.length;
+  }
+
+  function pushTick() {
+    const now = Date.now();
+    const hhmm = new Date(now).toISOString().slice(11, 16);
+    for (const link of links) {
+      const due = (link.owner.model ? [link.owner] : link.meters).filter((m) => pushesAt(m, hhmm));
+      if (due.length > 0) push(link, due, now);
+    }
+    scheduler.at((Math.floor(now / 60_000) + 1) * 60_000, pushTick);
+  }
+
   // ---- start
 
   let resolveReady: () => void = () => {};
@@ -710,6 +734,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   flapTick();
   clockTick();
   eventHour(Date.now());
+  scheduler.at((Math.floor(Date.now() / 60_000) + 1) * 60_000, pushTick);
 
   function handle(key: string): DeviceHandle {
     const d = devices.get(key);
@@ -737,6 +762,10 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       },
       emitEvent(code, data) {
         emit(d, makeEvent(code, d.deviceTime(Date.now()), data));
+      },
+      pushNow() {
+        if (!d.model) throw new Error(`${key} is a DCU: its meters push`);
+        push(linkOf.get(d)!, [d], Date.now());
       },
       state() {
         const now = Date.now();
