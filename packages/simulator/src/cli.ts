@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { type Fleet, FleetSchema } from '@meterdesk/contracts';
 import { fleetFromFlags } from './flags';
 import { DEFAULT_KNOBS, type Knobs, parseLatency } from './knobs';
-import { startSimulator } from './simulator';
+import { type Simulator, startSimulator } from './simulator';
 
 const { values } = parseArgs({
   options: {
@@ -109,13 +109,18 @@ const meters = fleet.dcus.reduce((n, d) => n + d.meters.length, 0) + fleet.direc
 const say = (line: string) => process.stdout.write(`simulator: ${line}\n`);
 say(`${fleet.dcus.length} DCUs, ${meters} meters (${fleet.direct.length} direct) on ${url}, seed ${seed}`);
 
-const sim = startSimulator({
-  url,
-  fleet,
-  seed,
-  knobs,
-  log: (level, message) => (level === 'warn' ? console.warn(`simulator: ${message}`) : say(message)),
-});
+let sim: Simulator;
+try {
+  sim = startSimulator({
+    url,
+    fleet,
+    seed,
+    knobs,
+    log: (level, message) => (level === 'warn' ? console.warn(`simulator: ${message}`) : say(message)),
+  });
+} catch (err) {
+  fail((err as Error).message);
+}
 const started = Date.now();
 void sim.ready.then(() => say(`every online device connected in ${Date.now() - started} ms`));
 

@@ -134,6 +134,7 @@ interface Link {
   connected: boolean;
   everConnected: boolean;
   heartbeats: number;
+  lastError: string | null;
   /** Its meters' statuses went out since it last connected. */
   statusesOut: boolean;
   /** Events raised while away, published once connected again. */
@@ -260,6 +261,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       connected: false,
       everConnected: false,
       heartbeats: 0,
+      lastError: null,
       statusesOut: false,
       held: [],
       generation: 0,
@@ -278,6 +280,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       connected: false,
       everConnected: false,
       heartbeats: 0,
+      lastError: null,
       statusesOut: false,
       held: [],
       generation: 0,
@@ -356,6 +359,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
           return;
         }
         const first = !link.everConnected;
+        link.lastError = null;
         link.connected = true;
         link.everConnected = true;
         stats.connects++;
@@ -376,7 +380,10 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       link.statusesOut = false;
     });
     client.on('error', (err) => {
-      if (link.generation === generation) log('warn', `${owner.id}: ${err.message}`);
+      // A refused login is retried like a real device would, but said once, not every second.
+      if (link.generation !== generation || link.lastError === err.message) return;
+      link.lastError = err.message;
+      log('warn', `${owner.id}: ${err.message}`);
     });
   }
 
