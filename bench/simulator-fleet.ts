@@ -1,9 +1,9 @@
 /*
  * The fleet simulator at 10,000 meters (100 DCUs × 100 meters) on an in-process Aedes:
  *   npm run bench:simulator          (BENCH_DCUS, BENCH_METERS_PER_DCU, BENCH_ROUNDS change the size)
- * First the bare broker: 100 echo clients subscribed like DCUs to their meters' command topics answer
- * each command at once; then the simulator, with no added latency, answers the same burst (one `get`
- * of a register and the clock per meter, then one relay command per meter). Prints commands answered
+ * The bare broker: 100 echo clients subscribed like DCUs to their meters' command topics answer each
+ * command at once; the simulator, with no added latency, answers the same bursts (one `get` of a
+ * register and the clock per meter, then one relay command per meter), in alternating rounds. Prints commands answered
  * per second for both and their ratio, the event-loop delay (p99) while the fleet idles and during
  * the bursts, and the simulator's counters (executedTwice must be 0).
  */
@@ -76,19 +76,6 @@ const echoes = await Promise.all(
     return client;
   }),
 );
-await burst(
-  (addr) => `echo/${addr}/cmd`,
-  () => ({}),
-);
-const bare: number[] = [];
-for (let round = 0; round < ROUNDS; round++)
-  bare.push(
-    await burst(
-      (addr) => `echo/${addr}/cmd`,
-      () => ({}),
-    ),
-  );
-await Promise.all(echoes.map((c) => c.endAsync()));
 
 const startedAt = performance.now();
 const sim = startSimulator({
@@ -121,11 +108,16 @@ const relay = () => ({
   items: [{ obis: OBIS.mainRelay, classId: 70, attribute: relayMethod }],
 });
 const cmdTopic = (addr: string) => `ami/meter/${addr}/cmd`;
+const echoTopic = (addr: string) => `echo/${addr}/cmd`;
+await burst(echoTopic, () => ({}));
 await burst(cmdTopic, read);
 lag.reset();
+// Rounds alternate, so the broker and the simulator see the same moments of a shared machine.
+const bare: number[] = [];
 const reads: number[] = [];
 const relays: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
+  bare.push(await burst(echoTopic, () => ({})));
   reads.push(await burst(cmdTopic, read));
   relays.push(await burst(cmdTopic, relay));
   relayMethod = relayMethod === 1 ? 2 : 1;
@@ -133,6 +125,7 @@ for (let round = 0; round < ROUNDS; round++) {
 const burstLag = lagP99();
 lag.disable();
 const stats = sim.stats();
+await Promise.all(echoes.map((c) => c.endAsync()));
 
 console.log(
   `\nSimulator fleet: ${DCUS} DCUs × ${PER_DCU} meters = ${meters.length.toLocaleString('en')} meters, in-process Aedes`,

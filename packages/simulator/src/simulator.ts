@@ -353,11 +353,14 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     client.on('connect', () => {
       if (link.generation !== generation) return;
       const topics = [owner, ...link.meters].map((d) => topicOf(d, 'cmd'));
-      client.subscribe(topics, { qos: 1 }, (err) => {
+      client.subscribe(topics, { qos: 1 }, (err, granted) => {
         if (err || link.generation !== generation) {
           if (err) log('warn', `${owner.id}: subscribe failed: ${err.message}`);
           return;
         }
+        // A broker's ACL refuses a topic with SUBACK 128: that device will never hear its commands.
+        const refused = (granted ?? []).filter((g) => g.qos === 128).map((g) => g.topic);
+        if (refused.length > 0) log('warn', `${owner.id}: the broker refused ${refused.join(', ')}`);
         const first = !link.everConnected;
         link.lastError = null;
         link.connected = true;
