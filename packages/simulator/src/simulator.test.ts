@@ -388,6 +388,27 @@ describe('device fleet on a broker', () => {
       expect(sim.executions(reqId)).toBe(0);
     });
 
+    it('takes the meters behind a DCU with it when the DCU goes offline', async () => {
+      const dcu = sim.device('T-D2');
+      const since = head.heard.length;
+      dcu.setOnline(false);
+      const down = await head.waitFor((m) => m.topic === 'ami/dcu/T-D2/status', since);
+      expect(down.payload).toEqual({ online: false, time: expect.any(String) });
+      await until(() => sim.stats().connected === 2);
+      expect(sim.device('T-M5').state()).toMatchObject({ online: true, reachable: false });
+      const receivedBefore = sim.stats().received;
+      await head.send('meter', 'T-M5', {
+        reqId: newReqId(),
+        deadline: inAMinute(),
+        ...get(item(OBIS.serialNumber, 1, 2)),
+      });
+      dcu.setOnline(true);
+      await until(() => sim.device('T-M5').state().reachable);
+      // Nobody was subscribed to the meter's commands while its DCU was away.
+      expect(sim.stats().received).toBe(receivedBefore);
+      expect((await head.ask('meter', 'T-M5', get(item(OBIS.serialNumber, 1, 2)))).code).toBe('00');
+    });
+
     it('stays silent while online when told to', async () => {
       const meter = sim.device('T-M3');
       meter.setFault({ silent: true });

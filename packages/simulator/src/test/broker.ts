@@ -51,7 +51,8 @@ export interface HeadEnd {
   heard: Heard[];
   /** The first message that satisfies `match`, among those heard from index `since` on or still to come. */
   waitFor(match: (m: Heard) => boolean, since?: number): Promise<Heard>;
-  send(kind: 'dcu' | 'meter', key: string, body: Record<string, unknown>): void;
+  /** Resolves once the broker has the command (PUBACK): whoever is subscribed then hears it. */
+  send(kind: 'dcu' | 'meter', key: string, body: Record<string, unknown>): Promise<void>;
   /** Sends a command and resolves with its reply's payload. */
   ask(kind: 'dcu' | 'meter', key: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): Promise<void>;
@@ -91,8 +92,8 @@ export async function connectHeadEnd(url: string): Promise<HeadEnd> {
       });
     });
   };
-  const send = (kind: 'dcu' | 'meter', key: string, body: Record<string, unknown>) => {
-    client.publish(`ami/${kind}/${key}/cmd`, JSON.stringify(body), { qos: 1 });
+  const send = async (kind: 'dcu' | 'meter', key: string, body: Record<string, unknown>) => {
+    await client.publishAsync(`ami/${kind}/${key}/cmd`, JSON.stringify(body), { qos: 1 });
   };
   return {
     heard,
@@ -102,7 +103,7 @@ export async function connectHeadEnd(url: string): Promise<HeadEnd> {
       const reqId = (body.reqId as string | undefined) ?? newReqId();
       // A reqId asked again must get a new reply, not the one heard before.
       const reply = waitFor((m) => m.topic === `ami/${kind}/${key}/reply` && m.payload.reqId === reqId, heard.length);
-      send(kind, key, { deadline: inAMinute(), ...body, reqId });
+      await send(kind, key, { deadline: inAMinute(), ...body, reqId });
       return (await reply).payload;
     },
     close: () => client.endAsync(),
