@@ -25,7 +25,6 @@ import {
   registersAt,
   registersOf,
   SLOT_MS,
-  type Wiring,
 } from './energy';
 import { EVENT, makeEvent } from './events';
 
@@ -95,10 +94,8 @@ export class Device {
     readonly kind: DeviceKind,
     readonly id: string,
     readonly hash: number,
+    /** Meters only: their energy. */
     readonly model: MeterModel | null,
-    readonly wiring: Wiring | null,
-    /** The DCU a meter speaks through; null for DCUs and direct meters. */
-    readonly parent: Device | null,
   ) {}
 
   clockOffsetAt(now: number): number {

@@ -1,4 +1,5 @@
 import {
+  ACCOUNT_PAYMENT_MODES,
   type DeviceCommand,
   DeviceCommandSchema,
   type DeviceEvent,
@@ -207,14 +208,13 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     corked.clear();
   });
 
-  function addDevice(kind: DeviceKind, id: string, meter: FleetMeter | null, parent: Device | null): Device {
+  function addDevice(kind: DeviceKind, id: string, meter: FleetMeter | null): Device {
     const hash = hashString(id);
-    const model = meter ? meterModel(seed, id, meter.wiring) : null;
-    const device = new Device(kind, id, hash, model, meter?.wiring ?? null, parent);
+    const device = new Device(kind, id, hash, meter ? meterModel(seed, id, meter.wiring) : null);
     device.baseOffline = draw(seed, hash, PURPOSE.offline) < knobs.offline;
     device.flapping = !device.baseOffline && draw(seed, hash, PURPOSE.flapping) < knobs.flapping;
     device.firmware = firmwareFor(kind, draw(seed, hash, PURPOSE.firmware));
-    if (meter?.prepaid) device.paymentMode = 2;
+    if (meter?.prepaid) device.paymentMode = ACCOUNT_PAYMENT_MODES.prepayment;
     const drift = knobs.driftSecPerDay;
     device.clockOffsetMs = (2 * draw(seed, hash, PURPOSE.drift) - 1) * drift * 10_000;
     device.driftPerMs = ((2 * draw(seed, hash, PURPOSE.drift, 1) - 1) * drift * 1000) / DAY_MS;
@@ -249,14 +249,11 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     return draw(seed, device.hash, PURPOSE.flapState, spell) >= 0.4;
   }
 
-  for (const dcu of options.fleet.dcus) {
-    const owner = addDevice('dcu', dcu.dcuNo, null, null);
-    const meters = dcu.meters.map((m) => addDevice('meter', m.devAddr, m, owner));
-    owner.dcuParameters.meterCount = meters.length;
+  function addLink(owner: Device, meters: Device[], credentials: FleetCredentials | undefined) {
     const link: Link = {
       owner,
       meters,
-      credentials: dcu.credentials,
+      credentials,
       client: null,
       connected: false,
       everConnected: false,
@@ -267,27 +264,16 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       generation: 0,
     };
     links.push(link);
-    linkOf.set(owner, link);
-    for (const m of meters) linkOf.set(m, link);
+    for (const d of [owner, ...meters]) linkOf.set(d, link);
   }
-  for (const direct of options.fleet.direct) {
-    const owner = addDevice('meter', direct.devAddr, direct, null);
-    const link: Link = {
-      owner,
-      meters: [],
-      credentials: direct.credentials,
-      client: null,
-      connected: false,
-      everConnected: false,
-      heartbeats: 0,
-      lastError: null,
-      statusesOut: false,
-      held: [],
-      generation: 0,
-    };
-    links.push(link);
-    linkOf.set(owner, link);
+  for (const dcu of options.fleet.dcus) {
+    const owner = addDevice('dcu', dcu.dcuNo, null);
+    const meters = dcu.meters.map((m) => addDevice('meter', m.devAddr, m));
+    owner.dcuParameters.meterCount = meters.length;
+    addLink(owner, meters, dcu.credentials);
   }
+  for (const direct of options.fleet.direct)
+    addLink(addDevice('meter', direct.devAddr, direct), [], direct.credentials);
 
   const topicOf = (d: Device, channel: 'status' | 'heartbeat' | 'reply' | 'event' | 'cmd' | 'data') =>
     deviceTopic(d.kind, d.id, channel);
