@@ -56,6 +56,7 @@ describe('simulator command line', () => {
         '5:10:20',
         '--stats-file',
         statsFile,
+        '--stats-reqids',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -63,13 +64,19 @@ describe('simulator command line', () => {
     await head.waitFor((m) => m.topic === 'ami/meter/C-M1/status' && m.payload.online === true, 0);
     expect(broker.logins).toContainEqual({ clientId: 'dcu:C-D1', username: 'dcu:C-D1', password: 'pw-1' });
     const reply = await head.ask('meter', 'C-M1', {
+      reqId: 'cli-1',
       op: 'get',
       items: [{ obis: OBIS.serialNumber, classId: 1, attribute: 2 }],
     });
     expect(reply).toMatchObject({ code: '00', items: [{ value: 'C-M1' }] });
     const stats = () => (existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : {});
     await until(() => stats().repliesSent === 1);
-    expect(stats()).toMatchObject({ executed: 1, executedTwice: 0, devices: { dcus: 1, meters: 1 } });
+    expect(stats()).toMatchObject({
+      executed: 1,
+      executedTwice: 0,
+      devices: { dcus: 1, meters: 1 },
+      executions: { 'cli-1': 1 },
+    });
     const since = head.heard.length;
     child.kill('SIGTERM');
     const [code] = await exited;

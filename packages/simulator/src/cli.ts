@@ -2,10 +2,11 @@
  * npm run simulator -- --url mqtt://127.0.0.1:1884 (--fleet FILE | --dcus 100 --meters-per-dcu 100 [--direct 10])
  *   [--seed 1] [--prefix SIM] [--offline 0.02] [--flapping 0.01] [--flap-period 300] [--loss 0.01]
  *   [--latency 200:800:3000] [--drift 2] [--clock-limit 60] [--busy 0.01] [--heartbeat 60] [--reboot 5]
- *   [--outages 0.02] [--cover-opens 0.005] [--stats-file FILE]
+ *   [--outages 0.02] [--cover-opens 0.005] [--stats-file FILE [--stats-reqids]]
  *
  * Runs until SIGTERM or SIGINT. With --stats-file the counters (SimulatorStats, JSON) are rewritten
- * every second and once more at exit, replaced in one rename so a reader never sees half a file.
+ * every second and once more at exit, replaced in one rename so a reader never sees half a file;
+ * --stats-reqids adds `executions`: every remembered reqId with how many times it was executed.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     outages: { type: 'string' },
     'cover-opens': { type: 'string' },
     'stats-file': { type: 'string' },
+    'stats-reqids': { type: 'boolean' },
   },
   strict: true,
 });
@@ -128,7 +130,8 @@ const statsFile = values['stats-file'];
 function writeStats() {
   if (!statsFile) return;
   const temporary = `${statsFile}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify({ time: new Date().toISOString(), ...sim.stats() })}\n`);
+  const detail = values['stats-reqids'] ? { executions: sim.executedReqIds() } : {};
+  writeFileSync(temporary, `${JSON.stringify({ time: new Date().toISOString(), ...sim.stats(), ...detail })}\n`);
   renameSync(temporary, statsFile);
 }
 writeStats();

@@ -122,6 +122,8 @@ export interface Simulator {
   stats(): SimulatorStats;
   /** How many times a reqId was executed (0 or 1 when all is well). */
   executions(reqId: string): number;
+  /** Every remembered reqId with its executions, for a benchmark that checks nothing was lost or run twice. */
+  executedReqIds(): Record<string, number>;
   device(key: string): DeviceHandle;
   stop(): Promise<void>;
 }
@@ -643,7 +645,9 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   function heartbeat(link: Link) {
     const owner = link.owner;
     const n = link.heartbeats++;
-    const period = knobs.heartbeatSec * 1000;
+    // A DCU's own parameters, once set, say how often it beats.
+    const own = owner.dcuParameters.heartbeatSec;
+    const period = (typeof own === 'number' && own > 0 ? own : knobs.heartbeatSec) * 1000;
     const next = period * (0.9 + 0.2 * draw(seed, owner.hash, PURPOSE.heartbeat, n));
     scheduler.after(next, () => {
       if (
@@ -807,6 +811,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       };
     },
     executions: (reqId) => executions.get(reqId) ?? 0,
+    executedReqIds: () => Object.fromEntries(executions),
     device: handle,
     async stop() {
       if (stopped) return;
