@@ -61,7 +61,8 @@ describe('simulator command line', () => {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const exited = once(child, 'exit');
-    await head.waitFor((m) => m.topic === 'ami/meter/C-M1/status' && m.payload.online === true, 0);
+    // Starting a process that compiles TypeScript on a busy machine takes a while.
+    await head.waitFor((m) => m.topic === 'ami/meter/C-M1/status' && m.payload.online === true, 0, 45_000);
     expect(broker.logins).toContainEqual({ clientId: 'dcu:C-D1', username: 'dcu:C-D1', password: 'pw-1' });
     const reply = await head.ask('meter', 'C-M1', {
       reqId: 'cli-1',

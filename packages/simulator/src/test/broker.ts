@@ -50,7 +50,7 @@ export interface Heard {
 export interface HeadEnd {
   heard: Heard[];
   /** The first message that satisfies `match`, among those heard from index `since` on or still to come. */
-  waitFor(match: (m: Heard) => boolean, since?: number): Promise<Heard>;
+  waitFor(match: (m: Heard) => boolean, since?: number, timeoutMs?: number): Promise<Heard>;
   /** Resolves once the broker has the command (PUBACK): whoever is subscribed then hears it. */
   send(kind: 'dcu' | 'meter', key: string, body: Record<string, unknown>): Promise<void>;
   /** Sends a command and resolves with its reply's payload. */
@@ -77,8 +77,7 @@ export async function connectHeadEnd(url: string): Promise<HeadEnd> {
     }
   });
   await client.subscribeAsync('ami/#', { qos: 1 });
-  const waitFor = (match: (m: Heard) => boolean, since = 0) => {
-    const timeoutMs = 15_000;
+  const waitFor = (match: (m: Heard) => boolean, since = 0, timeoutMs = 20_000) => {
     const found = heard.slice(since).find(match);
     if (found) return Promise.resolve(found);
     return new Promise<Heard>((resolve, reject) => {
@@ -111,7 +110,7 @@ export async function connectHeadEnd(url: string): Promise<HeadEnd> {
 }
 
 /** Resolves when `condition` holds, checking every few ms: for counters, never as proof that nothing happened. */
-export async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+export async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
   const started = Date.now();
   while (!condition()) {
     if (Date.now() - started > timeoutMs) throw new Error('condition not reached in time');
