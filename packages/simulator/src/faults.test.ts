@@ -98,6 +98,11 @@ describe('fault knobs', () => {
     expect(busy).toBeGreaterThan(5);
     expect(busy).toBeLessThan(35);
     expect(codes.filter((c) => c !== '91').every((c) => c === '00')).toBe(true);
+    sim.setKnobs({ busy: 0 });
+    const after = await Promise.all(
+      fleet.dcus[0]!.meters.map((m) => head.ask('meter', m.devAddr, serial).then((r) => r.code)),
+    );
+    expect(after.every((c) => c === '00')).toBe(true);
   });
 
   it('lets flapping devices go offline and come back', async () => {

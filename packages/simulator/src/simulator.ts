@@ -125,6 +125,12 @@ export interface Simulator {
   /** Every remembered reqId with its executions, for a benchmark that checks nothing was lost or run twice. */
   executedReqIds(): Record<string, number>;
   device(key: string): DeviceHandle;
+  /**
+   * Changes the fleet's knobs from now on: loss, latency, busy, heartbeats, clock limit, event rates
+   * (which rewrite the event log's past too: it is recomputed from them). Which devices are offline,
+   * flapping or drifting was drawn at start and stays.
+   */
+  setKnobs(knobs: Partial<Knobs>): void;
   stop(): Promise<void>;
 }
 
@@ -813,6 +819,9 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     executions: (reqId) => executions.get(reqId) ?? 0,
     executedReqIds: () => Object.fromEntries(executions),
     device: handle,
+    setKnobs(changes) {
+      Object.assign(knobs, changes);
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
