@@ -24,7 +24,6 @@ import {
   type Registers,
   registersAt,
   registersOf,
-  SLOT_MS,
 } from './energy';
 import { EVENT, makeEvent } from './events';
 
@@ -334,9 +333,9 @@ const OBJECTS = new Map<string, ObjectDef>([
           return ok();
         },
         4: (d, value) => {
-          // Whole quarter hours up to a day: the intervals are quarter hours underneath.
+          // Whole minutes that divide a day, so captures fall on the same times every day.
           if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > 86_400) return failed;
-          if ((value * 1000) % SLOT_MS !== 0) return failed;
+          if (value % 60 !== 0 || 86_400 % value !== 0) return failed;
           d.capturePeriodSec = value;
           return ok();
         },
@@ -399,8 +398,10 @@ const OBJECTS = new Map<string, ObjectDef>([
       get: { 2: (d) => ok(d.paymentMode) },
       set: {
         2: (d, value) => {
-          if (!Object.values(ACCOUNT_PAYMENT_MODES).includes(value as never)) return failed;
-          d.paymentMode = value as number;
+          // The mode alone, or the head-end's `{paymentMode}` (headend/commands.ts).
+          const mode = isPlainObject(value) ? value.paymentMode : value;
+          if (!Object.values(ACCOUNT_PAYMENT_MODES).includes(mode as never)) return failed;
+          d.paymentMode = mode as number;
           return ok();
         },
       },

@@ -205,7 +205,7 @@ describe('device fleet on a broker', () => {
         op: 'set',
         items: [
           item(OBIS.clock, 8, 2, target),
-          item(OBIS.account, 111, 2, 2),
+          item(OBIS.account, 111, 2, { paymentMode: 2 }),
           item(OBIS.loadProfile, 7, 4, 1800),
           item(OBIS.loadProfile, 7, 3, [OBIS.clock, OBIS.activeImport, OBIS.voltageL1]),
           item(OBIS.pushSetup, 40, 4, ['01:30']),
@@ -235,6 +235,20 @@ describe('device fleet on a broker', () => {
       });
       expect(partial.code).toBe('01');
       expect(itemsOf(partial).map((i) => i.code)).toEqual(['02', '00']);
+      const oddPeriod = await head.ask('meter', 'T-M3', { op: 'set', items: [item(OBIS.loadProfile, 7, 4, 420)] });
+      expect(oddPeriod.code).toBe('02');
+      // Five minutes, as the head-end's parameter sync may ask: registers in between stay consistent.
+      expect((await head.ask('meter', 'T-M3', { op: 'set', items: [item(OBIS.loadProfile, 7, 4, 300)] })).code).toBe(
+        '00',
+      );
+      const fine = await head.ask(
+        'meter',
+        'T-M3',
+        get(item(OBIS.loadProfile, 7, 2, { from: '2026-01-05T10:00:00Z', to: '2026-01-05T10:30:00Z' })),
+      );
+      const rows = itemsOf(fine)[0]!.value as { ts: string; values: Record<string, number> }[];
+      expect(rows.map((r) => r.ts.slice(14, 16))).toEqual(['00', '05', '10', '15', '20', '25', '30']);
+      for (const row of rows) expect(row.values[OBIS.activeImport]).toBe(registerAt(SEED, 'T-M3', row.ts).activeImport);
       const readOnly = await head.ask('meter', 'T-M3', { op: 'set', items: [item(OBIS.serialNumber, 1, 2, 'X')] });
       expect(readOnly.code).toBe('02');
       sim.device('T-M4').setFault({ failObis: [OBIS.clock] });
