@@ -42,6 +42,8 @@ export * from './common/validation';
 export * from './device/catalogue';
 export * from './device/fleet';
 export * from './device/protocol';
+export * from './operations/operations';
+export * from './operations/plan.api';
 export * from './permissions';
 export * as groupApi from './system/group.api';
 export * from './system/group.schema';

@@ -143,6 +143,23 @@ export const MESSAGES = {
   importGridAmbiguous: 'More than one power grid node has this name: enter its code',
   pocHasMeter: 'This POC already has a meter',
   pocOtherConsumer: 'This POC belongs to another consumer',
+  // devices and operations
+  obisFormat: 'Please enter an OBIS code as A-B:C.D.E.F, each part 0-255',
+  invalidClockTime: 'Please enter a valid date and time',
+  hexFrame: 'The input must be a hexadecimal frame',
+  batchTooLarge: 'At most 30 devices in one batch',
+  MThasOffline: 'Some meters are offline and cannot be operated',
+  MThasExecute: 'Some meters are already executing this item',
+  MTisExecute: 'The meter is already executing this item',
+  deviceNotFound: 'A device does not exist',
+  consumerProtected: 'A protected consumer (life support or medical) cannot be disconnected',
+  selfApproval: 'A disconnect must be approved by another user',
+  planNotPending: 'This plan is not waiting for approval',
+  planNotEditable: 'Only a plan that has not started can be changed',
+  recurringPlanNotYet: 'Recurring plans are created on the scheduled task page',
+  planOperationMismatch: 'The devices do not match the operation (meters or DCUs)',
+  nothingToRetry: 'No device of this plan failed',
+  obisNotReadable: 'Only OBIS items flagged read instantly can be read in real time',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

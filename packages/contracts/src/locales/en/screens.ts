@@ -6,6 +6,7 @@ import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { operations } from './operations';
 import { poc } from './poc';
 import { resource } from './resource';
 import { supplier } from './supplier';
@@ -34,4 +35,5 @@ export const enScreens = {
   dcu,
   poc,
   gis,
+  operations,
 };

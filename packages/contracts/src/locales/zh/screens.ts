@@ -8,6 +8,7 @@ import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { operations } from './operations';
 import { poc } from './poc';
 import { resource } from './resource';
 import { supplier } from './supplier';
@@ -32,4 +33,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   dcu,
   poc,
   gis,
+  operations,
 };

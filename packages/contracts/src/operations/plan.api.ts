@@ -1,0 +1,294 @@
+import { z } from 'zod';
+import { IdSchema } from '../common/ids';
+import { defineOperation, needs } from '../common/operation';
+import { pageOf } from '../common/paging';
+import { ResultCodeSchema } from '../device/protocol';
+import { MAX_BATCH_DEVICES, OPERATION_NAMES, OPERATION_RESOURCES } from './operations';
+
+const TASK_MGT = '/serviceRequest/scheduledTask/taskMGT';
+const BATCH = '/serviceRequest/batchOperation';
+const DCU_OPERATING = '/parameterSetting/dcuOperating';
+export const PLAN_RES = {
+  taskAdd: `${TASK_MGT}/add`,
+  taskEdit: `${TASK_MGT}/edit`,
+  taskDelete: `${TASK_MGT}/delete`,
+  taskView: `${TASK_MGT}/view`,
+  approve: `${BATCH}/approve`,
+  batch: BATCH,
+  dcuOperating: DCU_OPERATING,
+} as const;
+
+/** Spec §4 task states, with the approval a large disconnect waits in (and its refusal). */
+export const PLAN_STATUSES = [
+  'pendingApproval',
+  'waiting',
+  'executing',
+  'finished',
+  'paused',
+  'deleted',
+  'rejected',
+] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+
+/** Spec device type: 0 meter, 1 concentrator. */
+export const PLAN_ITEM_TYPES = { meter: 0, dcu: 1 } as const;
+
+const deviceKey = z.string().trim().min(1, 'mandatory').max(50, 'tooLong');
+
+export const PlanDevsSchema = z.strictObject({
+  itemType: z.union([z.literal(0), z.literal(1)], 'invalidValue'),
+  /** Meter serials (itemType 0) or DCU numbers (1). */
+  devList: z.array(deviceKey).min(1, 'mandatory').max(MAX_BATCH_DEVICES, 'batchTooLarge'),
+  devParams: z
+    .strictObject({
+      devTypeCode: z.string().max(50).optional(),
+      group3: z.string().max(50).optional(),
+      manufacturer: z.string().max(100).optional(),
+      models: z.array(z.string().max(100)).max(100).optional(),
+      is_major_consumer: z.boolean().optional(),
+      tariff_item_id: z.string().max(50).optional(),
+      grid_ids: z.array(IdSchema).max(100).optional(),
+    })
+    .optional(),
+});
+
+export const PlanCrontabSchema = z.strictObject({
+  /** Unix seconds of the first run. */
+  starttime: z.number().int().min(0, 'outOfRange'),
+  freq: z.number().int().min(0, 'outOfRange').default(0),
+  unit: z.enum(['minute', 'hour', 'day', 'week', 'month'], 'invalidValue').default('day'),
+  /** Runs expected; 1 is a one-shot plan. */
+  count: z.number().int().min(1, 'outOfRange').default(1),
+  repairConf: z
+    .strictObject({
+      repairFreq: z.number().int().min(0, 'outOfRange'),
+      repairUnit: z.enum(['minute', 'hour', 'day'], 'invalidValue'),
+      repairCount: z.number().int().min(0, 'outOfRange'),
+    })
+    .optional(),
+});
+
+export const PlanOrderSchema = z.strictObject({
+  /** Collection item code (the OBIS item's cgName) of a collection order; empty for an operation. */
+  cgcode: z.string().max(50).default(''),
+  cmd: z.enum(OPERATION_NAMES, 'invalidValue'),
+  /** The operation's parameters, checked against OPERATIONS[cmd].params. */
+  params: z.record(z.string(), z.unknown()).default({}),
+  isCyclePlan: z.boolean().default(false),
+  cycleConf: z
+    .strictObject({ cycleValue: z.number().int().min(0), cycleFreq: z.enum(['minute', 'hour', 'day']) })
+    .optional(),
+});
+
+export const PlanCreateSchema = z.strictObject({
+  planName: z.string().trim().min(1, 'mandatory').max(100, 'tooLong'),
+  planTempName: z.string().max(100, 'tooLong').default(''),
+  pushType: z.number().int().min(0, 'outOfRange').max(9, 'outOfRange').default(2),
+  /** 1 (least urgent) … 9; an operator's one-off command outranks a batch or a scheduled task. */
+  pri: z.number().int().min(1, 'outOfRange').max(9, 'outOfRange').default(5),
+  /** Seconds a device has to answer one command; the command time-out setting when absent. */
+  timeout: z.number().int().min(5, 'outOfRange').max(3600, 'outOfRange').optional(),
+  devs: PlanDevsSchema,
+  crontab: PlanCrontabSchema.optional(),
+  orders: z.array(PlanOrderSchema).min(1, 'mandatory').max(1, 'tooLong'),
+  eventCode: z.string().max(50).default(''),
+  /** The caller's idempotency key: the same reqId answers the plan it already made. */
+  reqId: z.string().max(64).default(''),
+  /** Commands in flight at once per DCU (or direct meter) for this plan. */
+  concurrent: z.number().int().min(1, 'outOfRange').max(64, 'outOfRange').default(4),
+});
+export type PlanCreate = z.infer<typeof PlanCreateSchema>;
+
+export const PlanUpdateSchema = PlanCreateSchema.extend({ planid: IdSchema });
+export const PlanRefSchema = z.strictObject({ planid: IdSchema, planName: z.string().max(100).optional() });
+
+export const PlanSchema = z.object({
+  planid: IdSchema,
+  planName: z.string(),
+  planTempName: z.string(),
+  pushType: z.number(),
+  pri: z.number(),
+  timeout: z.number(),
+  planStatus: z.enum(PLAN_STATUSES),
+  devs: z.unknown(),
+  crontab: z.unknown(),
+  orders: z.unknown(),
+  eventCode: z.string(),
+  reqId: z.string(),
+  concurrent: z.number(),
+  createdBy: z.string(),
+  approvedBy: z.string().nullable(),
+  createTime: z.string(),
+  /** Devices and how many have answered, by result code. */
+  total: z.number().int(),
+  done: z.number().int(),
+  byCode: z.record(z.string(), z.number().int()),
+});
+export type Plan = z.infer<typeof PlanSchema>;
+
+export const PlanCreatedSchema = z.object({
+  planid: IdSchema,
+  planStatus: z.enum(PLAN_STATUSES),
+  /** The job reporting each device's result on `progress/{jobId}`; null while approval is pending. */
+  jobId: z.string().nullable(),
+});
+
+export const COMMAND_STATES = ['queued', 'sent', 'done'] as const;
+
+export const CommandItemSchema = z.object({
+  obis: z.string(),
+  code: ResultCodeSchema.optional(),
+  /** As the device answered. */
+  raw: z.unknown().optional(),
+  /** Raw × 10^scaler, for display with `unit`. */
+  value: z.unknown().optional(),
+  unit: z.string().optional(),
+  description: z.string().optional(),
+});
+
+export const CommandAttemptSchema = z.object({
+  attempt: z.number().int(),
+  sentAt: z.string(),
+  code: ResultCodeSchema.nullable(),
+  at: z.string().nullable(),
+});
+
+/** One device command and its outcome: who asked, when, every attempt and the answer. */
+export const CommandRecordSchema = z.object({
+  id: IdSchema,
+  reqId: z.string(),
+  planid: IdSchema.nullable(),
+  deviceKind: z.enum(['meter', 'dcu']),
+  deviceKey: z.string(),
+  operation: z.enum(OPERATION_NAMES),
+  state: z.enum(COMMAND_STATES),
+  resultCode: ResultCodeSchema.nullable(),
+  items: z.array(CommandItemSchema),
+  frame: z.string().nullable(),
+  attempts: z.array(CommandAttemptSchema),
+  requestedBy: z.string(),
+  createTime: z.string(),
+  answerTime: z.string().nullable(),
+});
+export type CommandRecord = z.infer<typeof CommandRecordSchema>;
+
+/** What `progress/{jobId}` carries: the count and the results that arrived since the last message. */
+export const PlanProgressSchema = z.object({
+  done: z.number().int(),
+  total: z.number().int(),
+  planid: IdSchema,
+  results: z.array(CommandRecordSchema),
+});
+export type PlanProgress = z.infer<typeof PlanProgressSchema>;
+
+const ALL_PLAN_USERS = [...OPERATION_RESOURCES, PLAN_RES.taskAdd, PLAN_RES.taskView];
+
+export const planApi = {
+  createplan: defineOperation({
+    path: '/plan/createplan',
+    access: needs(...OPERATION_RESOURCES, PLAN_RES.taskAdd),
+    tag: 'plan',
+    summary:
+      "plan: a one-shot plan of one operation on up to 30 devices in the caller's scope; each order needs its operation's button. Offline devices refuse it (MThasOffline), a device already executing the operation too (MTisExecute); a disconnect of a protected consumer is refused and one over the approval threshold waits for a second user",
+    request: PlanCreateSchema,
+    response: PlanCreatedSchema,
+    audit: 'add',
+  }),
+  updateplan: defineOperation({
+    path: '/plan/updateplan',
+    access: needs(PLAN_RES.taskEdit),
+    tag: 'plan',
+    summary: 'plan: changes a plan that has not started (waiting, paused or pending approval)',
+    request: PlanUpdateSchema,
+    response: z.null(),
+    audit: 'update',
+  }),
+  deleteplan: defineOperation({
+    path: '/plan/deleteplan',
+    access: needs(PLAN_RES.taskDelete, ...OPERATION_RESOURCES),
+    tag: 'plan',
+    summary: 'plan: logically deletes a plan; commands not yet sent are cancelled, sent ones still get their answer',
+    request: PlanRefSchema,
+    response: z.null(),
+    audit: 'delete',
+  }),
+  detail: defineOperation({
+    path: '/plan/detail',
+    access: needs(...ALL_PLAN_USERS, PLAN_RES.approve),
+    tag: 'plan',
+    summary: 'plan: one plan with its progress',
+    request: z.strictObject({ planid: IdSchema }),
+    response: PlanSchema,
+  }),
+  results: defineOperation({
+    path: '/plan/results',
+    access: needs(...ALL_PLAN_USERS, PLAN_RES.approve),
+    tag: 'plan',
+    summary: "plan: each device's command and result, values scaled with their unit",
+    request: z.strictObject({
+      planid: IdSchema,
+      pageSize: z.number().int().min(1).max(500).default(50),
+      curPage: z.number().int().min(1).default(1),
+      failedOnly: z.boolean().default(false),
+    }),
+    response: pageOf(CommandRecordSchema),
+  }),
+  pending: defineOperation({
+    path: '/plan/pending',
+    access: needs(PLAN_RES.approve, ...OPERATION_RESOURCES),
+    tag: 'plan',
+    summary: 'plan: disconnects waiting for a second user to approve them',
+    request: z.strictObject({
+      pageSize: z.number().int().min(1).max(100).default(20),
+      curPage: z.number().int().min(1).default(1),
+    }),
+    response: pageOf(PlanSchema),
+  }),
+  approve: defineOperation({
+    path: '/plan/approve',
+    access: needs(PLAN_RES.approve),
+    tag: 'plan',
+    summary: 'plan: a second user approves a held disconnect (never the requester); it is then dispatched staggered',
+    request: z.strictObject({ planid: IdSchema }),
+    response: PlanCreatedSchema,
+    audit: 'update',
+  }),
+  reject: defineOperation({
+    path: '/plan/reject',
+    access: needs(PLAN_RES.approve),
+    tag: 'plan',
+    summary: 'plan: refuses a held disconnect; nothing is sent',
+    request: z.strictObject({ planid: IdSchema }),
+    response: z.null(),
+    audit: 'update',
+  }),
+  retry: defineOperation({
+    path: '/plan/retry',
+    access: needs(...OPERATION_RESOURCES),
+    tag: 'plan',
+    summary: 'plan: a new plan of the same operation on the devices whose command failed',
+    request: z.strictObject({ planid: IdSchema }),
+    response: PlanCreatedSchema,
+    audit: 'add',
+  }),
+  export: defineOperation({
+    path: '/plan/export',
+    access: needs(...OPERATION_RESOURCES, PLAN_RES.taskView),
+    tag: 'plan',
+    summary: "plan: the devices' results as a spreadsheet",
+    request: z.strictObject({ planid: IdSchema }),
+    response: z.unknown(),
+  }),
+  meterCommands: defineOperation({
+    path: '/meter/commands',
+    access: needs(...OPERATION_RESOURCES, '/archiveSetting/meter/detail'),
+    tag: 'plan',
+    summary: "meter: its command history, newest first; 404 outside the caller's scope",
+    request: z.strictObject({
+      id: IdSchema,
+      pageSize: z.number().int().min(1).max(100).default(10),
+      curPage: z.number().int().min(1).default(1),
+    }),
+    response: pageOf(CommandRecordSchema),
+  }),
+};
