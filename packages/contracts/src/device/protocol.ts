@@ -93,8 +93,9 @@ export const OBIS = {
   pushSetup: '0-0:25.9.0.255',
   activityCalendar: '0-0:13.0.0.255',
   /**
-   * DCU objects (manufacturer range, class 1 Data, attribute 2): its parameters (an object), its
-   * collection task parameters (an object keyed like DCU_TASK_FIELDS) and its blacklist (meter addresses).
+   * DCU objects (manufacturer range, class 1 Data, attribute 2): its parameters and its collection
+   * task parameters (objects shaped like DcuParametersSchema and DcuTaskParametersSchema in
+   * operations/operations.ts) and its blacklist (meter addresses).
    */
   dcuBlacklist: '0-0:128.1.0.255',
   dcuTaskParameters: '0-0:128.2.0.255',
