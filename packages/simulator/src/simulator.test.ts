@@ -289,7 +289,7 @@ describe('device fleet on a broker', () => {
       const set = await head.ask('dcu', 'T-D1', {
         op: 'set',
         items: [
-          item(OBIS.dcuParameters, 1, 2, { heartbeatSec: 120 }),
+          item(OBIS.dcuParameters, 1, 2, { heartbeatSeconds: 120 }),
           item(OBIS.dcuTaskParameters, 1, 2, { collectPeriodMinutes: 30 }),
           item(OBIS.dcuBlacklist, 1, 2, ['T-M4']),
         ],
@@ -301,8 +301,8 @@ describe('device fleet on a broker', () => {
         get(item(OBIS.dcuParameters, 1, 2), item(OBIS.dcuTaskParameters, 1, 2), item(OBIS.dcuBlacklist, 1, 2)),
       );
       const [params, tasks, blacklist] = itemsOf(read);
-      expect(params!.value).toMatchObject({ heartbeatSec: 120, meterCount: 4 });
-      expect(tasks!.value).toMatchObject({ collectPeriodMinutes: 30, taskEnabled: true });
+      expect(params!.value).toMatchObject({ heartbeatSeconds: 120, reportPeriodMinutes: 60 });
+      expect(tasks!.value).toMatchObject({ collectPeriodMinutes: 30, enabled: true });
       expect(blacklist!.value).toEqual(['T-M4']);
       const bad = await head.ask('dcu', 'T-D1', { op: 'set', items: [item(OBIS.dcuBlacklist, 1, 2, 'T-M4')] });
       expect(bad.code).toBe('02');

@@ -176,6 +176,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   const seed = options.seed ?? 1;
   const knobs: Knobs = { ...DEFAULT_KNOBS, ...options.knobs };
   const log: Log = options.log ?? (() => {});
+  const broker = new URL(options.url);
   const devices = new Map<string, Device>();
   const byTopicKey = new Map<string, Device>();
   const links: Link[] = [];
@@ -227,17 +228,21 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     device.clockOffsetMs = (2 * draw(seed, hash, PURPOSE.drift) - 1) * drift * 10_000;
     device.driftPerMs = ((2 * draw(seed, hash, PURPOSE.drift, 1) - 1) * drift * 1000) / DAY_MS;
     if (kind === 'dcu') {
-      device.dcuParameters = { heartbeatSec: knobs.heartbeatSec, meterCount: 0 };
+      // Shaped like the head-end's DcuParametersSchema and DcuTaskParametersSchema (contracts operations).
+      device.dcuParameters = {
+        heartbeatSeconds: knobs.heartbeatSec,
+        reportPeriodMinutes: 60,
+        masterStationIp: broker.hostname,
+        masterStationPort: Number(broker.port || 1883),
+      };
       device.taskParameters = {
-        taskEnabled: true,
+        enabled: true,
         taskGroup: 1,
-        minCycleMinutes: 15,
         collectPeriodMinutes: 15,
         reportPeriodMinutes: 60,
-        taskStart: '00:00',
-        taskEnd: '23:59',
+        start: '00:00',
+        end: '23:59',
         maxSupplementDays: 3,
-        executionOffsetMinutes: 5,
       };
     }
     if (devices.has(id)) throw new Error(`the fleet names ${id} twice`);
@@ -277,7 +282,6 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   for (const dcu of options.fleet.dcus) {
     const owner = addDevice('dcu', dcu.dcuNo, null);
     const meters = dcu.meters.map((m) => addDevice('meter', m.devAddr, m));
-    owner.dcuParameters.meterCount = meters.length;
     addLink(owner, meters, dcu.credentials);
   }
   for (const direct of options.fleet.direct)
@@ -652,7 +656,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     const owner = link.owner;
     const n = link.heartbeats++;
     // A DCU's own parameters, once set, say how often it beats.
-    const own = owner.dcuParameters.heartbeatSec;
+    const own = owner.dcuParameters.heartbeatSeconds;
     const period = (typeof own === 'number' && own > 0 ? own : knobs.heartbeatSec) * 1000;
     const next = period * (0.9 + 0.2 * draw(seed, owner.hash, PURPOSE.heartbeat, n));
     scheduler.after(next, () => {
