@@ -7,6 +7,7 @@ import { SessionStore } from './auth/session';
 import type { Config } from './config';
 import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
+import { DeviceCredentials } from './headend/device-credentials';
 import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
@@ -76,5 +77,6 @@ export function createServices({ config, database, broker, secretKey, log, jobPo
     archive: createArchive(db, secrets),
     gis: new GisService(db, config),
     imports,
+    deviceCredentials: new DeviceCredentials(db, secrets),
   };
 }
