@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../crypto/secret-box';
 import { createTestApp, type TestApp } from '../test/harness';
 import { uniqueName } from '../test/unique';
-import { DeviceCredentials } from './device-credentials';
+import type { DeviceCredentials } from './device-credentials';
 
 describe('device credentials', () => {
   let t: TestApp;
