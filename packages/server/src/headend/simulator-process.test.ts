@@ -102,7 +102,7 @@ describe('the simulator child process', () => {
 
   it('does not restart a simulator that dies because the server is stopping it', async () => {
     rmSync(runs, { force: true });
-    const { lines, log } = capturingLog();
+    const { log } = capturingLog();
     const sim = startSimulatorProcess({ fleetFile: 'f', url: 'u', log, cli: dyingCli, restartDelayMs: 60_000 });
     await expect.poll(() => sim.restartPending, { timeout: 10_000 }).toBe(true);
     // Stopped between the death and the restart (Ctrl-C reaches both processes at once): no restart left.

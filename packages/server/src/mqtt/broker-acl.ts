@@ -132,6 +132,7 @@ export function emqxAcl(devices: readonly DeviceAccess[], server: BrokerUser): s
     lines.push(`{allow, {username, ${JSON.stringify(d.username)}}, publish, ${list(d.publish)}}.`);
     lines.push(`{allow, {username, ${JSON.stringify(d.username)}}, subscribe, ${list(d.subscribe)}}.`);
   }
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: EMQX's own placeholder, not a JavaScript one.
   lines.push('{allow, all, subscribe, ["notice/${username}/#"]}.', '{deny, all}.', '');
   return lines.join('\n');
 }
