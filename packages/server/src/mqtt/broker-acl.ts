@@ -52,7 +52,11 @@ const BROWSER_PATTERN = 'notice/%u/#';
 export const PBKDF2_ITERATIONS = 101;
 const pbkdf2 = (password: string, salt: Buffer) => pbkdf2Sync(password, salt, PBKDF2_ITERATIONS, 64, 'sha512');
 
-/** Mosquitto's dynamic security plugin file: usernames may hold `:` there (its password_file cannot). */
+/**
+ * Mosquitto's dynamic security plugin file: usernames may hold `:` there (its password_file cannot).
+ * Mosquitto 2.0's plugin substitutes no `%u` in its ACLs, so browser users, if they connect to
+ * Mosquitto, each need their own role (docs/operations.md).
+ */
 export function mosquittoDynamicSecurity(devices: readonly DeviceAccess[], server: BrokerUser): object {
   const client = (user: BrokerUser, rolename: string) => {
     const salt = randomBytes(12);
@@ -68,7 +72,7 @@ export function mosquittoDynamicSecurity(devices: readonly DeviceAccess[], serve
   return {
     defaultACLAccess: { publishClientSend: false, publishClientReceive: false, subscribe: false, unsubscribe: true },
     clients: [client(server, 'meterdesk-server'), ...devices.map((d) => client(d, `device ${d.username}`))],
-    groups: [{ groupname: 'meterdesk-browsers', roles: [{ rolename: 'meterdesk-browser' }], clients: [] }],
+    groups: [],
     roles: [
       {
         rolename: 'meterdesk-server',
@@ -76,10 +80,6 @@ export function mosquittoDynamicSecurity(devices: readonly DeviceAccess[], serve
           ...SERVER_PUBLISH.map((t) => acl('publishClientSend', t)),
           ...SERVER_SUBSCRIBE.flatMap((t) => [acl('subscribePattern', t), acl('publishClientReceive', t)]),
         ],
-      },
-      {
-        rolename: 'meterdesk-browser',
-        acls: [acl('subscribePattern', BROWSER_PATTERN), acl('publishClientReceive', BROWSER_PATTERN)],
       },
       ...devices.map((d) => ({
         rolename: `device ${d.username}`,
