@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchSimulator, simulatorBrokerUrl, startSimulatorProcess } from './simulator-process';
+import { endLeftoverSimulator, launchSimulator, simulatorBrokerUrl, startSimulatorProcess } from './simulator-process';
 
 /** What the server would log, kept for the test to read. */
 function capturingLog() {
@@ -61,19 +62,23 @@ describe('the simulator child process', () => {
   it('starts the CLI with the fleet file and the broker URL, relays its output, and stops it', async () => {
     rmSync(runs, { force: true });
     const { lines, log } = capturingLog();
+    const pidFile = path.join(dir, 'simulator.pid');
     const sim = startSimulatorProcess({
       fleetFile: '/x/fleet.json',
       url: 'mqtt://127.0.0.1:5555',
       log,
       cli: stayingCli,
+      pidFile,
     });
     await expect.poll(() => runLines(), { timeout: 10_000 }).toHaveLength(1);
+    expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(sim.pid));
     expect(JSON.parse(runLines()[0] ?? '[]')).toEqual(['--fleet', '/x/fleet.json', '--url', 'mqtt://127.0.0.1:5555']);
     await expect.poll(() => lines.some((l) => l.msg === 'simulating'), { timeout: 5000 }).toBe(true);
     const pid = sim.pid as number;
     expect(alive(pid)).toBe(true);
     await sim.stop();
     expect(alive(pid)).toBe(false);
+    expect(existsSync(pidFile)).toBe(false);
     expect(sim.restarts).toBe(0);
     expect(lines.at(-1)?.msg).toBe('simulator stopped');
   });
@@ -110,6 +115,26 @@ describe('the simulator child process', () => {
     expect(sim.restartPending).toBe(false);
     expect(sim.restarts).toBe(0);
     expect(runLines()).toEqual(['died']);
+  });
+
+  it('ends a simulator an earlier server left running, and nothing else', async () => {
+    rmSync(runs, { force: true });
+    const pidFile = path.join(dir, 'leftover.pid');
+    // What a server killed with SIGKILL leaves: its simulator, still running, and the pid file.
+    const orphan = spawn(process.execPath, ['--import', 'tsx', stayingCli, '--fleet', 'f', '--url', 'u'], {
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => orphan.once('exit', resolve));
+    await expect.poll(() => runLines().length, { timeout: 10_000 }).toBeGreaterThan(0);
+    writeFileSync(pidFile, `${orphan.pid}\n`);
+    expect(await endLeftoverSimulator(pidFile, stayingCli)).toBe(orphan.pid);
+    await exited;
+    expect(existsSync(pidFile)).toBe(false);
+    // A pid file whose process is not the simulator (a reused pid): left alone.
+    writeFileSync(pidFile, `${process.pid}\n`);
+    expect(await endLeftoverSimulator(pidFile, stayingCli)).toBeNull();
+    expect(alive(process.pid)).toBe(true);
+    expect(await endLeftoverSimulator(pidFile, stayingCli)).toBeNull();
   });
 
   it('says why it cannot start without a TCP listener, and hides the server credentials of MQTT_URL', async () => {

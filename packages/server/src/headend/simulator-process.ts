@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
@@ -11,6 +11,7 @@ import { writeFleet } from './fleet';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../../..');
 export const SIMULATOR_CLI = path.join(repoRoot, 'packages/simulator/src/cli.ts');
+export const SIMULATOR_PID_FILE = 'simulator.pid';
 
 export interface SimulatorProcessOptions {
   fleetFile: string;
@@ -26,6 +27,8 @@ export interface SimulatorProcessOptions {
   restartDelayMs?: number;
   /** How long a stopping simulator gets after SIGTERM before SIGKILL. */
   stopGraceMs?: number;
+  /** Where the running child's pid is kept, so that the next server can end one it outlived. */
+  pidFile?: string;
 }
 
 export interface SimulatorProcess {
@@ -63,6 +66,7 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
       { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     child = started;
+    if (options.pidFile && started.pid) writeFileSync(options.pidFile, `${started.pid}\n`, { mode: 0o600 });
     const relay = (stream: NodeJS.ReadableStream, level: 'info' | 'warn') =>
       createInterface({ input: stream }).on('line', (line) => log[level]({ simulator: started.pid }, line));
     if (started.stdout) relay(started.stdout, 'info');
@@ -70,6 +74,7 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
     started.on('error', (err) => log.error({ err }, 'simulator could not be started'));
     started.on('exit', (code, signal) => {
       child = null;
+      if (options.pidFile) rmSync(options.pidFile, { force: true });
       if (stopping) {
         log.info({ code, signal }, 'simulator stopped');
         return;
@@ -124,6 +129,39 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
   };
 }
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A server killed outright (SIGKILL) leaves its simulator running, and a second one would play the
+ * same devices. The pid file names it; its command line (Linux /proc) must still be the simulator's,
+ * so a pid reused by another process is left alone. Answers the pid it ended, or null.
+ */
+export async function endLeftoverSimulator(pidFile: string, cli: string, graceMs = 5000): Promise<number | null> {
+  let pid: number;
+  let commandLine: string;
+  try {
+    pid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
+    commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    rmSync(pidFile, { force: true });
+    return null;
+  }
+  rmSync(pidFile, { force: true });
+  if (!commandLine.split('\0').includes(cli)) return null;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  return pid;
+}
+
 /** Whether the simulator's code is in this tree (a build without `packages/simulator` runs without it). */
 export const simulatorInstalled = (cli = SIMULATOR_CLI) => existsSync(cli);
 
@@ -166,6 +204,9 @@ export async function launchSimulator(deps: LaunchDeps): Promise<SimulatorProces
     return null;
   }
   const fleet = await writeFleet(deps.db, deps.credentials, config.dataDir);
+  const pidFile = path.join(path.dirname(fleet.file), SIMULATOR_PID_FILE);
+  const leftover = await endLeftoverSimulator(pidFile, cli);
+  if (leftover) log.warn({ pid: leftover }, 'stopped a simulator an earlier server left running');
   log.info({ fleet: fleet.file, dcus: fleet.dcus, meters: fleet.meters, url }, 'starting the device simulator');
-  return startSimulatorProcess({ fleetFile: fleet.file, url, log, cli });
+  return startSimulatorProcess({ fleetFile: fleet.file, url, log, cli, pidFile });
 }
