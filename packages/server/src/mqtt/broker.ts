@@ -69,7 +69,8 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
   // Browser streams whose MQTT CONNECT has not arrived yet, then the connected browser clients.
   const pending = new Map<object, BrowserLink>();
   const browsers = new Map<Client, BrowserLink>();
-  const devices: { policy: DevicePolicy | null } = { policy: null };
+  // Set by the app (`admitDevices`); until then every TCP client is refused.
+  let devicePolicy: DevicePolicy | null = null;
   const deviceOf = new WeakMap<Client, DeviceIdentity>();
   // Who holds a client id: a browser's session or a device. Another holder may not take the id over.
   const holderOf = (client: Client | undefined) => {
@@ -84,7 +85,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
   };
 
   const admitDevice = (client: Client, username: string | undefined, password: Buffer | undefined, done: Done) => {
-    const policy = devices.policy;
+    const policy = devicePolicy;
     if (!policy) return done(refuse(5, 'not authorised'), false);
     policy.admit(username, password).then(
       (admission) => {
@@ -119,8 +120,8 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       const answer = (allowed: boolean) => done(null, allowed ? subscription : (null as never));
       const checked = link
         ? link.policy.maySubscribe(link.session, subscription.topic)
-        : device && devices.policy
-          ? devices.policy.maySubscribe(device, subscription.topic)
+        : device && devicePolicy
+          ? devicePolicy.maySubscribe(device, subscription.topic)
           : null;
       if (!checked) return answer(false);
       checked.then(answer, (err: unknown) => {
@@ -133,7 +134,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       if (!client) return done(null);
       if (browsers.has(client)) return done(new Error('browsers do not publish'));
       const device = deviceOf.get(client);
-      const policy = devices.policy;
+      const policy = devicePolicy;
       if (!device || !policy) return done(new Error('not authorised'));
       // Refused, the publish is dropped and Aedes closes the connection (MQTT 3.1.1 has no negative PUBACK).
       policy.mayPublish(device, packet.topic, packet.retain).then(
@@ -147,7 +148,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
     },
     authorizeForward: (client, packet) => {
       const device = deviceOf.get(client);
-      if (device && devices.policy && !devices.policy.mayReceive(device, packet.topic)) return null;
+      if (device && devicePolicy && !devicePolicy.mayReceive(device, packet.topic)) return null;
       return packet;
     },
   });
@@ -210,7 +211,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       aedes.handle(stream as never);
     },
     admitDevices: (policy) => {
-      devices.policy = policy;
+      devicePolicy = policy;
     },
     browserSessions: () => [...new Set([...browsers.values()].map((link) => link.session.tokenHash))],
     endBrowserSessions: (ended) => {
