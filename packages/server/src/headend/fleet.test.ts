@@ -6,8 +6,6 @@ import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
 import { consumer, dcu, meter, meterType, poc, supplier } from '../db/schema';
-import { type Broker, startEmbeddedBroker } from '../mqtt/broker';
-import { devicePolicy } from '../mqtt/device-policy';
 import { gridNode } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
 import { uniqueName } from '../test/unique';
@@ -25,7 +23,8 @@ describe('the simulator fleet file', () => {
   ];
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // The app's own broker, so the test also proves app.ts hands it the device policy.
+    t = await createTestApp({}, { deviceListener: true });
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'meterdesk-fleet-'));
     const gridId = await gridNode(t);
     const supplierId = newId();
@@ -102,12 +101,10 @@ describe('the simulator fleet file', () => {
   it('gives devices passwords the embedded broker admits', async () => {
     const { file } = await writeFleet(t.db, t.app.deviceCredentials, dataDir);
     const fleet = FleetSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
-    const broker: Broker = await startEmbeddedBroker({ tcpPort: 0, log: { warn: () => {} } as never });
-    broker.admitDevices?.(devicePolicy(t.db, t.app.deviceCredentials));
     const logins = [...fleet.dcus.map((d) => d.credentials), ...fleet.direct.map((m) => m.credentials)];
     expect(logins).toHaveLength(2);
     for (const login of logins) {
-      const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${broker.tcpPort}`, {
+      const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${t.broker.tcpPort}`, {
         protocolVersion: 4,
         reconnectPeriod: 0,
         username: login?.username,
@@ -115,6 +112,5 @@ describe('the simulator fleet file', () => {
       });
       await client.endAsync();
     }
-    await broker.close();
   });
 });

@@ -89,6 +89,8 @@ export interface TestAppOptions {
   logger?: FastifyBaseLogger;
   /** The embedded broker (and its browser route `/mqtt`) even when TEST_MQTT_URL names an external one. */
   embeddedBroker?: boolean;
+  /** The embedded broker listens for devices on a random TCP port (`broker.tcpPort`); implies `embeddedBroker`. */
+  deviceListener?: boolean;
 }
 
 /**
@@ -108,10 +110,10 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     ...overrides,
   };
   const { database, drop } = await openTestDatabase();
-  const mqttUrl = options.embeddedBroker ? undefined : process.env.TEST_MQTT_URL;
+  const mqttUrl = options.embeddedBroker || options.deviceListener ? undefined : process.env.TEST_MQTT_URL;
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
-    : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
+    : await startEmbeddedBroker({ tcpPort: options.deviceListener ? 0 : null, log: { warn: () => {} } as never });
   const secretKey = randomBytes(32);
   const app = await buildApp({
     config,
