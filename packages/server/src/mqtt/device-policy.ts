@@ -1,5 +1,5 @@
 import { DEVICE_PUBLISHED, type DeviceKind, parseDeviceTopic, parseDeviceUsername } from '@meterdesk/contracts';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/driver';
 import { dcu, meter } from '../db/schema';
 import type { DeviceCredentials } from '../headend/device-credentials';
@@ -56,18 +56,23 @@ export function devicePolicy(db: Db, credentials: DeviceCredentials, options: De
   const reading = new Map<string, Promise<Rights>>();
   const id = (device: DeviceIdentity) => `${device.kind}:${device.key}`;
 
-  const readRights = async (device: DeviceIdentity): Promise<Rights> => {
+  /** One query, by the key's case-insensitive unique index; the answer carries the archive's spelling. */
+  const readRights = async (device: DeviceIdentity): Promise<Rights & { key: string | null }> => {
+    const readAt = Date.now();
     if (device.kind === 'meter') {
       const [row] = await db
-        .select({ devAddr: meter.devAddr })
+        .select({ devAddr: meter.devAddr, dcuId: meter.dcuId })
         .from(meter)
-        .where(and(eq(meter.devAddr, device.key), isNull(meter.dcuId)));
-      return { connects: row !== undefined, meters: new Set(), readAt: Date.now() };
+        .where(sql`lower(${meter.devAddr}) = lower(${device.key})`);
+      return { key: row?.devAddr ?? null, connects: !!row && !row.dcuId, meters: new Set(), readAt };
     }
-    const [own] = await db.select({ id: dcu.id }).from(dcu).where(eq(dcu.dcuNo, device.key));
-    if (!own) return { ...NO_RIGHTS, readAt: Date.now() };
-    const meters = await db.select({ devAddr: meter.devAddr }).from(meter).where(eq(meter.dcuId, own.id));
-    return { connects: true, meters: new Set(meters.map((m) => m.devAddr)), readAt: Date.now() };
+    const rows = await db
+      .select({ dcuNo: dcu.dcuNo, devAddr: meter.devAddr })
+      .from(dcu)
+      .leftJoin(meter, eq(meter.dcuId, dcu.id))
+      .where(sql`lower(${dcu.dcuNo}) = lower(${device.key})`);
+    const meters = new Set(rows.flatMap((r) => (r.devAddr === null ? [] : [r.devAddr])));
+    return { key: rows[0]?.dcuNo ?? null, connects: rows.length > 0, meters, readAt };
   };
 
   /** One archive read at a time per device; concurrent checks share it. */
@@ -104,10 +109,12 @@ export function devicePolicy(db: Db, credentials: DeviceCredentials, options: De
     admit: async (username, password) => {
       if (!(await credentials.verify(username, password))) return { refused: 4 };
       const named = parseDeviceUsername(username as string) as DeviceIdentity;
-      const spelled = await archiveSpelling(db, named);
-      if (!spelled) return { refused: 5 };
-      const rights = await refresh(spelled);
-      return rights.connects ? { device: spelled } : { refused: 5 };
+      // The device may send its key in another case: from here on it is the archive's spelling.
+      const rights = await readRights(named);
+      if (!rights.connects || rights.key === null) return { refused: 5 };
+      const device = { kind: named.kind, key: rights.key };
+      known.set(id(device), rights);
+      return { device };
     },
     mayPublish: async (device, topic, retain) => {
       // Only the online state is kept for late subscribers; a retained reading would replay forever.
@@ -121,17 +128,4 @@ export function devicePolicy(db: Db, credentials: DeviceCredentials, options: De
       return covers(device, cached ?? NO_RIGHTS, topic, ['cmd']);
     },
   };
-}
-
-/** The device as the archive spells its key (unique case-insensitively), or null when it holds none. */
-async function archiveSpelling(db: Db, device: DeviceIdentity): Promise<DeviceIdentity | null> {
-  if (device.kind === 'dcu') {
-    const [row] = await db.select({ key: dcu.dcuNo }).from(dcu).where(sql`lower(${dcu.dcuNo}) = lower(${device.key})`);
-    return row ? { kind: 'dcu', key: row.key } : null;
-  }
-  const [row] = await db
-    .select({ key: meter.devAddr })
-    .from(meter)
-    .where(sql`lower(${meter.devAddr}) = lower(${device.key})`);
-  return row ? { kind: 'meter', key: row.key } : null;
 }
