@@ -7,6 +7,7 @@ import { SessionStore } from './auth/session';
 import type { Config } from './config';
 import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
+import { DeviceCredentials } from './headend/device-credentials';
 import { DEFAULT_HEADEND_OPTIONS, HeadEnd, type HeadEndOptions } from './headend/head-end';
 import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
@@ -104,5 +105,6 @@ export function createServices({
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),
+    deviceCredentials: new DeviceCredentials(db, secrets),
   };
 }
