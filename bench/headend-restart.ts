@@ -33,11 +33,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const db = await fleetDatabase('meterdesk_bench_restart', DCUS, METERS_PER_DCU);
 const port = await freePort();
 const mqttPort = await freePort();
-const env = { HEADEND_DCU_CONCURRENCY: '2' };
+const env = { HEADEND_DCU_CONCURRENCY: '4' };
 let server: ServerProcess = startServer(db, port, mqttPort, env);
 const api = apiClient(port);
 await ready(api, server);
-const sim = startSimulatorProcess(db, mqttPort, '300:1200:4000', ['--stats-reqids']);
+const sim = startSimulatorProcess(db, mqttPort, '50:200:800', ['--stats-reqids']);
 await fleetOnline(db, db.meters.length);
 console.log(`fleet online: ${DCUS} DCUs, ${db.meters.length} meters`);
 
@@ -81,9 +81,22 @@ async function plan(devList: string[], index: number): Promise<string> {
   }
 }
 
+// Plans arrive through the kills (one every PLAN_EVERY_MS), so commands are queued, sent and answered
+// across every restart.
+const PLAN_EVERY_MS = 2500;
+// Each plan takes meters across every DCU (as an operator's batch by grid node would), so no single
+// DCU's slots set the pace.
+const planCount = Math.ceil(db.meters.length / MAX_BATCH_DEVICES);
 const plans: string[] = [];
-for (let i = 0; i * MAX_BATCH_DEVICES < db.meters.length; i++)
-  plans.push(await plan(db.meters.slice(i * MAX_BATCH_DEVICES, (i + 1) * MAX_BATCH_DEVICES), i));
+for (let i = 0; i < planCount; i++) {
+  plans.push(
+    await plan(
+      db.meters.filter((_, m) => m % planCount === i),
+      i,
+    ),
+  );
+  await pause(PLAN_EVERY_MS);
+}
 await killer;
 
 const count = async (where: string) =>
@@ -123,6 +136,8 @@ console.log(`lost: ${lost}`);
 console.log(`sent twice (an attempt the simulator received twice): ${stats.duplicateSends}`);
 console.log(`executed twice: ${stats.executedTwice}`);
 console.log(`answered 00 but never executed by the device: ${successNotExecuted}`);
+const { executions: _executions, ...counters } = sim.stats();
+console.log(`simulator: ${JSON.stringify(counters)}`);
 
 server.child.kill('SIGTERM');
 await server.exited;

@@ -47,8 +47,15 @@ type PlanRow = typeof plan.$inferSelect;
 /** Held disconnects looked at for the approval list: approvals are a handful, not a backlog. */
 const MAX_PENDING = 500;
 
-/** Plans a one-off or batch operation may wait before it fails: 2 minutes plus the device's time. */
+/**
+ * How long an operation's command may wait to be sent before it fails with 50: two minutes, plus each
+ * device of its batch answering in turn (its time-out, and its one retry), so a batch queued behind
+ * others on a slow DCU, or through a server restart, is not given up while it is merely waiting.
+ */
 const ONE_SHOT_WAIT_SECONDS = 120;
+const TIMEOUT_RETRIES = 1;
+const waitSeconds = (devices: number, timeout: number) =>
+  ONE_SHOT_WAIT_SECONDS + devices * timeout * (1 + TIMEOUT_RETRIES);
 
 /**
  * One-shot plans: an operation on up to 30 devices. Everything is checked before anything is queued
@@ -135,6 +142,7 @@ export class PlanService {
               timeout,
               requestedBy: session.username,
               notBefore: startAt && startAt > new Date() ? startAt : undefined,
+              devices: devices.length,
             }),
           ),
         );
@@ -215,6 +223,7 @@ export class PlanService {
             requestedBy: row.createdBy,
             notBefore: new Date(start + i * spacingMs),
             extraWaitSeconds: Math.ceil((devices.length * spacingMs) / 1000),
+            devices: devices.length,
           }),
         ),
       );
@@ -556,6 +565,8 @@ function commandOf(
     requestedBy: string;
     notBefore?: Date | undefined;
     extraWaitSeconds?: number;
+    /** Devices of the plan: each may take its turn on the DCU before this one. */
+    devices: number;
   },
 ): NewCommand {
   return {
@@ -572,11 +583,11 @@ function commandOf(
     bulk: c.bulk,
     timeoutSeconds: c.timeout,
     expiresInSeconds:
-      ONE_SHOT_WAIT_SECONDS +
+      waitSeconds(c.devices, c.timeout) +
       (c.extraWaitSeconds ?? 0) +
       (c.notBefore ? Math.max(0, (c.notBefore.getTime() - Date.now()) / 1000) : 0),
     waitOnline: false,
-    maxTimeoutRetries: 1,
+    maxTimeoutRetries: TIMEOUT_RETRIES,
     maxBusyRetries: 3,
     requestedBy: c.requestedBy,
     audited: true,
