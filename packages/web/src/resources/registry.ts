@@ -10,6 +10,7 @@ import {
   meterTypeEntity,
   moduleEntity,
   orgEntity,
+  PLAN_RES,
   POC_RES,
   pocEntity,
   RES,
@@ -69,6 +70,11 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   ...crudRoutes(pocEntity.pagePath, () => import('./archive/poc.resource').then((m) => m.pocPages)),
   [POC_RES.replace, lazyPage(() => import('./archive/poc-replace.page').then((m) => m.PocReplacePage))],
   [GIS_RES, lazyPage(() => import('@/pages/archive/gis/gis.page').then((m) => m.GisPage))],
+  [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
+  [
+    PLAN_RES.dcuOperating,
+    lazyPage(() => import('@/pages/operations/dcu-operating.page').then((m) => m.DcuOperatingPage)),
+  ],
 ]);
 
 export const LaterReleasePage = lazyPage(() =>
