@@ -68,6 +68,8 @@ describe('page registry', () => {
       '/archiveSetting/DCU',
       '/archiveSetting/poc',
       '/archiveSetting/gis',
+      '/serviceRequest/batchOperation',
+      '/parameterSetting/dcuOperating',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
     expect(built.length).toBeGreaterThan(15);
