@@ -11,6 +11,7 @@ import { registerAuthRoutes } from './auth/auth.routes';
 import type { SessionStore } from './auth/session';
 import type { Config } from './config';
 import type { Database } from './db/driver';
+import type { HeadEnd, HeadEndOptions } from './headend/head-end';
 import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
 import { registerErrorHandler } from './http/error-handler';
 import { registerUploadBody } from './http/operation';
@@ -21,6 +22,7 @@ import { createLogger, OneLinePerRequest } from './logger';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
+import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerGroupRoutes } from './modules/system/group.routes';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -44,6 +46,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** How often idle job workers poll (tests shorten it). */
   jobPollingIntervalSeconds?: number;
+  /** The head-end's pauses (tests shorten them). */
+  headEndTiming?: Partial<Omit<HeadEndOptions, 'routeConcurrency'>>;
 }
 
 export interface App {
@@ -51,6 +55,8 @@ export interface App {
   sessions: SessionStore;
   /** Built with every job declared; main.ts (or a test) starts and stops it. */
   jobs: JobSystem;
+  /** The device side: main.ts (or a test) starts it after the job system and stops it first. */
+  headEnd: HeadEnd;
   /** Every registered route with its access rule (the route sweep test walks it). */
   routes: RouteRecord[];
 }
@@ -124,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secretKey,
     log: http.log,
     jobPollingIntervalSeconds: deps.jobPollingIntervalSeconds,
+    headEndTiming: deps.headEndTiming,
   });
   const { db, sessions, jobs } = services;
 
@@ -147,8 +154,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerArchive(http, services.archive);
   registerGisRoutes(http, services.gis);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
+  registerPlanRoutes(http, services.plans);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   await registerSpa(http, config.webDist);
 
-  return { http, sessions, jobs, routes };
+  return { http, sessions, jobs, headEnd: services.headEnd, routes };
 }

@@ -38,6 +38,9 @@ const EnvSchema = z.object({
   TRUST_PROXY: bool(false),
   MAP_TILE_URL: z.string().default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   MAP_TILE_ATTRIBUTION: z.string().default('© OpenStreetMap contributors'),
+  DISCONNECT_APPROVAL_THRESHOLD: int(10, 1),
+  DISCONNECT_STAGGER_PER_SECOND: z.coerce.number().positive().max(1000).default(2),
+  HEADEND_DCU_CONCURRENCY: int(4, 1).pipe(z.number().max(64)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -84,6 +87,12 @@ export interface Config {
   /** Leaflet tile URL template; null (`MAP_TILE_URL=off`) draws the map's markers on a plain background. */
   mapTileUrl: string | null;
   mapTileAttribution: string;
+  /** A disconnect of more meters than this waits for a second user's approval. */
+  disconnectApprovalThreshold: number;
+  /** Meters an approved mass disconnect reaches per second. */
+  disconnectStaggerPerSecond: number;
+  /** Commands in flight at once on one DCU (or direct meter). */
+  headendDcuConcurrency: number;
 }
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -123,5 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     mapTileUrl: e.MAP_TILE_URL === 'off' || e.MAP_TILE_URL === '' ? null : e.MAP_TILE_URL,
     mapTileAttribution: e.MAP_TILE_ATTRIBUTION,
+    disconnectApprovalThreshold: e.DISCONNECT_APPROVAL_THRESHOLD,
+    disconnectStaggerPerSecond: e.DISCONNECT_STAGGER_PER_SECOND,
+    headendDcuConcurrency: e.HEADEND_DCU_CONCURRENCY,
   };
 }

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   }
 
   await app.jobs.start();
+  await app.headEnd.start();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     await app.http.close();
+    await app.headEnd.stop();
     await app.jobs.stop();
     await broker.close();
     await database.close();

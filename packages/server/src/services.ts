@@ -7,11 +7,15 @@ import { SessionStore } from './auth/session';
 import type { Config } from './config';
 import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
+import { commonObisLookup } from './headend/commands';
+import { DEFAULT_HEADEND_OPTIONS, HeadEnd, type HeadEndOptions } from './headend/head-end';
 import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
+import { planRunJob } from './modules/operations/plan.jobs';
+import { PlanService } from './modules/operations/plan.service';
 import { GroupService } from './modules/system/group.service';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
@@ -30,6 +34,8 @@ export interface ServiceDeps {
   log: FastifyBaseLogger;
   /** How often idle job workers poll (tests shorten it). */
   jobPollingIntervalSeconds?: number | undefined;
+  /** The head-end's pauses (tests shorten them). */
+  headEndTiming?: Partial<Omit<HeadEndOptions, 'routeConcurrency'>> | undefined;
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -38,7 +44,16 @@ export type Services = ReturnType<typeof createServices>;
  * The composition root: every service is built once, here, and routes, jobs and (next) the
  * head-end are handed the same instances.
  */
-export function createServices({ config, database, broker, secretKey, log, jobPollingIntervalSeconds }: ServiceDeps) {
+export function createServices({
+  config,
+  database,
+  broker,
+  secretKey,
+  log,
+  jobPollingIntervalSeconds,
+  headEndTiming: timing,
+}: ServiceDeps) {
+  const headEndTiming = { ...DEFAULT_HEADEND_OPTIONS, ...timing };
   const { db } = database;
   const sessions = new SessionStore(db, config);
   const captchas = new CaptchaStore(db);
@@ -52,7 +67,11 @@ export function createServices({ config, database, broker, secretKey, log, jobPo
     ...(jobPollingIntervalSeconds ? { pollingIntervalSeconds: jobPollingIntervalSeconds } : {}),
   });
   const imports = createImports(secrets);
+  const settings = new SettingsService(db, mailer, logRetention);
+  const headEnd = new HeadEnd(db, broker, log, { ...headEndTiming, routeConcurrency: config.headendDcuConcurrency });
+  const plans = new PlanService(db, headEnd, jobs, commonObisLookup, settings, config);
   jobs.register(
+    planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
     sessionPurgeJob(sessions),
     captchaPurgeJob(captchas),
@@ -67,7 +86,9 @@ export function createServices({ config, database, broker, secretKey, log, jobPo
     jobs,
     auth: new AuthService(db, sessions, captchas, config),
     notices: new NoticeService(db, broker, mailer, log),
-    settings: new SettingsService(db, mailer, logRetention),
+    settings,
+    headEnd,
+    plans,
     resources: new ResourceService(db),
     orgs: new OrgService(db),
     users: new UserService(db, sessions),

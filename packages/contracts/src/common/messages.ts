@@ -159,6 +159,7 @@ export const MESSAGES = {
   recurringPlanNotYet: 'Recurring plans are created on the scheduled task page',
   planOperationMismatch: 'The devices do not match the operation (meters or DCUs)',
   nothingToRetry: 'No device of this plan failed',
+  obisNotReadable: 'Only OBIS items flagged read instantly can be read in real time',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

@@ -86,8 +86,8 @@ export const PlanCreateSchema = z.strictObject({
   pushType: z.number().int().min(0, 'outOfRange').max(9, 'outOfRange').default(2),
   /** 1 (least urgent) … 9; an operator's one-off command outranks a batch or a scheduled task. */
   pri: z.number().int().min(1, 'outOfRange').max(9, 'outOfRange').default(5),
-  /** Seconds a device has to answer one command. */
-  timeout: z.number().int().min(5, 'outOfRange').max(3600, 'outOfRange').default(30),
+  /** Seconds a device has to answer one command; the command time-out setting when absent. */
+  timeout: z.number().int().min(5, 'outOfRange').max(3600, 'outOfRange').optional(),
   devs: PlanDevsSchema,
   crontab: PlanCrontabSchema.optional(),
   orders: z.array(PlanOrderSchema).min(1, 'mandatory').max(1, 'tooLong'),

@@ -2,6 +2,7 @@
 export * from './tables/access';
 export * from './tables/archive';
 export * from './tables/grid';
+export * from './tables/headend';
 export * from './tables/import';
 export * from './tables/log';
 export * from './tables/notice';

@@ -20,6 +20,8 @@ export interface JobContext {
   startedBy: string | null;
   /** Tells the user who started the job how far it is (nothing is sent for a scheduled run). */
   progress(progress: JobProgress): Promise<void>;
+  /** Aborted when the job system stops: a handler that waits for something ends its wait (it runs again after the next start). */
+  signal: AbortSignal;
 }
 
 export interface JobDefinition<T extends object = Record<string, unknown>> {
@@ -100,6 +102,7 @@ export class JobSystem {
   private readonly definitions = new Map<string, AnyDefinition>();
   private boss: PgBoss | null = null;
   private socket: PgliteSocket | null = null;
+  private stopping = new AbortController();
 
   constructor(
     private readonly database: Database,
@@ -169,6 +172,7 @@ export class JobSystem {
       jobId: job.id,
       startedBy: owner,
       progress: (progress) => (owner ? this.reportProgress(job.id, progress) : Promise.resolve()),
+      signal: this.stopping.signal,
     };
     try {
       const output = (await definition.handler(data, context)) ?? null;
@@ -227,6 +231,8 @@ export class JobSystem {
     const boss = this.boss;
     if (!boss) return;
     this.boss = null;
+    this.stopping.abort();
+    this.stopping = new AbortController();
     await boss.stop({ graceful: true, wait: true, timeout: this.options.stopTimeoutMs ?? 20_000 });
     await this.socket?.close();
     this.socket = null;

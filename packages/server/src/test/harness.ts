@@ -23,7 +23,9 @@ export interface CallResult<T = unknown> {
 }
 
 export interface TestApp {
-  app: App;
+  readonly app: App;
+  /** Stops the app as main.ts does on SIGTERM and builds it again on the same database and broker. */
+  restart(): Promise<void>;
   db: Db;
   database: Database;
   broker: Broker;
@@ -89,6 +91,8 @@ export interface TestAppOptions {
   logger?: FastifyBaseLogger;
   /** The embedded broker (and its browser route `/mqtt`) even when TEST_MQTT_URL names an external one. */
   embeddedBroker?: boolean;
+  /** Start the head-end (after the job system, which it needs: `jobs` is implied), with short pauses. */
+  headEnd?: boolean;
 }
 
 /**
@@ -113,16 +117,27 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     ? await connectExternalBroker(mqttUrl)
     : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
   const secretKey = randomBytes(32);
-  const app = await buildApp({
-    config,
-    database,
-    broker,
-    secretKey,
-    jobPollingIntervalSeconds: 0.5,
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  await app.http.ready();
-  if (options.jobs) await app.jobs.start();
+  const start = async () => {
+    const built = await buildApp({
+      config,
+      database,
+      broker,
+      secretKey,
+      jobPollingIntervalSeconds: 0.5,
+      headEndTiming: { tickMs: 200, busyPauseMs: 300, timeoutBackoffMs: 300 },
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    await built.http.ready();
+    if (options.jobs || options.headEnd) await built.jobs.start();
+    if (options.headEnd) await built.headEnd.start();
+    return built;
+  };
+  const stop = async (running: App) => {
+    await running.http.close();
+    await running.headEnd.stop();
+    await running.jobs.stop();
+  };
+  let app = await start();
   const db = database.db;
 
   const call = async <T>(path: string, body: unknown = {}, cookie?: string, headers: Record<string, string> = {}) => {
@@ -148,7 +163,13 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
   };
 
   return {
-    app,
+    get app() {
+      return app;
+    },
+    restart: async () => {
+      await stop(app);
+      app = await start();
+    },
     db,
     database,
     broker,
@@ -185,8 +206,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
       return id;
     },
     close: async () => {
-      await app.http.close();
-      await app.jobs.stop();
+      await stop(app);
       await broker.close();
       await database.close();
       await drop();

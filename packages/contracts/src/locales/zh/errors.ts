@@ -143,6 +143,7 @@ export const errors: LocaleMessages['errors'] = {
   recurringPlanNotYet: '周期计划请在定时任务页面创建',
   planOperationMismatch: '设备与操作不匹配（电表或集中器）',
   nothingToRetry: '该计划没有失败的设备',
+  obisNotReadable: '只能实时抄读标记为即时抄读的 OBIS 项',
   partialSuccess: '部分成功',
   mustChangePassword: '继续之前请先修改密码',
   requestTimeout: '请求超时，请重试',

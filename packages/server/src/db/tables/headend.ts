@@ -1,0 +1,123 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  timestamp,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
+import { createdAt, id, ref, updatedAt } from './columns';
+
+const time = () => timestamp({ withTimezone: true, mode: 'date' });
+
+/**
+ * The head-end's ledger of device commands. A row is written before its command leaves (state
+ * `queued`), becomes `sent` in the same statement that claims it for an attempt — before the publish,
+ * so a restart never publishes an attempt twice — and `done` with its result code. Retries (busy,
+ * time-out) go back to `queued` with `not_before`; every attempt is kept in `attempts`.
+ */
+export const deviceCommand = pgTable(
+  'device_command',
+  {
+    id: id(),
+    /** What the device sees; a device executes a reqId once, whatever the attempt. */
+    reqId: varchar({ length: 64 }).notNull(),
+    planId: ref(),
+    /** meter or dcu. */
+    deviceKind: varchar({ length: 8 }).notNull(),
+    deviceKey: varchar({ length: 50 }).notNull(),
+    /** The connection it travels on: the DCU a meter hangs off, or the device itself. */
+    route: varchar({ length: 60 }).notNull(),
+    meterId: ref(),
+    dcuId: ref(),
+    gridId: ref(),
+    operation: varchar({ length: 40 }).notNull(),
+    /** The device command without reqId/attempt/deadline: {op, items, frame}. */
+    command: jsonb().notNull(),
+    /** 1 … 9; higher goes first. */
+    priority: smallint().notNull().default(5),
+    /** Part of a batch or a scheduled run: it never takes a route's last slot, kept for one-off commands. */
+    bulk: boolean().notNull().default(false),
+    state: varchar({ length: 8 }).notNull().default('queued'),
+    notBefore: time().notNull().defaultNow(),
+    /** Not sent by then: 50 (server time-out). */
+    expiresAt: time().notNull(),
+    /** Offline when due: wait for the device's next online message until `expires_at`, else 90. */
+    waitOnline: boolean().notNull().default(false),
+    timeoutSeconds: integer().notNull().default(30),
+    attempt: smallint().notNull().default(0),
+    maxTimeoutRetries: smallint().notNull().default(0),
+    maxBusyRetries: smallint().notNull().default(0),
+    attempts: jsonb().notNull().default(sql`'[]'::jsonb`),
+    sentAt: time(),
+    deadline: time(),
+    resultCode: varchar({ length: 2 }),
+    answer: jsonb(),
+    answerTime: time(),
+    requestedBy: varchar({ length: 50 }).notNull(),
+    /** Operator operations land in the operation log with every device's answer. */
+    audited: boolean().notNull().default(false),
+    createTime: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('device_command_req_uq').on(t.reqId),
+    // A plan's device gets one command per order, however often its run is retried.
+    uniqueIndex('device_command_plan_uq').on(t.planId, t.deviceKind, t.deviceKey, t.operation),
+    // Dispatch reads the due commands by priority; time-outs read the sent ones by deadline.
+    index('device_command_queue_idx').on(t.priority.desc(), t.notBefore, t.id).where(sql`${t.state} = 'queued'`),
+    index('device_command_sent_idx').on(t.deadline).where(sql`${t.state} = 'sent'`),
+    index('device_command_device_idx').on(t.deviceKind, t.deviceKey, t.createTime),
+    index('device_command_meter_idx').on(t.meterId, t.createTime),
+    index('device_command_plan_idx').on(t.planId),
+  ],
+);
+
+/** Whether a device is reachable, from its retained status messages (and its DCU's last will). */
+export const deviceLink = pgTable(
+  'device_link',
+  {
+    deviceKind: varchar({ length: 8 }).notNull(),
+    deviceKey: varchar({ length: 50 }).notNull(),
+    online: boolean().notNull(),
+    changedAt: time().notNull().defaultNow(),
+    lastSeen: time().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceKind, t.deviceKey] })],
+);
+
+/** A plan (spec §3): what to run on which devices, when; one-shot plans carry operator operations. */
+export const plan = pgTable(
+  'plan',
+  {
+    id: id(),
+    planName: varchar({ length: 100 }).notNull(),
+    planTempName: varchar({ length: 100 }).notNull().default(''),
+    pushType: smallint().notNull().default(2),
+    pri: smallint().notNull().default(5),
+    timeout: integer().notNull().default(30),
+    planStatus: varchar({ length: 20 }).notNull(),
+    devs: jsonb().notNull(),
+    crontab: jsonb(),
+    orders: jsonb().notNull(),
+    eventCode: varchar({ length: 50 }).notNull().default(''),
+    reqId: varchar({ length: 64 }).notNull().default(''),
+    concurrent: smallint().notNull().default(4),
+    /** The devices as resolved when the plan was made (their count, for progress). */
+    deviceCount: integer().notNull().default(0),
+    createdBy: varchar({ length: 50 }).notNull(),
+    approvedBy: varchar({ length: 50 }),
+    approveTime: time(),
+    jobId: varchar({ length: 36 }),
+    createTime: createdAt(),
+    updateTime: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('plan_req_uq').on(t.createdBy, t.reqId).where(sql`${t.reqId} <> ''`),
+    index('plan_status_idx').on(t.planStatus, t.createTime),
+  ],
+);

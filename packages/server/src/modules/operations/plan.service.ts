@@ -1,0 +1,586 @@
+import {
+  applyScaler,
+  type CommandRecord,
+  type DeviceKind,
+  MAX_BATCH_DEVICES,
+  OPERATIONS,
+  type OperationName,
+  PLAN_ITEM_TYPES,
+  type Plan,
+  type PlanCreate,
+  type PlanStatus,
+  RESULT,
+  RESULT_CODES,
+} from '@meterdesk/contracts';
+import { and, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { z } from 'zod';
+import type { SessionContext } from '../../auth/session';
+import { permittedUris } from '../../auth/session';
+import type { Config } from '../../config';
+import type { Db } from '../../db/driver';
+import { newId } from '../../db/ids';
+import { countAll } from '../../db/rows';
+import { consumer, dcu, deviceCommand, meter, plan, poc } from '../../db/schema';
+import type { ObisLookup } from '../../headend/commands';
+import { buildCommand } from '../../headend/commands';
+import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
+import { ApiError, fieldError, forbidden, notFound } from '../../http/api-error';
+import type { JobSystem } from '../../jobs/job-system';
+import { gridScope, scopeOf } from '../../rbac/scope';
+import type { SettingsService } from '../system/settings.service';
+
+/** A device a plan acts on, as the archive places it. */
+interface PlanDevice {
+  kind: DeviceKind;
+  key: string;
+  viaDcu: string | null;
+  meterId: string | null;
+  dcuId: string | null;
+  gridId: string;
+  protectedConsumer: boolean;
+}
+
+type PlanRow = typeof plan.$inferSelect;
+
+/** Plans a one-off or batch operation may wait before it fails: 2 minutes plus the device's time. */
+const ONE_SHOT_WAIT_SECONDS = 120;
+
+/**
+ * One-shot plans: an operation on up to 30 devices. Everything is checked before anything is queued
+ * (the button, the devices within the caller's grid scope, online, not already executing, the
+ * disconnect safeguards); the plan and its commands are written in one transaction, then the head-end
+ * sends them and the `plan-run` job reports each answer on `progress/{jobId}`.
+ */
+export class PlanService {
+  constructor(
+    private readonly db: Db,
+    private readonly headEnd: HeadEnd,
+    private readonly jobs: JobSystem,
+    private readonly obis: ObisLookup,
+    private readonly settings: SettingsService,
+    private readonly config: Pick<Config, 'disconnectApprovalThreshold' | 'disconnectStaggerPerSecond'>,
+  ) {}
+
+  async create(body: PlanCreate, session: SessionContext) {
+    if (body.reqId) {
+      const [known] = await this.db
+        .select()
+        .from(plan)
+        .where(and(eq(plan.createdBy, session.username), eq(plan.reqId, body.reqId)));
+      if (known) return created(known);
+    }
+    if (body.crontab && (body.crontab.count > 1 || body.crontab.freq > 0))
+      throw fieldError(RESULT.badRequest, 'crontab', 'recurringPlanNotYet');
+    const [order] = body.orders;
+    if (!order) throw fieldError(RESULT.badRequest, 'orders', 'mandatory');
+    const operation = order.cmd;
+    const definition = OPERATIONS[operation];
+    await this.requireButton(session, operation);
+    const params = parseParams(operation, order.params);
+    if ((definition.target === 'meter') !== (body.devs.itemType === PLAN_ITEM_TYPES.meter))
+      throw fieldError(RESULT.badRequest, 'devs.itemType', 'planOperationMismatch');
+    const devices = await this.resolve(session, definition.target, body.devs.devList);
+    const command = await buildCommand(operation, params, this.obis);
+    const disconnect = 'disconnect' in definition && definition.disconnect;
+    if (disconnect) refuseProtected(devices);
+    const online = await this.headEnd.onlineStates(devices);
+    const offline = devices.filter((d) => !online.get(`${d.kind}:${d.key}`)).map((d) => d.key);
+    const batch = devices.length > 1;
+    if (offline.length) throw new ApiError(RESULT.badRequest, 'MThasOffline', { devices: offline });
+    const executing = await this.executing(devices, operation);
+    if (executing.length)
+      throw new ApiError(RESULT.badRequest, batch ? 'MThasExecute' : 'MTisExecute', { devices: executing });
+
+    const timeout = body.timeout ?? (await this.settings.commandTimeout());
+    const held = disconnect && devices.length > this.config.disconnectApprovalThreshold;
+    const planId = newId();
+    const status: PlanStatus = held ? 'pendingApproval' : 'executing';
+    const startAt = body.crontab ? new Date(body.crontab.starttime * 1000) : null;
+    const row = await this.db.transaction(async (tx) => {
+      const [inserted] = await tx
+        .insert(plan)
+        .values({
+          id: planId,
+          planName: body.planName,
+          planTempName: body.planTempName,
+          pushType: body.pushType,
+          pri: body.pri,
+          timeout,
+          planStatus: status,
+          devs: body.devs,
+          crontab: body.crontab ?? null,
+          orders: [{ ...order, params }],
+          eventCode: body.eventCode,
+          reqId: body.reqId,
+          concurrent: body.concurrent,
+          deviceCount: devices.length,
+          createdBy: session.username,
+        })
+        .returning();
+      if (!held)
+        await this.headEnd.enqueue(
+          tx,
+          devices.map((d) =>
+            commandOf(d, {
+              planId,
+              operation,
+              command,
+              priority: body.pri,
+              bulk: batch,
+              timeout,
+              requestedBy: session.username,
+              notBefore: startAt && startAt > new Date() ? startAt : undefined,
+            }),
+          ),
+        );
+      return inserted as PlanRow;
+    });
+    if (held) return created(row);
+    this.headEnd.kick();
+    return created(await this.startReporting(row, session.username));
+  }
+
+  /**
+   * One-shot plans start when made, so only a held disconnect is still open to change: its devices and
+   * parameters are checked again as on creation, and it stays held for approval.
+   */
+  async update(body: PlanCreate & { planid: string }, session: SessionContext): Promise<void> {
+    const row = await this.planInScope(body.planid, session);
+    if (row.planStatus !== 'pendingApproval' || row.createdBy !== session.username)
+      throw new ApiError(RESULT.badRequest, 'planNotEditable');
+    const [order] = body.orders;
+    if (!order) throw fieldError(RESULT.badRequest, 'orders', 'mandatory');
+    const definition = OPERATIONS[order.cmd];
+    if (!('disconnect' in definition && definition.disconnect))
+      throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'planNotEditable');
+    await this.requireButton(session, order.cmd);
+    const params = parseParams(order.cmd, order.params);
+    if (body.devs.itemType !== PLAN_ITEM_TYPES.meter)
+      throw fieldError(RESULT.badRequest, 'devs.itemType', 'planOperationMismatch');
+    const devices = await this.resolve(session, 'meter', body.devs.devList);
+    refuseProtected(devices);
+    await this.db
+      .update(plan)
+      .set({
+        planName: body.planName,
+        planTempName: body.planTempName,
+        pri: body.pri,
+        timeout: body.timeout ?? row.timeout,
+        devs: body.devs,
+        orders: [{ ...order, params }],
+        eventCode: body.eventCode,
+        concurrent: body.concurrent,
+        deviceCount: devices.length,
+        updateTime: sql`now()`,
+      })
+      .where(and(eq(plan.id, row.id), eq(plan.planStatus, 'pendingApproval')));
+  }
+
+  /** A second user releases a held disconnect: sent staggered at the configured rate. */
+  async approve(planId: string, session: SessionContext) {
+    const row = await this.planInScope(planId, session);
+    if (row.planStatus !== 'pendingApproval') throw new ApiError(RESULT.badRequest, 'planNotPending');
+    if (row.createdBy.toLowerCase() === session.username.toLowerCase())
+      throw new ApiError(RESULT.forbidden, 'selfApproval');
+    const [order] = row.orders as { cmd: OperationName; params: unknown }[];
+    if (!order) throw new ApiError(RESULT.badRequest, 'planNotPending');
+    const devs = row.devs as PlanCreate['devs'];
+    const devices = await this.resolve(session, OPERATIONS[order.cmd].target, devs.devList);
+    refuseProtected(devices);
+    const command = await buildCommand(order.cmd, order.params, this.obis);
+    const spacingMs = 1000 / this.config.disconnectStaggerPerSecond;
+    const start = Date.now();
+    const approved = await this.db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(plan)
+        .set({ planStatus: 'executing', approvedBy: session.username, approveTime: sql`now()`, updateTime: sql`now()` })
+        .where(and(eq(plan.id, planId), eq(plan.planStatus, 'pendingApproval')))
+        .returning();
+      if (!updated) throw new ApiError(RESULT.badRequest, 'planNotPending');
+      await this.headEnd.enqueue(
+        tx,
+        devices.map((d, i) =>
+          commandOf(d, {
+            planId,
+            operation: order.cmd,
+            command,
+            priority: row.pri,
+            bulk: true,
+            timeout: row.timeout,
+            requestedBy: row.createdBy,
+            notBefore: new Date(start + i * spacingMs),
+            extraWaitSeconds: Math.ceil((devices.length * spacingMs) / 1000),
+          }),
+        ),
+      );
+      return updated;
+    });
+    this.headEnd.kick();
+    return created(await this.startReporting(approved, row.createdBy));
+  }
+
+  async reject(planId: string, session: SessionContext): Promise<void> {
+    await this.planInScope(planId, session);
+    const [updated] = await this.db
+      .update(plan)
+      .set({ planStatus: 'rejected', approvedBy: session.username, approveTime: sql`now()`, updateTime: sql`now()` })
+      .where(and(eq(plan.id, planId), eq(plan.planStatus, 'pendingApproval')))
+      .returning({ id: plan.id });
+    if (!updated) throw new ApiError(RESULT.badRequest, 'planNotPending');
+  }
+
+  /** Logical delete: queued commands end with 50, sent ones still get their answer. */
+  async remove(planId: string, session: SessionContext): Promise<void> {
+    await this.planInScope(planId, session);
+    await this.db.transaction(async (tx) => {
+      await tx.update(plan).set({ planStatus: 'deleted', updateTime: sql`now()` }).where(eq(plan.id, planId));
+      await tx
+        .update(deviceCommand)
+        .set({ state: 'done', resultCode: RESULT_CODES.serverTimeout, answerTime: sql`now()` })
+        .where(and(eq(deviceCommand.planId, planId), eq(deviceCommand.state, 'queued')));
+    });
+  }
+
+  async retry(planId: string, session: SessionContext) {
+    const row = await this.planInScope(planId, session);
+    const failed = await this.db
+      .select({ key: deviceCommand.deviceKey })
+      .from(deviceCommand)
+      .where(
+        and(
+          eq(deviceCommand.planId, planId),
+          eq(deviceCommand.state, 'done'),
+          ne(deviceCommand.resultCode, RESULT_CODES.success),
+        ),
+      );
+    if (!failed.length) throw new ApiError(RESULT.badRequest, 'nothingToRetry');
+    const devs = row.devs as PlanCreate['devs'];
+    return this.create(
+      {
+        planName: row.planName,
+        planTempName: row.planTempName,
+        pushType: row.pushType,
+        pri: row.pri,
+        timeout: row.timeout,
+        devs: { itemType: devs.itemType, devList: failed.map((f) => f.key) },
+        orders: row.orders as PlanCreate['orders'],
+        eventCode: row.eventCode,
+        reqId: '',
+        concurrent: row.concurrent,
+      },
+      session,
+    );
+  }
+
+  async detail(planId: string, session: SessionContext): Promise<Plan> {
+    return this.toPlan(await this.planInScope(planId, session));
+  }
+
+  async pending(query: { pageSize: number; curPage: number }) {
+    const where = eq(plan.planStatus, 'pendingApproval');
+    const [rows, [count]] = await Promise.all([
+      this.db
+        .select()
+        .from(plan)
+        .where(where)
+        .orderBy(desc(plan.createTime))
+        .limit(query.pageSize)
+        .offset((query.curPage - 1) * query.pageSize),
+      this.db.select({ n: countAll() }).from(plan).where(where),
+    ]);
+    return {
+      list: await Promise.all(rows.map((r) => this.toPlan(r))),
+      total: count?.n ?? 0,
+      curPage: query.curPage,
+      pageSize: query.pageSize,
+    };
+  }
+
+  async results(
+    query: { planid: string; pageSize: number; curPage: number; failedOnly: boolean },
+    session: SessionContext,
+  ) {
+    await this.planInScope(query.planid, session);
+    const where = and(
+      eq(deviceCommand.planId, query.planid),
+      query.failedOnly
+        ? and(eq(deviceCommand.state, 'done'), ne(deviceCommand.resultCode, RESULT_CODES.success))
+        : undefined,
+    );
+    return this.commandPage(where, query, [deviceCommand.deviceKey]);
+  }
+
+  /** Every result of a plan, for the export. */
+  async allResults(planId: string, session: SessionContext): Promise<CommandRecord[]> {
+    await this.planInScope(planId, session);
+    const rows = await this.db
+      .select()
+      .from(deviceCommand)
+      .where(eq(deviceCommand.planId, planId))
+      .orderBy(deviceCommand.deviceKey);
+    return this.records(rows);
+  }
+
+  async meterCommands(query: { id: string; pageSize: number; curPage: number }, session: SessionContext) {
+    const scope = await scopeOf(this.db, session);
+    const [found] = await this.db
+      .select({ id: meter.id })
+      .from(meter)
+      .where(and(eq(meter.id, query.id), gridScope(scope, meter.gridId)));
+    if (!found) throw notFound();
+    return this.commandPage(eq(deviceCommand.meterId, query.id), query, [
+      desc(deviceCommand.createTime),
+      desc(deviceCommand.id),
+    ]);
+  }
+
+  /** Command rows as the screens show them: values scaled, units named. */
+  async records(rows: readonly CommandRow[]): Promise<CommandRecord[]> {
+    const codes = new Set<string>();
+    for (const row of rows) for (const item of answerItems(row)) codes.add(item.obis);
+    const catalogue = await this.obis.byCodes([...codes]);
+    return rows.map((row) => ({
+      id: row.id,
+      reqId: row.reqId,
+      planid: row.planId,
+      deviceKind: row.deviceKind as DeviceKind,
+      deviceKey: row.deviceKey,
+      operation: row.operation as OperationName,
+      state: row.state as CommandRecord['state'],
+      resultCode: (row.resultCode as CommandRecord['resultCode']) ?? null,
+      items: answerItems(row).map((item) => {
+        const entry = catalogue.get(item.obis);
+        return {
+          obis: item.obis,
+          ...(item.code ? { code: item.code } : {}),
+          ...(item.value !== undefined ? { raw: item.value } : {}),
+          ...(item.value !== undefined ? { value: entry ? applyScaler(item.value, entry.scaler) : item.value } : {}),
+          ...(entry ? { unit: entry.unit, description: entry.description } : {}),
+        };
+      }),
+      frame: (row.answer as { frame?: string } | null)?.frame ?? null,
+      attempts: row.attempts as CommandRecord['attempts'],
+      requestedBy: row.requestedBy,
+      createTime: row.createTime.toISOString(),
+      answerTime: row.answerTime?.toISOString() ?? null,
+    }));
+  }
+
+  private async commandPage(
+    where: ReturnType<typeof and>,
+    query: { pageSize: number; curPage: number },
+    order: (PgColumn | SQL)[],
+  ) {
+    const [rows, [count]] = await Promise.all([
+      this.db
+        .select()
+        .from(deviceCommand)
+        .where(where)
+        .orderBy(...order)
+        .limit(query.pageSize)
+        .offset((query.curPage - 1) * query.pageSize),
+      this.db.select({ n: countAll() }).from(deviceCommand).where(where),
+    ]);
+    return { list: await this.records(rows), total: count?.n ?? 0, curPage: query.curPage, pageSize: query.pageSize };
+  }
+
+  private async toPlan(row: PlanRow): Promise<Plan> {
+    const counts = await this.db
+      .select({ code: deviceCommand.resultCode, n: countAll() })
+      .from(deviceCommand)
+      .where(and(eq(deviceCommand.planId, row.id), eq(deviceCommand.state, 'done')))
+      .groupBy(deviceCommand.resultCode);
+    const byCode = Object.fromEntries(counts.map((c) => [c.code ?? '', c.n]));
+    return {
+      planid: row.id,
+      planName: row.planName,
+      planTempName: row.planTempName,
+      pushType: row.pushType,
+      pri: row.pri,
+      timeout: row.timeout,
+      planStatus: row.planStatus as PlanStatus,
+      devs: row.devs,
+      crontab: row.crontab,
+      orders: row.orders,
+      eventCode: row.eventCode,
+      reqId: row.reqId,
+      concurrent: row.concurrent,
+      createdBy: row.createdBy,
+      approvedBy: row.approvedBy,
+      createTime: row.createTime.toISOString(),
+      total: row.deviceCount,
+      done: counts.reduce((sum, c) => sum + c.n, 0),
+      byCode,
+    };
+  }
+
+  /**
+   * A plan the caller may see: one whose devices all lie in the caller's grid scope (an administrator
+   * sees every plan); another plan answers 404.
+   */
+  private async planInScope(planId: string, session: SessionContext): Promise<PlanRow> {
+    const [row] = await this.db.select().from(plan).where(eq(plan.id, planId));
+    if (!row) throw notFound();
+    const scope = await scopeOf(this.db, session);
+    if (scope.all) return row;
+    const devs = row.devs as PlanCreate['devs'];
+    const target = devs.itemType === PLAN_ITEM_TYPES.meter ? 'meter' : 'dcu';
+    try {
+      await this.resolve(session, target, devs.devList);
+    } catch {
+      throw notFound();
+    }
+    return row;
+  }
+
+  private async requireButton(session: SessionContext, operation: OperationName): Promise<void> {
+    const uris = await permittedUris(this.db, session.userId);
+    if (!uris.has(OPERATIONS[operation].resource)) throw forbidden();
+  }
+
+  /** The devices named, within the caller's grid scope; any other answers 400 `deviceNotFound` naming them. */
+  private async resolve(session: SessionContext, target: DeviceKind, keys: readonly string[]): Promise<PlanDevice[]> {
+    const unique = [...new Set(keys.map((k) => k.trim()))];
+    if (unique.length > MAX_BATCH_DEVICES) throw fieldError(RESULT.badRequest, 'devs.devList', 'batchTooLarge');
+    const scope = await scopeOf(this.db, session);
+    const lowered = unique.map((k) => k.toLowerCase());
+    const devices: PlanDevice[] =
+      target === 'meter'
+        ? (
+            await this.db
+              .select({
+                key: meter.devAddr,
+                meterId: meter.id,
+                dcuId: meter.dcuId,
+                dcuNo: dcu.dcuNo,
+                gridId: meter.gridId,
+                protectedConsumer: sql<boolean>`coalesce(${consumer.protected}, false)`,
+              })
+              .from(meter)
+              .leftJoin(dcu, eq(dcu.id, meter.dcuId))
+              .leftJoin(poc, eq(poc.meterId, meter.id))
+              .leftJoin(consumer, eq(consumer.id, poc.consumerId))
+              .where(and(inArray(sql`lower(${meter.devAddr})`, lowered), gridScope(scope, meter.gridId)))
+          ).map((r) => ({
+            kind: 'meter' as const,
+            key: r.key,
+            viaDcu: r.dcuNo,
+            meterId: r.meterId,
+            dcuId: r.dcuId,
+            gridId: r.gridId,
+            protectedConsumer: r.protectedConsumer === true,
+          }))
+        : (
+            await this.db
+              .select({ key: dcu.dcuNo, dcuId: dcu.id, gridId: dcu.gridId })
+              .from(dcu)
+              .where(and(inArray(sql`lower(${dcu.dcuNo})`, lowered), gridScope(scope, dcu.gridId)))
+          ).map((r) => ({
+            kind: 'dcu' as const,
+            key: r.key,
+            viaDcu: null,
+            meterId: null,
+            dcuId: r.dcuId,
+            gridId: r.gridId,
+            protectedConsumer: false,
+          }));
+    const found = new Set(devices.map((d) => d.key.toLowerCase()));
+    const missing = unique.filter((k) => !found.has(k.toLowerCase()));
+    if (missing.length) throw new ApiError(RESULT.badRequest, 'deviceNotFound', { devices: missing });
+    return devices;
+  }
+
+  private async executing(devices: readonly PlanDevice[], operation: OperationName): Promise<string[]> {
+    const rows = await this.db
+      .selectDistinct({ key: deviceCommand.deviceKey })
+      .from(deviceCommand)
+      .where(
+        and(
+          inArray(deviceCommand.state, ['queued', 'sent']),
+          eq(deviceCommand.operation, operation),
+          eq(deviceCommand.deviceKind, devices[0]?.kind ?? 'meter'),
+          inArray(
+            deviceCommand.deviceKey,
+            devices.map((d) => d.key),
+          ),
+        ),
+      );
+    return rows.map((r) => r.key);
+  }
+
+  /** The job that reports each answer to the requester; the head-end sends whether or not it runs. */
+  private async startReporting(row: PlanRow, startedBy: string): Promise<PlanRow> {
+    const jobId = await this.jobs.send(PLAN_RUN_JOB, { planId: row.id }, { startedBy });
+    const [updated] = await this.db.update(plan).set({ jobId }).where(eq(plan.id, row.id)).returning();
+    return updated ?? row;
+  }
+}
+
+export const PLAN_RUN_JOB = 'plan-run';
+
+const created = (row: PlanRow) => ({
+  planid: row.id,
+  planStatus: row.planStatus as PlanStatus,
+  jobId: row.jobId,
+});
+
+function parseParams(operation: OperationName, params: unknown): unknown {
+  const result = (OPERATIONS[operation].params as z.ZodType).safeParse(params);
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  const path = ['orders', '0', 'params', ...(issue?.path ?? []).map(String)].join('.');
+  throw fieldError(RESULT.badRequest, path, (issue?.message ?? 'invalidValue') as never);
+}
+
+function refuseProtected(devices: readonly PlanDevice[]): void {
+  const protectedMeters = devices.filter((d) => d.protectedConsumer).map((d) => d.key);
+  if (protectedMeters.length) throw new ApiError(RESULT.badRequest, 'consumerProtected', { devices: protectedMeters });
+}
+
+function commandOf(
+  device: PlanDevice,
+  c: {
+    planId: string;
+    operation: OperationName;
+    command: NewCommand['command'];
+    priority: number;
+    bulk: boolean;
+    timeout: number;
+    requestedBy: string;
+    notBefore?: Date | undefined;
+    extraWaitSeconds?: number;
+  },
+): NewCommand {
+  return {
+    planId: c.planId,
+    deviceKind: device.kind,
+    deviceKey: device.key,
+    viaDcu: device.viaDcu,
+    meterId: device.meterId,
+    dcuId: device.dcuId,
+    gridId: device.gridId,
+    operation: c.operation,
+    command: c.command,
+    priority: c.priority,
+    bulk: c.bulk,
+    timeoutSeconds: c.timeout,
+    expiresInSeconds:
+      ONE_SHOT_WAIT_SECONDS +
+      (c.extraWaitSeconds ?? 0) +
+      (c.notBefore ? Math.max(0, (c.notBefore.getTime() - Date.now()) / 1000) : 0),
+    waitOnline: false,
+    maxTimeoutRetries: 1,
+    maxBusyRetries: 3,
+    requestedBy: c.requestedBy,
+    audited: true,
+    ...(c.notBefore ? { notBefore: c.notBefore } : {}),
+  };
+}
+
+interface AnswerItem {
+  obis: string;
+  code?: CommandRecord['resultCode'];
+  value?: unknown;
+}
+const answerItems = (row: CommandRow): AnswerItem[] => (row.answer as { items?: AnswerItem[] } | null)?.items ?? [];

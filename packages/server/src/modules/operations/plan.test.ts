@@ -1,0 +1,267 @@
+import { type CommandRecord, type Page, type Plan, RESULT_CODES } from '@meterdesk/contracts';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../db/ids';
+import { deviceCommand, poc, sysLog } from '../../db/schema';
+import { consumerAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
+import { AFTER_RESPONSE } from '../../test/constants';
+import { createTestApp, type TestApp } from '../../test/harness';
+import { type Answer, scriptedDevice } from '../../test/scripted-device';
+
+const BATCH = '/serviceRequest/batchOperation';
+const ALL_BUTTONS = [
+  `${BATCH}/relayDisconnect`,
+  `${BATCH}/relayConnect`,
+  `${BATCH}/clockSync`,
+  `${BATCH}/read`,
+  `${BATCH}/paramSync`,
+];
+
+let t: TestApp;
+let gridId: string;
+let operator: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ disconnectApprovalThreshold: 2, disconnectStaggerPerSecond: 20 }, { headEnd: true });
+  gridId = await gridNode(t);
+  operator = await userOfGrid(t, gridId, ALL_BUTTONS);
+}, 60_000);
+afterAll(() => t?.close());
+
+/** An online meter in the test's grid, answered by a scripted device. */
+async function onlineMeter(answers: Answer[] = []) {
+  const m = await meterAt(t, gridId);
+  const device = await scriptedDevice(t.broker, 'meter', m.devAddr, answers);
+  await device.setOnline(true);
+  await expect
+    .poll(
+      () =>
+        t.app.headEnd
+          .onlineStates([{ kind: 'meter', key: m.devAddr, viaDcu: null }])
+          .then((s) => s.get(`meter:${m.devAddr}`)),
+      AFTER_RESPONSE,
+    )
+    .toBe(true);
+  return { ...m, device };
+}
+
+const run = (cookie: string, cmd: string, devList: string[], params: object = {}, extra: object = {}) =>
+  t.call<{ planid: string; planStatus: string; jobId: string | null }>(
+    '/plan/createplan',
+    { planName: `test ${cmd}`, devs: { itemType: 0, devList }, orders: [{ cmd, params }], ...extra },
+    cookie,
+  );
+
+async function finished(cookie: string, planid: string): Promise<Plan> {
+  await expect
+    .poll(async () => (await t.call<Plan>('/plan/detail', { planid }, cookie)).body.data.planStatus, {
+      timeout: 60_000,
+      interval: 100,
+    })
+    .toBe('finished');
+  return (await t.call<Plan>('/plan/detail', { planid }, cookie)).body.data;
+}
+
+const results = async (cookie: string, planid: string) =>
+  (await t.call<Page<CommandRecord>>('/plan/results', { planid }, cookie)).body.data.list;
+
+describe('meter operations through the head-end', () => {
+  it('disconnects an online meter: the command names the target state and the answer is recorded', async () => {
+    const m = await onlineMeter();
+    const res = await run(operator, 'relayDisconnect', [m.devAddr]);
+    expect(res.status).toBe(200);
+    // The device may have answered before the call returns.
+    expect(['executing', 'finished']).toContain(res.body.data.planStatus);
+    const plan = await finished(operator, res.body.data.planid);
+    expect(plan.byCode).toEqual({ '00': 1 });
+    expect(m.device.received).toHaveLength(1);
+    expect(m.device.received[0]).toMatchObject({
+      op: 'action',
+      attempt: 1,
+      items: [{ obis: '0-0:96.3.10.255', classId: 70, attribute: 1 }],
+    });
+    const [record] = await results(operator, res.body.data.planid);
+    expect(record).toMatchObject({
+      deviceKey: m.devAddr,
+      state: 'done',
+      resultCode: '00',
+      requestedBy: expect.any(String),
+    });
+    expect(record?.attempts).toEqual([expect.objectContaining({ attempt: 1, code: '00' })]);
+    // The device's answer lands in the operation log under the device's name.
+    await expect
+      .poll(
+        async () =>
+          (
+            await t.db
+              .select()
+              .from(sysLog)
+              .where(and(eq(sysLog.username, m.devAddr), eq(sysLog.actorKind, 'device')))
+          ).length,
+        AFTER_RESPONSE,
+      )
+      .toBe(1);
+  });
+
+  it('refuses an offline meter with MThasOffline and sends nothing', async () => {
+    const m = await onlineMeter();
+    await m.device.setOnline(false);
+    await expect
+      .poll(
+        () =>
+          t.app.headEnd
+            .onlineStates([{ kind: 'meter', key: m.devAddr, viaDcu: null }])
+            .then((s) => s.get(`meter:${m.devAddr}`)),
+        AFTER_RESPONSE,
+      )
+      .toBe(false);
+    const res = await run(operator, 'relayConnect', [m.devAddr]);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ msg: 'MThasOffline', data: { devices: [m.devAddr] } });
+    expect(await t.db.select().from(deviceCommand).where(eq(deviceCommand.deviceKey, m.devAddr))).toHaveLength(0);
+  });
+
+  it('a meter that never answers ends with 99 after its retry', async () => {
+    const m = await onlineMeter(['silent', 'silent']);
+    const res = await run(operator, 'relayConnect', [m.devAddr], {}, { timeout: 5 });
+    const plan = await finished(operator, res.body.data.planid);
+    expect(plan.byCode).toEqual({ '99': 1 });
+    const [record] = await results(operator, res.body.data.planid);
+    expect(record?.attempts.map((a) => a.code)).toEqual(['99', '99']);
+    // Both attempts carry the same reqId: a device that did act the first time acts once.
+    expect(m.device.received.map((c) => c.reqId)).toEqual([record?.reqId, record?.reqId]);
+    expect(m.device.received.map((c) => c.attempt)).toEqual([1, 2]);
+  }, 60_000);
+
+  it('a busy meter (91) is asked again after a pause and its success recorded', async () => {
+    const m = await onlineMeter([RESULT_CODES.busy, RESULT_CODES.success]);
+    const res = await run(operator, 'clockSync', [m.devAddr], { source: 'system' });
+    const plan = await finished(operator, res.body.data.planid);
+    expect(plan.byCode).toEqual({ '00': 1 });
+    const [record] = await results(operator, res.body.data.planid);
+    expect(record?.attempts.map((a) => a.code)).toEqual(['91', '00']);
+    // The system time is taken when the command leaves.
+    const sent = m.device.received[1]?.items[0]?.value as string;
+    expect(Math.abs(Date.parse(sent) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('refuses a meter already executing the same operation with MTisExecute', async () => {
+    const m = await onlineMeter(['silent']);
+    const first = await run(operator, 'relayConnect', [m.devAddr], {}, { timeout: 30 });
+    expect(first.status).toBe(200);
+    const second = await run(operator, 'relayConnect', [m.devAddr]);
+    expect(second.status).toBe(400);
+    expect(second.body).toMatchObject({ msg: 'MTisExecute', data: { devices: [m.devAddr] } });
+    await t.call('/plan/deleteplan', { planid: first.body.data.planid }, operator);
+  });
+
+  it('ignores malformed, foreign, unknown and duplicated replies and keeps working', async () => {
+    const m = await onlineMeter([(command) => ({ reqId: command.reqId, code: '00', items: [] })]);
+    const before = { ...t.app.headEnd.refused };
+    await m.device.reply('not json at all');
+    await m.device.reply({ reqId: newId(), code: '00' });
+    const res = await run(operator, 'relayConnect', [m.devAddr]);
+    await finished(operator, res.body.data.planid);
+    const [record] = await results(operator, res.body.data.planid);
+    await m.device.reply({ reqId: record?.reqId, code: '02' });
+    const other = await onlineMeter();
+    await other.device.reply({ reqId: record?.reqId, code: '02' });
+    await expect.poll(() => t.app.headEnd.refused.duplicate - before.duplicate, AFTER_RESPONSE).toBe(1);
+    await expect.poll(() => t.app.headEnd.refused.foreignDevice - before.foreignDevice, AFTER_RESPONSE).toBe(1);
+    expect(t.app.headEnd.refused.malformed - before.malformed).toBeGreaterThanOrEqual(1);
+    expect(t.app.headEnd.refused.unknownReqId - before.unknownReqId).toBeGreaterThanOrEqual(1);
+    // The late '02' changed nothing.
+    const [after] = await results(operator, res.body.data.planid);
+    expect(after?.resultCode).toBe('00');
+  });
+});
+
+describe('what is refused before anything is sent', () => {
+  it('names unknown meters and meters outside the caller’s grid scope alike', async () => {
+    const elsewhere = await meterAt(t, await gridNode(t));
+    const res = await run(operator, 'relayConnect', [elsewhere.devAddr, 'NOSUCHMETER1']);
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('deviceNotFound');
+    expect((res.body.data as unknown as { devices: string[] }).devices.sort()).toEqual(
+      [elsewhere.devAddr, 'NOSUCHMETER1'].sort(),
+    );
+  });
+
+  it('refuses an operation whose button the caller lacks with 403', async () => {
+    const m = await onlineMeter();
+    const clockOnly = await userOfGrid(t, gridId, [`${BATCH}/clockSync`]);
+    const res = await run(clockOnly, 'relayDisconnect', [m.devAddr]);
+    expect(res.status).toBe(403);
+    expect(m.device.received).toHaveLength(0);
+  });
+
+  it('refuses more than 30 meters, an invalid custom time and a non-hex frame, naming the field', async () => {
+    const many = Array.from({ length: 31 }, (_, i) => `M${i}`);
+    const tooMany = await run(operator, 'clockSync', many);
+    expect(tooMany.status).toBe(400);
+    expect(JSON.stringify(tooMany.body.data)).toContain('devs.devList');
+    const m = await onlineMeter();
+    const badTime = await run(operator, 'clockSync', [m.devAddr], { source: 'custom', time: '2026-02-30T10:00:00Z' });
+    expect(badTime.status).toBe(400);
+    expect(JSON.stringify(badTime.body.data)).toContain('orders.0.params.time');
+    const missingTime = await run(operator, 'clockSync', [m.devAddr], { source: 'custom' });
+    expect(missingTime.status).toBe(400);
+    expect(m.device.received).toHaveLength(0);
+  });
+});
+
+describe('disconnect safeguards', () => {
+  async function protectedMeter() {
+    const m = await onlineMeter();
+    const c = await consumerAt(t, gridId, 'Life support');
+    await t.db.execute(`update consumer set protected = true where id = '${c.id}'`);
+    await t.db
+      .insert(poc)
+      .values({ id: newId(), pocNo: `P${newId().slice(0, 12)}`, nature: 1, consumerId: c.id, meterId: m.id, gridId });
+    return m;
+  }
+
+  it('refuses to disconnect a protected consumer and names the meter', async () => {
+    const m = await protectedMeter();
+    const res = await run(operator, 'relayDisconnect', [m.devAddr]);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ msg: 'consumerProtected', data: { devices: [m.devAddr] } });
+    expect(m.device.received).toHaveLength(0);
+    // Connecting it stays possible.
+    expect((await run(operator, 'relayConnect', [m.devAddr])).status).toBe(200);
+  });
+
+  it('holds a disconnect over the threshold until another user approves it, then sends it staggered', async () => {
+    const requester = await userOfGrid(t, gridId, [...ALL_BUTTONS, `${BATCH}/approve`]);
+    const approver = await userOfGrid(t, gridId, [`${BATCH}/approve`]);
+    const meters = await Promise.all([onlineMeter(), onlineMeter(), onlineMeter()]);
+    const res = await run(
+      requester,
+      'relayDisconnect',
+      meters.map((m) => m.devAddr),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ planStatus: 'pendingApproval', jobId: null });
+    const planid = res.body.data.planid;
+    expect(await t.db.select().from(deviceCommand).where(eq(deviceCommand.planId, planid))).toHaveLength(0);
+
+    const self = await t.call('/plan/approve', { planid }, requester);
+    expect(self.status).toBe(403);
+    expect(self.body.msg).toBe('selfApproval');
+
+    const approved = await t.call<{ planStatus: string; jobId: string }>('/plan/approve', { planid }, approver);
+    expect(approved.status).toBe(200);
+    expect(['executing', 'finished']).toContain(approved.body.data.planStatus);
+    expect(approved.body.data.jobId).toEqual(expect.any(String));
+    const plan = await finished(requester, planid);
+    expect(plan).toMatchObject({ approvedBy: expect.any(String), byCode: { '00': 3 } });
+    // Staggered: each command was due a little after the one before it.
+    const rows = await t.db.select().from(deviceCommand).where(eq(deviceCommand.planId, planid));
+    const due = rows.map((r) => r.notBefore.getTime()).sort((a, b) => a - b);
+    expect(due[1]! - due[0]!).toBeGreaterThanOrEqual(40);
+    expect(due[2]! - due[1]!).toBeGreaterThanOrEqual(40);
+    for (const m of meters) expect(m.device.received).toHaveLength(1);
+    // Approving twice is refused.
+    expect((await t.call('/plan/approve', { planid }, approver)).body.msg).toBe('planNotPending');
+  });
+});
