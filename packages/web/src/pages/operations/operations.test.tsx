@@ -234,6 +234,78 @@ describe('batch operation', () => {
   });
 });
 
+describe('disconnect approvals', () => {
+  const plan = {
+    planid: id(600),
+    planName: 'relayDisconnect 2026-01-02 08:00:00',
+    planTempName: '',
+    pushType: 2,
+    pri: 5,
+    timeout: 30,
+    planStatus: 'pendingApproval',
+    devs: {},
+    crontab: null,
+    orders: [{ cmd: 'relayDisconnect', params: {} }],
+    eventCode: '',
+    reqId: '',
+    concurrent: 4,
+    createdBy: 'amira',
+    approvedBy: null,
+    createTime: '2026-01-02T08:00:00.000Z',
+    total: 12,
+    done: 0,
+    byCode: {},
+  };
+
+  it('tells the requester a large disconnect waits for a second user', async () => {
+    const user = userEvent.setup();
+    const api = stubApi({
+      [meterApi.list.path]: () => ok(page([meter(1), meter(2)])),
+      [planApi.createplan.path]: () => ok({ planid: id(600), planStatus: 'pendingApproval', jobId: null }),
+    });
+    renderInShell(permittedTree([PLAN_RES.batch, OPERATIONS.relayDisconnect.resource]), PLAN_RES.batch);
+    await screen.findByText('OPS0002');
+    await user.click(screen.getByTestId('select-OPS0001'));
+    await user.click(screen.getByTestId('select-OPS0002'));
+    await user.click(screen.getByTestId('batch-operation-select').querySelector('input') as HTMLElement);
+    await user.click(await screen.findByTitle('Main relay disconnect'));
+    await user.click(screen.getByTestId('batch-execute'));
+    await user.click(within(await screen.findByRole('dialog')).getByTestId(CONFIRM_OK));
+    expect((await screen.findByTestId('results-pending-approval')).textContent).toBe(
+      'The disconnect of 2 meters waits for the approval of a second user',
+    );
+    // Nothing is sent yet: there is no job to follow.
+    expect(api.callsTo(planApi.results.path)).toHaveLength(0);
+  });
+
+  it('lists held disconnects to an approver, confirms, and shows why a self-approval is refused', async () => {
+    const user = userEvent.setup();
+    const api = stubApi({
+      [meterApi.list.path]: () => ok(page([])),
+      [planApi.pending.path]: () => ok(page([plan])),
+      [planApi.approve.path]: () => fail(403, 'selfApproval'),
+    });
+    renderInShell(permittedTree([PLAN_RES.batch, PLAN_RES.approve]), PLAN_RES.batch);
+    const pending = await screen.findByTestId('pending-approvals');
+    const row = await within(pending).findByText('amira');
+    expect(row.closest('tr')?.textContent).toContain('Main relay disconnect');
+    expect(row.closest('tr')?.textContent).toContain('12');
+    await user.click(within(pending).getByTestId(`approve-${id(600)}`));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog.textContent).toContain('Approve the Main relay disconnect of 12 meters requested by amira?');
+    await user.click(within(dialog).getByTestId(CONFIRM_OK));
+    expect(await screen.findByText('A disconnect must be approved by another user')).toBeTruthy();
+    expect(api.callsTo(planApi.approve.path)[0]?.body).toEqual({ planid: id(600) });
+  });
+
+  it('hides the pending approvals without the approve button', async () => {
+    stubApi({ [meterApi.list.path]: () => ok(page([meter(1)])) });
+    renderInShell(permittedTree([PLAN_RES.batch, OPERATIONS.relayDisconnect.resource]), PLAN_RES.batch);
+    await screen.findByText('OPS0001');
+    expect(screen.queryByTestId('pending-approvals')).toBeNull();
+  });
+});
+
 describe('DCU operating', () => {
   it('refuses a frame that is not hexadecimal, and sends one that is', async () => {
     const user = userEvent.setup();
