@@ -9,7 +9,7 @@ import {
 } from '@meterdesk/contracts';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Empty, Flex, Form, Select, Table, type TableColumnsType } from 'antd';
-import { useMemo, useState } from 'react';
+import { type Key, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
@@ -89,7 +89,7 @@ export function BatchOperationPage() {
     };
   });
 
-  const select = (keys: readonly React.Key[]) => {
+  const select = (keys: readonly Key[]) => {
     const chosen = new Set(keys.map(String));
     const kept = picked.filter((meter) => chosen.has(meter.id));
     const known = new Set(kept.map((meter) => meter.id));
@@ -135,9 +135,11 @@ export function BatchOperationPage() {
         fields={filterFields}
         values={filters}
         onSearch={(next) => {
+          const first = { ...paging, curPage: 1 };
+          // Search always asks again: the same filters show today's meters, not the cached ones.
+          if (JSON.stringify({ ...next, ...first }) === JSON.stringify(body)) void meters.refetch();
           setFilters(next);
-          setPaging((current) => ({ ...current, curPage: 1 }));
-          void meters.refetch();
+          setPaging(first);
         }}
       />
       {meters.error && <Alert type="error" showIcon title={errorText(t, meters.error)} />}
