@@ -67,6 +67,8 @@ it('a restart loses no command and sends none twice: sent ones are answered or r
   expect(queued.device.received).toHaveLength(0);
 
   await t.restart();
+  // C leaves only when the restarted dispatcher has run: had it sent A again, A would have it by now.
+  await expect.poll(() => queued.device.received.length, { timeout: 30_000, interval: 100 }).toBe(1);
 
   const late = held as DeviceCommand | null;
   expect(late).not.toBeNull();

@@ -8,7 +8,7 @@ import {
   RESULT_CODES,
   type ResultCode,
 } from '@meterdesk/contracts';
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { writeLog } from '../audit/audit.repository';
 import type { Db, Executor } from '../db/driver';
@@ -175,14 +175,23 @@ export class HeadEnd {
   }
 
   private async onlineSet(keys: readonly string[]): Promise<Set<string>> {
-    if (!keys.length) return new Set();
+    const byKind = new Map<string, string[]>();
+    for (const key of keys) {
+      const at = key.indexOf(':');
+      byKind.set(key.slice(0, at), [...(byKind.get(key.slice(0, at)) ?? []), key.slice(at + 1)]);
+    }
+    if (!byKind.size) return new Set();
     const rows = await this.db
       .select({ kind: deviceLink.deviceKind, key: deviceLink.deviceKey })
       .from(deviceLink)
       .where(
         and(
           eq(deviceLink.online, true),
-          inArray(sql`${deviceLink.deviceKind} || ':' || ${deviceLink.deviceKey}`, [...keys]),
+          or(
+            ...[...byKind].map(([kind, list]) =>
+              and(eq(deviceLink.deviceKind, kind), inArray(deviceLink.deviceKey, list)),
+            ),
+          ),
         ),
       );
     return new Set(rows.map((r) => linkKey(r.kind, r.key)));

@@ -17,7 +17,7 @@ export function registerPlanRoutes(app: FastifyInstance, plans: PlanService): vo
   });
   registerOperation(app, planApi.detail, ({ body, session }) => plans.detail(body.planid, session));
   registerOperation(app, planApi.results, ({ body, session }) => plans.results(body, session));
-  registerOperation(app, planApi.pending, ({ body }) => plans.pending(body));
+  registerOperation(app, planApi.pending, ({ body, session }) => plans.pending(body, session));
   registerOperation(app, planApi.approve, ({ body, session }) => plans.approve(body.planid, session));
   registerOperation(app, planApi.reject, async ({ body, session }) => {
     await plans.reject(body.planid, session);

@@ -43,6 +43,9 @@ interface PlanDevice {
 
 type PlanRow = typeof plan.$inferSelect;
 
+/** Held disconnects looked at for the approval list: approvals are a handful, not a backlog. */
+const MAX_PENDING = 500;
+
 /** Plans a one-off or batch operation may wait before it fails: 2 minutes plus the device's time. */
 const ONE_SHOT_WAIT_SECONDS = 120;
 
@@ -277,21 +280,20 @@ export class PlanService {
     return this.toPlan(await this.planInScope(planId, session));
   }
 
-  async pending(query: { pageSize: number; curPage: number }) {
-    const where = eq(plan.planStatus, 'pendingApproval');
-    const [rows, [count]] = await Promise.all([
-      this.db
-        .select()
-        .from(plan)
-        .where(where)
-        .orderBy(desc(plan.createTime))
-        .limit(query.pageSize)
-        .offset((query.curPage - 1) * query.pageSize),
-      this.db.select({ n: countAll() }).from(plan).where(where),
-    ]);
+  /** Held disconnects whose meters all lie in the caller's scope, newest first. */
+  async pending(query: { pageSize: number; curPage: number }, session: SessionContext) {
+    const held = await this.db
+      .select()
+      .from(plan)
+      .where(eq(plan.planStatus, 'pendingApproval'))
+      .orderBy(desc(plan.createTime))
+      .limit(MAX_PENDING);
+    const visible: PlanRow[] = [];
+    for (const row of held) if (await this.inScope(row, session)) visible.push(row);
+    const page = visible.slice((query.curPage - 1) * query.pageSize, query.curPage * query.pageSize);
     return {
-      list: await Promise.all(rows.map((r) => this.toPlan(r))),
-      total: count?.n ?? 0,
+      list: await Promise.all(page.map((r) => this.toPlan(r))),
+      total: visible.length,
       curPage: query.curPage,
       pageSize: query.pageSize,
     };
@@ -421,17 +423,20 @@ export class PlanService {
    */
   private async planInScope(planId: string, session: SessionContext): Promise<PlanRow> {
     const [row] = await this.db.select().from(plan).where(eq(plan.id, planId));
-    if (!row) throw notFound();
-    const scope = await scopeOf(this.db, session);
-    if (scope.all) return row;
+    if (!row || !(await this.inScope(row, session))) throw notFound();
+    return row;
+  }
+
+  private async inScope(row: PlanRow, session: SessionContext): Promise<boolean> {
+    if ((await scopeOf(this.db, session)).all) return true;
     const devs = row.devs as PlanCreate['devs'];
     const target = devs.itemType === PLAN_ITEM_TYPES.meter ? 'meter' : 'dcu';
     try {
       await this.resolve(session, target, devs.devList);
+      return true;
     } catch {
-      throw notFound();
+      return false;
     }
-    return row;
   }
 
   private async requireButton(session: SessionContext, operation: OperationName): Promise<void> {

@@ -2,7 +2,7 @@ import { type CommandRecord, type Page, type Plan, RESULT_CODES } from '@meterde
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
-import { deviceCommand, poc, sysLog } from '../../db/schema';
+import { dcu, deviceCommand, poc, sysLog } from '../../db/schema';
 import { consumerAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
@@ -10,6 +10,7 @@ import { type Answer, scriptedDevice } from '../../test/scripted-device';
 
 const BATCH = '/serviceRequest/batchOperation';
 const ALL_BUTTONS = [
+  '/parameterSetting/dcuOperating/execute',
   `${BATCH}/relayDisconnect`,
   `${BATCH}/relayConnect`,
   `${BATCH}/clockSync`,
@@ -176,6 +177,82 @@ describe('meter operations through the head-end', () => {
   });
 });
 
+describe('reading and DCU operations', () => {
+  it('a real-time read answers the values scaled with their units', async () => {
+    const m = await onlineMeter([
+      (command) => ({
+        reqId: command.reqId,
+        code: '00',
+        items: [
+          { obis: '1-0:32.7.0.255', value: 2301 },
+          { obis: '1-0:1.8.0.255', value: 1234567 },
+        ],
+      }),
+    ]);
+    const res = await run(
+      operator,
+      'read',
+      [m.devAddr],
+      { obis: ['1-0:32.7.0.255', '1-0:1.8.0.255'] },
+      { planName: 'Real-time Metering Plan', pri: 5, pushType: 2, timeout: 30 },
+    );
+    expect(res.status).toBe(200);
+    await finished(operator, res.body.data.planid);
+    const [record] = await results(operator, res.body.data.planid);
+    expect(record?.items).toEqual([
+      expect.objectContaining({ obis: '1-0:32.7.0.255', raw: 2301, value: 230.1, unit: 'V' }),
+      expect.objectContaining({ obis: '1-0:1.8.0.255', raw: 1234567, value: 1234567, unit: 'Wh' }),
+    ]);
+    expect(m.device.received[0]).toMatchObject({
+      op: 'get',
+      items: [
+        { classId: 3, attribute: 2 },
+        { classId: 3, attribute: 2 },
+      ],
+    });
+  });
+
+  it('sends a DCU a raw frame and keeps its answering frame; a frame that is not hex is refused', async () => {
+    const dcuNo = `D${newId().slice(0, 10)}`.toUpperCase();
+    await t.db.insert(dcu).values({ id: newId(), dcuNo, gridId });
+    const device = await scriptedDevice(t.broker, 'dcu', dcuNo, [
+      (command) => ({ reqId: command.reqId, code: '00', frame: `E5${command.frame}` }),
+    ]);
+    await device.setOnline(true);
+    await expect
+      .poll(
+        () =>
+          t.app.headEnd.onlineStates([{ kind: 'dcu', key: dcuNo, viaDcu: null }]).then((s) => s.get(`dcu:${dcuNo}`)),
+        AFTER_RESPONSE,
+      )
+      .toBe(true);
+    const dcuRun = (params: object) =>
+      t.call<{ planid: string }>(
+        '/plan/createplan',
+        { planName: 'frame', devs: { itemType: 1, devList: [dcuNo] }, orders: [{ cmd: 'dcuFrame', params }] },
+        operator,
+      );
+    const bad = await dcuRun({ frame: '68 ZZ 16' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.data).toMatchObject({ issues: [{ field: 'orders.0.params.frame', key: 'hexFrame' }] });
+    // A meter operation on a DCU is refused too.
+    const mismatch = await t.call(
+      '/plan/createplan',
+      { planName: 'x', devs: { itemType: 1, devList: [dcuNo] }, orders: [{ cmd: 'relayConnect' }] },
+      operator,
+    );
+    expect(mismatch.body.data).toMatchObject({ issues: [{ field: 'devs.itemType' }] });
+    expect(device.received).toHaveLength(0);
+
+    const good = await dcuRun({ frame: '68 a0 16' });
+    expect(good.status).toBe(200);
+    await finished(operator, good.body.data.planid);
+    expect(device.received[0]).toMatchObject({ op: 'frame', frame: '68A016' });
+    const [record] = await results(operator, good.body.data.planid);
+    expect(record).toMatchObject({ deviceKind: 'dcu', deviceKey: dcuNo, resultCode: '00', frame: 'E568A016' });
+  });
+});
+
 describe('what is refused before anything is sent', () => {
   it('names unknown meters and meters outside the caller’s grid scope alike', async () => {
     const elsewhere = await meterAt(t, await gridNode(t));
@@ -244,6 +321,15 @@ describe('disconnect safeguards', () => {
     expect(res.body.data).toMatchObject({ planStatus: 'pendingApproval', jobId: null });
     const planid = res.body.data.planid;
     expect(await t.db.select().from(deviceCommand).where(eq(deviceCommand.planId, planid))).toHaveLength(0);
+
+    // Approvers of another grid neither see it nor reach it.
+    const outsider = await userOfGrid(t, await gridNode(t), [`${BATCH}/approve`]);
+    const pendingIds = async (cookie: string) =>
+      (await t.call<Page<Plan>>('/plan/pending', {}, cookie)).body.data.list.map((p) => p.planid);
+    expect(await pendingIds(approver)).toContain(planid);
+    expect(await pendingIds(outsider)).not.toContain(planid);
+    expect((await t.call('/plan/detail', { planid }, outsider)).status).toBe(404);
+    expect((await t.call('/plan/approve', { planid }, outsider)).status).toBe(404);
 
     const self = await t.call('/plan/approve', { planid }, requester);
     expect(self.status).toBe(403);
