@@ -5,6 +5,7 @@ export default defineConfig({
     projects: [
       'packages/contracts/vitest.config.ts',
       'packages/server/vitest.config.ts',
+      'packages/simulator/vitest.config.ts',
       'packages/web/vitest.config.ts',
     ],
   },

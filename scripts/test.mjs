@@ -1,5 +1,5 @@
-// `npm test`: the whole suite, as CI runs it. Lint, type check, contracts and server tests on
-// PGlite + the embedded broker, again on PostgreSQL / Mosquitto when they answer locally, web
+// `npm test`: the whole suite, as CI runs it. Lint, type check, contracts, simulator and server
+// tests on PGlite + the embedded broker, again on PostgreSQL / Mosquitto when they answer locally, web
 // tests, the production build, then the Playwright journeys in Debian's Chromium.
 // Ends with a plain `N passed, N failed` line.
 import { spawnSync } from 'node:child_process';
@@ -88,10 +88,15 @@ function ensureChromium() {
 
 step('lint (biome)', 'npx', ['biome', 'check', '.']);
 step('type check', 'npm', ['run', 'typecheck']);
-vitest('contracts and server tests on PGlite + embedded broker', ['contracts', 'server'], 'server-pglite', {
-  TEST_DATABASE_URL: undefined,
-  TEST_MQTT_URL: undefined,
-});
+vitest(
+  'contracts, simulator and server tests on PGlite + embedded broker',
+  ['contracts', 'simulator', 'server'],
+  'server-pglite',
+  {
+    TEST_DATABASE_URL: undefined,
+    TEST_MQTT_URL: undefined,
+  },
+);
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const mosquittoUrl = process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883';

@@ -136,8 +136,9 @@ const TREE: Draft[] = [
       hidden('addObis', '新增 OBIS', 'Add OBIS'),
       hidden('viewObis', '查看 OBIS', 'View OBIS'),
       del(),
+      exp(),
     ),
-    page('eventDefinition', '事件定义', 'Event Definition', button('save', '保存', 'Save')),
+    page('eventDefinition', '事件定义', 'Event Definition', button('save', '保存', 'Save'), del(), exp()),
     page('paramTemplateSetting', '参数模板', 'Parameter Template', detail(), button('save', '保存', 'Save')),
   ),
   area(

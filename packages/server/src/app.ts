@@ -11,6 +11,7 @@ import { registerAuthRoutes } from './auth/auth.routes';
 import type { SessionStore } from './auth/session';
 import type { Config } from './config';
 import type { Database } from './db/driver';
+import type { DeviceCredentials } from './headend/device-credentials';
 import type { HeadEnd, HeadEndOptions } from './headend/head-end';
 import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
 import { registerErrorHandler } from './http/error-handler';
@@ -23,6 +24,7 @@ import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
+import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -33,6 +35,7 @@ import { registerSystemLogRoutes } from './modules/system/syslog.routes';
 import { registerUserRoutes } from './modules/system/user.routes';
 import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
+import { devicePolicy } from './mqtt/device-policy';
 import { type RouteRecord, registerAccessControl } from './rbac/access';
 import { createServices } from './services';
 
@@ -59,6 +62,8 @@ export interface App {
   headEnd: HeadEnd;
   /** Every registered route with its access rule (the route sweep test walks it). */
   routes: RouteRecord[];
+  /** Device broker passwords: main.ts writes the simulator's fleet with them. */
+  deviceCredentials: DeviceCredentials;
 }
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
@@ -155,8 +160,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerGisRoutes(http, services.gis);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
   registerPlanRoutes(http, services.plans);
+  registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
+  broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));
   await registerSpa(http, config.webDist);
 
-  return { http, sessions, jobs, headEnd: services.headEnd, routes };
+  return { http, sessions, jobs, headEnd: services.headEnd, routes, deviceCredentials: services.deviceCredentials };
 }

@@ -21,6 +21,7 @@ const EnvSchema = z.object({
   OPERATOR_PASSWORD: z.string().min(6).max(18).optional(),
   CAPTCHA: z.enum(['on', 'off']).default('on'),
   DEMO: z.enum(['on', 'off']).optional(),
+  SIMULATOR: z.enum(['on', 'off']).optional(),
   SECRET_KEY: z
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, 'SECRET_KEY must be 32 bytes in base64')
@@ -65,6 +66,11 @@ export interface Config {
    * a clear archive; `DEMO=off`, or unset on PostgreSQL (a utility's production): never.
    */
   demoArchive: DemoArchive;
+  /**
+   * Whether `npm start` runs the device simulator on the archive's fleet. `SIMULATOR=on` forces it,
+   * `off` never; unset, it runs when the demo archive may be in use (DEMO not off, PGlite or DEMO=on).
+   */
+  simulator: boolean;
   /** Key of stored secrets; without it the server keeps one in DATA_DIR/secret.key. */
   secretKey: Buffer | undefined;
   sessionIdleMs: number;
@@ -104,6 +110,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const demoArchive: DemoArchive =
+    e.DEMO === 'on' ? 'whenEmpty' : e.DEMO === 'off' || e.DATABASE_URL ? 'never' : 'firstStart';
   return {
     port: e.PORT,
     host: e.HOST,
@@ -115,7 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.ADMIN_PASSWORD,
     operatorPassword: e.OPERATOR_PASSWORD,
     captchaEnabled: e.CAPTCHA === 'on',
-    demoArchive: e.DEMO === 'on' ? 'whenEmpty' : e.DEMO === 'off' || e.DATABASE_URL ? 'never' : 'firstStart',
+    demoArchive,
+    simulator: e.SIMULATOR ? e.SIMULATOR === 'on' : demoArchive !== 'never',
     secretKey: e.SECRET_KEY ? Buffer.from(e.SECRET_KEY, 'base64') : undefined,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,

@@ -48,4 +48,24 @@ describe('logs', () => {
     expect(logged).not.toContain('params:');
     expect(logged).not.toContain('Secret-Param-77');
   });
+
+  it('never writes a password property, however deep (device credentials of a fleet entry)', () => {
+    const seen: string[] = [];
+    const log = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _encoding, done) {
+          seen.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    const credentials = { username: 'dcu:DCU001', password: 'device-secret-1' };
+    log.info({ password: 'top-secret-2', dcu: { dcuNo: 'DCU001', credentials } }, 'fleet entry');
+    log.info(credentials, 'login');
+    const text = seen.join('');
+    expect(text).toContain('dcu:DCU001');
+    expect(text).not.toContain('device-secret-1');
+    expect(text).not.toContain('top-secret-2');
+  });
 });

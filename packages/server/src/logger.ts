@@ -37,7 +37,15 @@ export const createLogger = (level: string, destination?: DestinationStream) =>
   pino(
     {
       level,
-      redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+      redact: [
+        'req.headers.cookie',
+        'req.headers.authorization',
+        'res.headers["set-cookie"]',
+        // Device broker credentials (the fleet's entries, a broker user) if an object carrying one is logged.
+        'password',
+        '*.password',
+        '*.*.password',
+      ],
       serializers: { err: errorSerializer, error: errorSerializer },
     },
     destination,

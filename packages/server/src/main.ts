@@ -7,6 +7,7 @@ import { resolveSecretKey } from './crypto/secret-key';
 import { DataDirLocked } from './db/data-dir-lock';
 import { openDatabase } from './db/driver';
 import { seed } from './db/seed';
+import { launchSimulator, type SimulatorProcess } from './headend/simulator-process';
 import { createLogger } from './logger';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from './mqtt/broker';
 
@@ -44,11 +45,13 @@ async function main(): Promise<void> {
   await app.jobs.start();
   await app.headEnd.start();
 
+  let simulator: SimulatorProcess | null = null;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    await simulator?.stop();
     await app.http.close();
     await app.headEnd.stop();
     await app.jobs.stop();
@@ -68,6 +71,19 @@ async function main(): Promise<void> {
     },
     `Meterdesk is ready on http://localhost:${config.port}`,
   );
+  if (config.simulator && !stopping) {
+    simulator = await launchSimulator({
+      config,
+      broker,
+      db: database.db,
+      credentials: app.deviceCredentials,
+      log,
+    }).catch((err: unknown) => {
+      log.error({ err }, 'simulator not started');
+      return null;
+    });
+    if (stopping) await simulator?.stop();
+  }
 }
 
 main().catch((err) => {

@@ -7,7 +7,7 @@ import { SessionStore } from './auth/session';
 import type { Config } from './config';
 import { SecretBox } from './crypto/secret-box';
 import type { Database } from './db/driver';
-import { commonObisLookup } from './headend/commands';
+import { DeviceCredentials } from './headend/device-credentials';
 import { DEFAULT_HEADEND_OPTIONS, HeadEnd, type HeadEndOptions } from './headend/head-end';
 import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
@@ -16,6 +16,8 @@ import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
+import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
+import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group.service';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
@@ -69,7 +71,8 @@ export function createServices({
   const imports = createImports(secrets);
   const settings = new SettingsService(db, mailer, logRetention);
   const headEnd = new HeadEnd(db, broker, log, { ...headEndTiming, routeConcurrency: config.headendDcuConcurrency });
-  const plans = new PlanService(db, headEnd, jobs, commonObisLookup, settings, config);
+  const obis = new ObisCatalogue(db);
+  const plans = new PlanService(db, headEnd, jobs, obis, settings, config);
   jobs.register(
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
@@ -97,5 +100,11 @@ export function createServices({
     archive: createArchive(db, secrets),
     gis: new GisService(db, config),
     imports,
+    /** The OBIS and event definition pages' calls. */
+    parameters: createParameterCatalogues(db),
+    /** What the head-end reads of the OBIS catalogue and the event definitions. */
+    obis,
+    events: new EventCatalogue(db),
+    deviceCredentials: new DeviceCredentials(db, secrets),
   };
 }

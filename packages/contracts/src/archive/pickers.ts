@@ -1,4 +1,5 @@
 import type { Operation } from '../common/operation';
+import { eventDefinitionApi } from '../parameter/event-definition.api';
 import { consumerApi } from './consumer.api';
 import { dcuApi } from './dcu.api';
 import { PRIMARY_TABLE_NATURE } from './enums';
@@ -28,5 +29,7 @@ export const ARCHIVE_PICKERS = {
   /** A meter measures one POC: the others are offered. */
   freeMeters: { operation: meterApi.options, query: { free: true } },
   primaryTablePocs: { operation: pocApi.options, query: { nature: PRIMARY_TABLE_NATURE } },
+  /** The higher-level event of an event definition. */
+  eventDefinitions: { operation: eventDefinitionApi.options },
 } as const satisfies Record<string, ArchivePicker>;
 export type ArchivePickerName = keyof typeof ARCHIVE_PICKERS;

@@ -160,6 +160,11 @@ export const MESSAGES = {
   planOperationMismatch: 'The devices do not match the operation (meters or DCUs)',
   nothingToRetry: 'No device of this plan failed',
   obisNotReadable: 'Only OBIS items flagged read instantly can be read in real time',
+  // parameter setting
+  cgNameFormat: 'Only letters, digits and underscores are allowed',
+  eventDefinitionNotFound: 'The event definition does not exist',
+  eventParentCycle: 'An event cannot be its own higher-level event, directly or through others',
+  eventDefinitionInUse: 'This event is still the higher-level event of other events',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

@@ -30,5 +30,6 @@ export function defineOperation<Req extends z.ZodType, Res extends z.ZodType>(
 }
 
 export function needs(...resourceUris: string[]): OperationAccess {
-  return { anyOf: resourceUris };
+  // One resource may serve two roles (OBIS's addObis is both the add and the edit page).
+  return { anyOf: [...new Set(resourceUris)] };
 }

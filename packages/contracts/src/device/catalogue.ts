@@ -237,13 +237,3 @@ export const STANDARD_EVENTS: readonly StandardEvent[] = [
   { code: 80, name: 'Concentrator power down', level: 'severe', description: 'The DCU lost its supply' },
   { code: 81, name: 'Concentrator power up', level: 'regular', description: 'The DCU restarted' },
 ];
-
-/**
- * A register's value for display: raw × 10^scaler, rounded to the scaler's decimals so that binary
- * floating point does not show 230.10000000000002. Non-numbers (a clock, a state) pass unchanged.
- */
-export function applyScaler(raw: unknown, scaler: number): unknown {
-  if (typeof raw !== 'number' || !Number.isFinite(raw) || scaler === 0) return raw;
-  const value = raw * 10 ** scaler;
-  return scaler < 0 ? Number(value.toFixed(-scaler)) : value;
-}

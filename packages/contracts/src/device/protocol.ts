@@ -92,7 +92,11 @@ export const OBIS = {
   /** Push setup (class 40) of the interval data: its schedule is the transfer time. */
   pushSetup: '0-0:25.9.0.255',
   activityCalendar: '0-0:13.0.0.255',
-  /** DCU objects: its meter list blacklist and its collection task parameters. */
+  /**
+   * DCU objects (manufacturer range, class 1 Data, attribute 2): its parameters and its collection
+   * task parameters (objects shaped like DcuParametersSchema and DcuTaskParametersSchema in
+   * operations/operations.ts) and its blacklist (meter addresses).
+   */
   dcuBlacklist: '0-0:128.1.0.255',
   dcuTaskParameters: '0-0:128.2.0.255',
   dcuParameters: '0-0:128.0.0.255',
@@ -198,6 +202,16 @@ export const DeviceReadingSchema = z.object({
   value: z.unknown(),
 });
 export type DeviceReading = z.infer<typeof DeviceReadingSchema>;
+
+/**
+ * One row of a profile (class 7, attribute 2) read by range: `get` with `value: {from, to}` (ISO
+ * times, both included) answers an item whose value is these rows, oldest first. `values` holds the
+ * capture objects by OBIS code (registers in their raw unit); an event log row is a DeviceEvent.
+ */
+export const DeviceProfileRowSchema = z.object({ ts: z.string(), values: z.record(z.string(), z.number()) });
+export type DeviceProfileRow = z.infer<typeof DeviceProfileRowSchema>;
+export const ProfileRangeSchema = z.object({ from: z.string(), to: z.string() });
+export type ProfileRange = z.infer<typeof ProfileRangeSchema>;
 
 /** Hexadecimal frame: pairs of hex digits, spaces between bytes allowed. */
 export const HEX_FRAME = /^(?:[0-9A-Fa-f]{2})(?:\s?[0-9A-Fa-f]{2})*$/;

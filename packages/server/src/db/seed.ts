@@ -4,6 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import { hashPassword } from '../auth/password';
 import type { DemoArchive } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
+import { seedCatalogues } from './catalogue-seed';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
 import type { Db } from './driver';
 import { stableId } from './ids';
@@ -119,6 +120,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     }
 
     await seedReferenceData(tx);
+    await seedCatalogues(tx);
     const demo = options.demo;
     if (
       demo &&

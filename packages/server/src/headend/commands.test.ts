@@ -1,6 +1,7 @@
 import { OBIS, type PARAM_SYNC_MODES, ParamSyncParamsSchema } from '@meterdesk/contracts';
 import { describe, expect, it } from 'vitest';
-import { buildCommand, commonObisLookup } from './commands';
+import { commonObisLookup } from '../test/common-obis';
+import { buildCommand } from './commands';
 
 describe('device commands of operations', () => {
   it('relay commands name the target state: remote_disconnect (1) and remote_reconnect (2), main and external relay', async () => {

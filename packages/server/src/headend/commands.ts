@@ -8,10 +8,10 @@ import type {
   ReadParamsSchema,
 } from '@meterdesk/contracts';
 import {
-  COMMON_OBIS,
   type DeviceCommandItem,
   type DeviceOp,
   OBIS,
+  type ObisItem,
   type OperationName,
   PARAM_SYNC_PARTS,
   ACCOUNT_PAYMENT_MODES as PAYMENT,
@@ -29,21 +29,9 @@ export interface StoredCommand {
   systemClock?: boolean;
 }
 
-/** The catalogue entry of an OBIS item, as the head-end needs it. */
-export interface ObisEntry {
-  obis: string;
-  classId: number;
-  attribute: number;
-  unit: string;
-  scaler: number;
-  description: string;
-  readInstantly: boolean;
-  channelOption: boolean;
-}
-
-/** The OBIS catalogue the commands are built from (modules/parameter). */
+/** The OBIS catalogue the commands are built from (modules/parameter/obis-catalogue.ts). */
 export interface ObisLookup {
-  byCodes(codes: readonly string[]): Promise<Map<string, ObisEntry>>;
+  byCodes(codes: readonly string[]): Promise<Map<string, ObisItem>>;
   channels(): Promise<string[]>;
 }
 
@@ -150,24 +138,3 @@ export async function buildCommand(
       return { op: 'reboot', items: [] };
   }
 }
-
-/** The catalogue's common objects (contracts), until the OBIS catalogue pages keep them in the database. */
-export const commonObisLookup: ObisLookup = {
-  byCodes: async (codes) =>
-    new Map(
-      COMMON_OBIS.filter((item) => codes.includes(item.obis)).map((item) => [
-        item.obis,
-        {
-          obis: item.obis,
-          classId: item.classId,
-          attribute: item.attribute,
-          unit: item.unit === 'none' ? '' : item.unit,
-          scaler: item.scaler,
-          description: item.description,
-          readInstantly: item.flags.readInstantly === true,
-          channelOption: item.flags.channelOption === true,
-        },
-      ]),
-    ),
-  channels: async () => COMMON_OBIS.filter((item) => item.flags.channelOption).map((item) => item.obis),
-};

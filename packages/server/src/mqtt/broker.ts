@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { Aedes, type AedesPublishPacket, type Client } from 'aedes';
+import { Aedes, type AedesPublishPacket, type AuthenticateHandler, type Client } from 'aedes';
 import type { FastifyBaseLogger } from 'fastify';
 import mqtt from 'mqtt';
 import type { SessionsEnded } from '../auth/session';
+import type { DeviceIdentity, DevicePolicy } from './device-policy';
 
 /** The session a browser's broker connection belongs to; the connection ends with it. */
 export interface BrowserSession {
@@ -33,6 +34,8 @@ export interface Broker {
   endBrowserSessions?(ended: SessionsEnded): void;
   /** Embedded only: the sessions that have a browser connected. */
   browserSessions?(): string[];
+  /** Embedded only: TCP clients log in as devices and are held to this policy (until then, all are refused). */
+  admitDevices?(policy: DevicePolicy): void;
   /** The embedded broker's TCP port, when it listens. */
   tcpPort: number | null;
   close(): Promise<void>;
@@ -60,39 +63,93 @@ interface BrowserLink {
 }
 
 const refuse = (returnCode: number, message: string) => Object.assign(new Error(message), { returnCode }) as never;
+type Done = Parameters<AuthenticateHandler>[3];
 
 export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Broker> {
   // Browser streams whose MQTT CONNECT has not arrived yet, then the connected browser clients.
   const pending = new Map<object, BrowserLink>();
   const browsers = new Map<Client, BrowserLink>();
+  // Set by the app (`admitDevices`); until then every TCP client is refused.
+  let devicePolicy: DevicePolicy | null = null;
+  const deviceOf = new WeakMap<Client, DeviceIdentity>();
+  // Who holds a client id: a browser's session or a device. Another holder may not take the id over.
+  const holderOf = (client: Client | undefined) => {
+    const link = client ? browsers.get(client) : undefined;
+    const device = client ? deviceOf.get(client) : undefined;
+    if (link) return `session ${link.session.tokenHash}`;
+    return device ? `device ${device.kind}:${device.key}` : undefined;
+  };
+  const idTakenFrom = (client: Client, holder: string) => {
+    const current = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[client.id];
+    return current !== undefined && holderOf(current) !== holder;
+  };
+
+  const admitDevice = (client: Client, username: string | undefined, password: Buffer | undefined, done: Done) => {
+    const policy = devicePolicy;
+    if (!policy) return done(refuse(5, 'not authorised'), false);
+    policy.admit(username, password).then(
+      (admission) => {
+        if ('refused' in admission) return done(refuse(admission.refused, 'device refused'), false);
+        const { device } = admission;
+        if (idTakenFrom(client, `device ${device.kind}:${device.key}`))
+          return done(refuse(2, 'client id in use'), false);
+        deviceOf.set(client, device);
+        done(null, true);
+      },
+      (err: unknown) => {
+        options.log.warn({ err }, 'device admission failed');
+        done(refuse(3, 'server unavailable'), false);
+      },
+    );
+  };
+
   const aedes = await Aedes.createBroker({
-    authenticate: (client, _username, _password, done) => {
-      // Devices arrive with the simulator issue; until then only browsers, vouched for by their session, connect.
+    authenticate: (client, username, password, done) => {
+      // A browser arrives through /mqtt, vouched for by its session; any other connection must be a device.
       const link = pending.get(client.conn);
-      if (!link) return done(refuse(5, 'not authorised'), false);
+      if (!link) return admitDevice(client, username, password as Buffer | undefined, done);
       pending.delete(client.conn);
-      // A client id belongs to the session that first used it: another session may not take it over.
-      const holder = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[client.id];
-      const holderLink = holder ? browsers.get(holder) : undefined;
-      if (holder && holderLink?.session.tokenHash !== link.session.tokenHash) {
-        return done(refuse(2, 'client id in use'), false);
-      }
+      if (idTakenFrom(client, `session ${link.session.tokenHash}`)) return done(refuse(2, 'client id in use'), false);
       browsers.set(client, link);
       done(null, true);
     },
     authorizeSubscribe: (client, subscription, done) => {
       const link = client ? browsers.get(client) : undefined;
+      const device = client ? deviceOf.get(client) : undefined;
       // A refused subscription is negated (SUBACK 128); the connection itself stays up.
       const answer = (allowed: boolean) => done(null, allowed ? subscription : (null as never));
-      if (!link) return answer(false);
-      link.policy.maySubscribe(link.session, subscription.topic).then(answer, (err: unknown) => {
-        options.log.warn({ err }, 'browser subscription check failed');
+      const checked = link
+        ? link.policy.maySubscribe(link.session, subscription.topic)
+        : device && devicePolicy
+          ? devicePolicy.maySubscribe(device, subscription.topic)
+          : null;
+      if (!checked) return answer(false);
+      checked.then(answer, (err: unknown) => {
+        options.log.warn({ err }, 'subscription check failed');
         answer(false);
       });
     },
-    authorizePublish: (client, _packet, done) => {
-      if (client && browsers.has(client)) done(new Error('browsers do not publish'));
-      else done(null);
+    authorizePublish: (client, packet, done) => {
+      // No client: a will the broker itself replays.
+      if (!client) return done(null);
+      if (browsers.has(client)) return done(new Error('browsers do not publish'));
+      const device = deviceOf.get(client);
+      const policy = devicePolicy;
+      if (!device || !policy) return done(new Error('not authorised'));
+      // Refused, the publish is dropped and Aedes closes the connection (MQTT 3.1.1 has no negative PUBACK).
+      policy.mayPublish(device, packet.topic, packet.retain).then(
+        (allowed) => {
+          if (allowed) return done(null);
+          options.log.warn({ device: `${device.kind}:${device.key}`, topic: packet.topic }, 'device publish refused');
+          done(new Error('topic not the device’s'));
+        },
+        (err: unknown) => done(err instanceof Error ? err : new Error('publish check failed')),
+      );
+    },
+    authorizeForward: (client, packet) => {
+      const device = deviceOf.get(client);
+      if (device && devicePolicy && !devicePolicy.mayReceive(device, packet.topic)) return null;
+      return packet;
     },
   });
   aedes.on('clientDisconnect', (client) => browsers.delete(client));
@@ -153,6 +210,9 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       stream.once('close', () => pending.delete(stream));
       aedes.handle(stream as never);
     },
+    admitDevices: (policy) => {
+      devicePolicy = policy;
+    },
     browserSessions: () => [...new Set([...browsers.values()].map((link) => link.session.tokenHash))],
     endBrowserSessions: (ended) => {
       const matches = endedBy(ended);
@@ -170,8 +230,11 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       }
     },
     close: async () => {
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      // The listener stops accepting now, but reports closed only once its connections are gone:
+      // closing Aedes ends them (devices stay connected otherwise).
+      const listenerClosed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      await listenerClosed;
     },
   };
 }

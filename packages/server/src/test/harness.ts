@@ -93,6 +93,8 @@ export interface TestAppOptions {
   embeddedBroker?: boolean;
   /** Start the head-end (after the job system, which it needs: `jobs` is implied), with short pauses. */
   headEnd?: boolean;
+  /** The embedded broker listens for devices on a random TCP port (`broker.tcpPort`); implies `embeddedBroker`. */
+  deviceListener?: boolean;
 }
 
 /**
@@ -112,10 +114,10 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     ...overrides,
   };
   const { database, drop } = await openTestDatabase();
-  const mqttUrl = options.embeddedBroker ? undefined : process.env.TEST_MQTT_URL;
+  const mqttUrl = options.embeddedBroker || options.deviceListener ? undefined : process.env.TEST_MQTT_URL;
   const broker = mqttUrl
     ? await connectExternalBroker(mqttUrl)
-    : await startEmbeddedBroker({ tcpPort: null, log: { warn: () => {} } as never });
+    : await startEmbeddedBroker({ tcpPort: options.deviceListener ? 0 : null, log: { warn: () => {} } as never });
   const secretKey = randomBytes(32);
   const start = async () => {
     const built = await buildApp({

@@ -79,9 +79,29 @@ export interface TimeRangeFilter {
   maxDays: number;
 }
 
+/** The hidden pages of an entity's add and edit form and of its detail (edit may share add's). */
+export interface CrudPagePaths {
+  add: string;
+  edit: string;
+  detail: string;
+}
+
+/** Where the resource tree puts an entity's form and detail unless the entity says otherwise. */
+export const crudPagePaths = (pagePath: string): CrudPagePaths => ({
+  add: `${pagePath}/add`,
+  edit: `${pagePath}/edit`,
+  detail: `${pagePath}/detail`,
+});
+
 /** What the generic list, form and detail screens run on: one entity and its operations. */
 export interface CrudConfig {
   entity: AnyEntity;
+  pages: CrudPagePaths;
+  /**
+   * The button resource under which the list adds and edits in a dialog, for a page the resource
+   * tree gives no add or edit page (the event definitions' `save`).
+   */
+  formDialog?: string;
   /** A paged list, or (`tree`) the whole tree in one answer, nodes carrying `children`. */
   list?: Operation;
   tree?: Operation;
@@ -133,6 +153,9 @@ type InputKey<C extends z.ZodType> = Extract<keyof z.input<C>, string>;
 
 export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U extends z.ZodType> {
   entity: EntityDefinition<S>;
+  /** The form and detail pages, when the resource tree names them otherwise than add, edit and detail. */
+  pages?: CrudPagePaths;
+  formDialog?: string;
   operations: {
     list?: Operation<z.ZodType, z.ZodType<Page<Shape<S>>>>;
     tree?: Operation<z.ZodType, z.ZodType<Shape<S>[]>>;
@@ -209,6 +232,8 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
   }
   return {
     entity: entity as unknown as AnyEntity,
+    pages: definition.pages ?? crudPagePaths(entity.pagePath),
+    formDialog: definition.formDialog,
     list: operations.list,
     tree: operations.tree,
     detail: operations.detail,

@@ -81,7 +81,7 @@ export function CrudDetailPage({ crud }: { crud: CrudConfig }) {
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const listLocation = useListLocation(crud.entity.pagePath);
-  const editPath = `${crud.entity.pagePath}/edit`;
+  const editPath = crud.pages.edit;
   const detail = useQuery({
     queryKey: [crud.entity.name, 'detail', id],
     queryFn: ({ signal }) => {

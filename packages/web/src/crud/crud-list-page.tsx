@@ -22,6 +22,7 @@ import { errorText } from '@/i18n/message-text';
 import { useLanguage } from '@/i18n/use-language';
 import { type CrudConfig, DELETE_ACTION, describeField, type Row, requestShape, shownValue } from './crud-config';
 import { CrudDetail } from './crud-detail';
+import { CrudFormDialog } from './crud-form-dialog';
 import { asDeleteResult, useDeleteReport } from './delete-report';
 import { ExportDialog } from './export-dialog';
 import { FilterBar } from './filter-bar';
@@ -170,11 +171,12 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
     onError: (error) => message.error(errorText(t, error)),
   });
 
-  const addPath = `${entity.pagePath}/add`;
-  const editPath = `${entity.pagePath}/edit`;
-  const detailPath = `${entity.pagePath}/detail`;
-  const canAdd = Boolean(crud.create) && permissions.pages.has(addPath);
-  const canEdit = Boolean(crud.update) && permissions.pages.has(editPath);
+  const { add: addPath, edit: editPath, detail: detailPath } = crud.pages;
+  const dialog = crud.formDialog;
+  const canAdd = Boolean(crud.create) && (dialog ? permissions.buttons.has(dialog) : permissions.pages.has(addPath));
+  const canEdit = Boolean(crud.update) && (dialog ? permissions.buttons.has(dialog) : permissions.pages.has(editPath));
+  // The record a form dialog edits, or `{}` while it adds one.
+  const [editing, setEditing] = useState<{ row?: Row } | null>(null);
   const canExport = Boolean(crud.exportFile) && permissions.buttons.has(`${entity.pagePath}/export`);
   const canImport = Boolean(crud.importCalls) && permissions.buttons.has(`${entity.pagePath}/import`);
   const [importing, setImporting] = useState(false);
@@ -242,7 +244,7 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
                 crud={crud}
                 action={{ key: 'edit', label: 'common.actions.edit', icon: <EditOutlined /> }}
                 rowKey={key}
-                onClick={() => navigate(`${editPath}?id=${id}`)}
+                onClick={() => (dialog ? setEditing({ row }) : navigate(`${editPath}?id=${id}`))}
               />
             )}
             {rowActions.visibleFor(row).map((action) => (
@@ -312,7 +314,12 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
           </Button>
         )}
         {canAdd && (
-          <Button type="primary" icon={<PlusOutlined />} data-testid="crud-add" onClick={() => navigate(addPath)}>
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            data-testid="crud-add"
+            onClick={() => (dialog ? setEditing({}) : navigate(addPath))}
+          >
             {t('common.actions.add')}
           </Button>
         )}
@@ -396,6 +403,7 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         />
       )}
       {exporting && <ExportDialog crud={crud} query={body} onClose={() => setExporting(false)} />}
+      {editing && <CrudFormDialog crud={crud} record={editing.row} onClose={() => setEditing(null)} />}
     </Flex>
   );
 }

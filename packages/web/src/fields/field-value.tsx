@@ -44,6 +44,9 @@ export function FieldValue({ field, value }: { field: FieldDescriptor; value: un
     );
   }
   switch (field.widget) {
+    // A column of flags reads at a glance when yes stands out from no.
+    case 'switch':
+      return <Tag color={value === true ? 'green' : 'default'}>{fieldText(field, value, t)}</Tag>;
     case 'textarea':
       // A notice or remark keeps the lines it was written in.
       return <span style={{ whiteSpace: 'pre-wrap' }}>{fieldText(field, value, t)}</span>;

@@ -1,6 +1,7 @@
 import {
   consumerEntity,
   dcuEntity,
+  eventDefinitionEntity,
   flattenResourceTree,
   GIS_RES,
   gridEntity,
@@ -9,6 +10,8 @@ import {
   meterEntity,
   meterTypeEntity,
   moduleEntity,
+  OBIS_RES,
+  obisEntity,
   orgEntity,
   PLAN_RES,
   POC_RES,
@@ -26,16 +29,23 @@ import type { CrudPages } from '@/crud/crud-pages';
 
 const SPEC_URIS: ReadonlySet<string> = new Set(flattenResourceTree(RESOURCE_TREE).map(({ seed }) => seed.uri));
 
-/** The list page of an entity and those of its add/edit/detail pages the resource tree declares. */
-function crudRoutes(pagePath: string, load: () => Promise<CrudPages>): [string, LazyPage][] {
+/**
+ * The list page of an entity and those of its add/edit/detail pages the resource tree declares
+ * (`pages`: where they are when not add, edit and detail; edit may be add's page).
+ */
+function crudRoutes(
+  pagePath: string,
+  load: () => Promise<CrudPages>,
+  pages = { add: `${pagePath}/add`, edit: `${pagePath}/edit`, detail: `${pagePath}/detail` },
+): [string, LazyPage][] {
   const list = lazyPage(() => load().then((pages) => pages.list));
   const form = lazyPage(() => load().then((pages) => pages.form));
   const detail = lazyPage(() => load().then((pages) => pages.detail));
   const routes: [string, LazyPage][] = [
     [pagePath, list],
-    [`${pagePath}/add`, form],
-    [`${pagePath}/edit`, form],
-    [`${pagePath}/detail`, detail],
+    [pages.add, form],
+    [pages.edit, form],
+    [pages.detail, detail],
   ];
   return routes.filter(([uri]) => SPEC_URIS.has(uri));
 }
@@ -70,6 +80,11 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   ...crudRoutes(pocEntity.pagePath, () => import('./archive/poc.resource').then((m) => m.pocPages)),
   [POC_RES.replace, lazyPage(() => import('./archive/poc-replace.page').then((m) => m.PocReplacePage))],
   [GIS_RES, lazyPage(() => import('@/pages/archive/gis/gis.page').then((m) => m.GisPage))],
+  ...crudRoutes(obisEntity.pagePath, () => import('./parameter/obis.resource').then((m) => m.obisPages), OBIS_RES),
+  [OBIS_RES.list, lazyPage(() => import('./parameter/obis.resource').then((m) => m.obisPages.list))],
+  ...crudRoutes(eventDefinitionEntity.pagePath, () =>
+    import('./parameter/event-definition.resource').then((m) => m.eventDefinitionPages),
+  ),
   [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
   [
     PLAN_RES.dcuOperating,

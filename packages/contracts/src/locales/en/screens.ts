@@ -1,11 +1,13 @@
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
+import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
 import { resource } from './resource';
@@ -36,4 +38,6 @@ export const enScreens = {
   poc,
   gis,
   operations,
+  obis,
+  eventDefinition,
 };

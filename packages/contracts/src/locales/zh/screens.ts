@@ -3,11 +3,13 @@ import type { enScreens } from '../en/screens';
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
+import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
 import { resource } from './resource';
@@ -34,4 +36,6 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   poc,
   gis,
   operations,
+  obis,
+  eventDefinition,
 };

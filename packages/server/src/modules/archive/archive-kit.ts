@@ -293,12 +293,19 @@ export class ArchiveService<
 
   /** Whether a business key is taken anywhere: keys are unique across the whole archive, not per scope. */
   isTaken(field: U, value: string, exceptId?: string): Promise<boolean> {
+    return this.taken(this.db, this.definition.unique[field].column, value.trim(), exceptId);
+  }
+
+  /**
+   * The key compared as text in any case. A text key's `lower(key::text)` is the expression its unique
+   * index holds; a number key (an event code) is compared as the text the check call sends.
+   */
+  private taken(db: Executor, column: AnyPgColumn, value: string, exceptId?: string): Promise<boolean> {
     const d = this.definition;
-    const { column } = d.unique[field];
     return anyRow(
-      this.db,
+      db,
       d.table,
-      and(eq(sql`lower(${column})`, value.trim().toLowerCase()), exceptId ? ne(d.idColumn, exceptId) : undefined),
+      and(eq(sql`lower(${column}::text)`, value.toLowerCase()), exceptId ? ne(d.idColumn, exceptId) : undefined),
     );
   }
 
@@ -306,13 +313,8 @@ export class ArchiveService<
     const d = this.definition;
     for (const [field, { column }] of Object.entries<UniqueKey>(d.unique)) {
       const value = (input as Record<string, unknown>)[field];
-      if (typeof value !== 'string' || value === '') continue;
-      const taken = await anyRow(
-        tx,
-        d.table,
-        and(eq(sql`lower(${column})`, value.toLowerCase()), exceptId ? ne(d.idColumn, exceptId) : undefined),
-      );
-      if (taken) throw existedError(d.entity, field);
+      if ((typeof value !== 'string' && typeof value !== 'number') || value === '') continue;
+      if (await this.taken(tx, column, String(value), exceptId)) throw existedError(d.entity, field);
     }
   }
 

@@ -1,5 +1,4 @@
 import {
-  applyScaler,
   type CommandRecord,
   type DeviceKind,
   MAX_BATCH_DEVICES,
@@ -11,6 +10,8 @@ import {
   type PlanStatus,
   RESULT,
   RESULT_CODES,
+  scaled,
+  unitSymbol,
 } from '@meterdesk/contracts';
 import { and, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
@@ -357,8 +358,8 @@ export class PlanService {
           obis: item.obis,
           ...(item.code ? { code: item.code } : {}),
           ...(item.value !== undefined ? { raw: item.value } : {}),
-          ...(item.value !== undefined ? { value: entry ? applyScaler(item.value, entry.scaler) : item.value } : {}),
-          ...(entry ? { unit: entry.unit, description: entry.description } : {}),
+          ...(item.value !== undefined ? { value: entry ? scaled(entry, item.value).value : item.value } : {}),
+          ...(entry ? { unit: unitSymbol(entry.unit), description: entry.description } : {}),
         };
       }),
       frame: (row.answer as { frame?: string } | null)?.frame ?? null,

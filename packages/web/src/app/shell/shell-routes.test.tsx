@@ -11,8 +11,8 @@ const emptyPage = { list: [], total: 0, curPage: 1, pageSize: 10 };
 describe('shell routes', () => {
   it('opens a permitted page that a later issue builds as an empty state', async () => {
     renderInShell(
-      permittedTree(['/dashboard', '/parameterSetting/eventDefinition']),
-      '/parameterSetting/eventDefinition',
+      permittedTree(['/dashboard', '/parameterSetting/paramTemplateSetting']),
+      '/parameterSetting/paramTemplateSetting',
     );
 
     const placeholder = await screen.findByTestId('later-release');
@@ -70,6 +70,8 @@ describe('page registry', () => {
       '/archiveSetting/gis',
       '/serviceRequest/batchOperation',
       '/parameterSetting/dcuOperating',
+      '/parameterSetting/obisManagement',
+      '/parameterSetting/eventDefinition',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
     expect(built.length).toBeGreaterThan(15);

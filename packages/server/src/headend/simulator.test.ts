@@ -1,0 +1,210 @@
+import {
+  DCU_OPERATIONS,
+  type DeviceKind,
+  METER_OPERATIONS,
+  type OperationName,
+  type Plan,
+  type PlanProgress,
+  progressTopic,
+  RELAY_STATES,
+} from '@meterdesk/contracts';
+import { type Simulator, startSimulator } from '@meterdesk/simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../db/ids';
+import { dcu, meter } from '../db/schema';
+import { gridNode, userOfGrid } from '../test/archive-fixtures';
+import { AFTER_RESPONSE } from '../test/constants';
+import { createTestApp, type TestApp } from '../test/harness';
+import { buildFleet } from './fleet';
+
+/*
+ * The head-end against the simulator on a real broker: the embedded one (devices log in with their
+ * credentials on its TCP listener), or the machine's Mosquitto when TEST_MQTT_URL names it.
+ */
+
+const BUTTONS = [
+  ...new Set(
+    [...METER_OPERATIONS, ...DCU_OPERATIONS].map((op) =>
+      op.startsWith('dcu') ? '/parameterSetting/dcuOperating/execute' : `/serviceRequest/batchOperation/${op}`,
+    ),
+  ),
+];
+const external = process.env.TEST_MQTT_URL;
+
+let t: TestApp;
+let sim: Simulator;
+let operator: string;
+const dcuNo = `D${newId().slice(0, 9)}`.toUpperCase();
+const meters: string[] = [];
+const direct = `M${newId().slice(0, 11)}`.toUpperCase();
+
+/** Parameters each operation is run with here. */
+const PARAMS: Partial<Record<OperationName, object>> = {
+  clockSync: { source: 'custom', time: '2026-11-25T08:00:00+08:00' },
+  paramSync: { mode: 'all' },
+  read: { obis: ['1-0:32.7.0.255', '1-0:1.8.0.255', '0-0:1.0.0.255'] },
+  dcuSetParameters: { heartbeatSeconds: 120 },
+  dcuSetTaskParameters: { enabled: true, collectPeriodMinutes: 15 },
+  dcuSetBlacklist: { meters: [] },
+  dcuSetClock: { source: 'system' },
+  dcuFrame: { frame: '68 01 02 16' },
+};
+
+beforeAll(async () => {
+  t = await createTestApp({}, { headEnd: true, deviceListener: !external });
+  const gridId = await gridNode(t);
+  const dcuId = newId();
+  await t.db.insert(dcu).values({ id: dcuId, dcuNo, gridId });
+  for (let i = 0; i < 32; i++) meters.push(`${dcuNo}M${String(i).padStart(2, '0')}`);
+  await t.db
+    .insert(meter)
+    .values([
+      ...meters.map((devAddr) => ({ id: newId(), devAddr, gridId, dcuId })),
+      { id: newId(), devAddr: direct, gridId },
+    ]);
+  operator = await userOfGrid(t, gridId, BUTTONS);
+  const fleet = await buildFleet(t.db, t.app.deviceCredentials);
+  sim = startSimulator({
+    url: external ?? `mqtt://127.0.0.1:${t.broker.tcpPort}`,
+    fleet,
+    seed: 11,
+    knobs: { latency: { min: 20, median: 50, max: 200 }, rebootSec: 1 },
+  });
+  await sim.ready;
+  await until(() => online([...meters, direct]));
+}, 120_000);
+afterAll(async () => {
+  await sim?.stop();
+  await t?.close();
+});
+
+/** Waits (outside a test, where expect.poll is not available) until `check` holds. */
+async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('the simulated fleet did not come online');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function online(keys: string[], kind: DeviceKind = 'meter'): Promise<boolean> {
+  const states = await t.app.headEnd.onlineStates(
+    keys.map((key) => ({ kind, key, viaDcu: kind === 'meter' && key !== direct ? dcuNo : null })),
+  );
+  return [...states.values()].every(Boolean);
+}
+
+const plan = (cmd: OperationName, devList: string[], extra: object = {}) =>
+  t.call<{ planid: string; jobId: string }>(
+    '/plan/createplan',
+    {
+      planName: cmd,
+      devs: { itemType: cmd.startsWith('dcu') ? 1 : 0, devList },
+      orders: [{ cmd, params: PARAMS[cmd] ?? {} }],
+      ...extra,
+    },
+    operator,
+  );
+
+async function outcome(planid: string): Promise<Plan> {
+  await expect
+    .poll(async () => (await t.call<Plan>('/plan/detail', { planid }, operator)).body.data.planStatus, {
+      timeout: 60_000,
+      interval: 100,
+    })
+    .toBe('finished');
+  return (await t.call<Plan>('/plan/detail', { planid }, operator)).body.data;
+}
+
+describe('every operation against the simulator', () => {
+  it.each(METER_OPERATIONS)('%s succeeds on an online meter behind a DCU and on a direct meter', async (op) => {
+    const res = await plan(op, [meters[0] as string, direct]);
+    expect(res.status).toBe(200);
+    expect((await outcome(res.body.data.planid)).byCode).toEqual({ '00': 2 });
+  });
+
+  it.each(DCU_OPERATIONS)('%s succeeds on an online DCU', async (op) => {
+    const res = await plan(op, [dcuNo]);
+    expect(res.status).toBe(200);
+    expect((await outcome(res.body.data.planid)).byCode).toEqual({ '00': 1 });
+    // A reboot takes the DCU away for a moment; the next operation waits until it is back.
+    if (op === 'dcuReboot')
+      await expect.poll(() => online([dcuNo], 'dcu'), { timeout: 30_000, interval: 200 }).toBe(true);
+  });
+
+  it('a disconnect leaves the relay disconnected and a connect closes it: target states, not toggles', async () => {
+    const addr = meters[1] as string;
+    for (let i = 0; i < 2; i++) {
+      const res = await plan('relayDisconnect', [addr]);
+      expect((await outcome(res.body.data.planid)).byCode).toEqual({ '00': 1 });
+    }
+    expect(sim.device(addr).state().mainRelay).toBe(RELAY_STATES.disconnected);
+    const res = await plan('relayConnect', [addr]);
+    await outcome(res.body.data.planid);
+    expect(sim.device(addr).state().mainRelay).toBe(RELAY_STATES.connected);
+  });
+});
+
+describe('faults', () => {
+  it('an offline meter is refused with MThasOffline; one that drops before its turn ends with 90', async () => {
+    const addr = meters[2] as string;
+    sim.device(addr).setOnline(false);
+    await expect.poll(() => online([addr]), AFTER_RESPONSE).toBe(false);
+    const refused = await plan('relayConnect', [addr]);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ msg: 'MThasOffline', data: { devices: [addr] } });
+    sim.device(addr).setOnline(true);
+    await expect.poll(() => online([addr]), AFTER_RESPONSE).toBe(true);
+
+    const later = await plan('relayConnect', [addr], {
+      crontab: { starttime: Math.ceil(Date.now() / 1000) + 3, count: 1 },
+    });
+    expect(later.status).toBe(200);
+    sim.device(addr).setOnline(false);
+    expect((await outcome(later.body.data.planid)).byCode).toEqual({ '90': 1 });
+    sim.device(addr).setOnline(true);
+    await expect.poll(() => online([addr]), AFTER_RESPONSE).toBe(true);
+  });
+
+  it('a silent meter ends with 99', async () => {
+    const addr = meters[3] as string;
+    sim.device(addr).setFault({ silent: true });
+    const res = await plan('relayConnect', [addr], { timeout: 5 });
+    expect((await outcome(res.body.data.planid)).byCode).toEqual({ '99': 1 });
+    sim.device(addr).setFault({ silent: false });
+  }, 60_000);
+
+  it('a busy meter answers 91, and the retry succeeds', async () => {
+    const addr = meters[4] as string;
+    sim.device(addr).setFault({ busyNext: 1 });
+    const res = await plan('clockSync', [addr]);
+    expect((await outcome(res.body.data.planid)).byCode).toEqual({ '00': 1 });
+    const results = await t.call<{ list: { attempts: { code: string }[] }[] }>(
+      '/plan/results',
+      { planid: res.body.data.planid },
+      operator,
+    );
+    expect(results.body.data.list[0]?.attempts.map((a) => a.code)).toEqual(['91', '00']);
+  });
+});
+
+it('a batch clock sync on 30 meters reports each result live on progress/{jobId}', async () => {
+  const batch = meters.slice(2, 32);
+  const res = await plan('clockSync', batch, { crontab: { starttime: Math.ceil(Date.now() / 1000) + 2, count: 1 } });
+  expect(res.status).toBe(200);
+  const seen = new Map<string, string | null>();
+  let last: PlanProgress | null = null;
+  const stop = await t.broker.subscribe(progressTopic(res.body.data.jobId), (_topic, payload) => {
+    last = JSON.parse(payload.toString()) as PlanProgress;
+    for (const r of last.results) seen.set(r.deviceKey, r.resultCode);
+  });
+  try {
+    await expect.poll(() => (last as PlanProgress | null)?.done, { timeout: 60_000, interval: 100 }).toBe(30);
+    expect(seen.size).toBe(30);
+    expect([...seen.values()].every((code) => code === '00')).toBe(true);
+  } finally {
+    await stop();
+  }
+  expect(sim.stats().duplicateSends).toBe(0);
+  expect(sim.stats().executedTwice).toBe(0);
+}, 90_000);

@@ -1,0 +1,522 @@
+import {
+  ACCOUNT_PAYMENT_MODES,
+  COMMON_OBIS,
+  type DeviceEvent,
+  type DeviceKind,
+  type DeviceProfileRow,
+  type DeviceReading,
+  DLMS_UNITS,
+  OBIS,
+  ProfileRangeSchema,
+  RELAY_STATES,
+  RESULT_CODES,
+  type RelayState,
+  type ResultCode,
+} from '@meterdesk/contracts';
+import {
+  DAY_MS,
+  dailyRows,
+  type FrozenRow,
+  instantaneous,
+  intervalRows,
+  type MeterModel,
+  monthlyRows,
+  type Registers,
+  registersAt,
+  registersOf,
+} from './energy';
+import { EVENT, makeEvent } from './events';
+
+export interface Faults {
+  /** Answer the next n commands busy (91). */
+  busyNext: number;
+  /** Online, but answers nothing. */
+  silent: boolean;
+  /** Fail every item of the next n commands executed (02). */
+  failNext: number;
+  /** Items on these OBIS codes fail (02); the others succeed, so the reply is a partial success (01). */
+  failObis: string[];
+  /** Lose the next n commands on the way in. */
+  dropNext: number;
+  /** Execution time, ms, instead of the fleet's latency distribution. */
+  latencyMs: number | null;
+}
+
+export const NO_FAULTS: Faults = {
+  busyNext: 0,
+  silent: false,
+  failNext: 0,
+  failObis: [],
+  dropNext: 0,
+  latencyMs: null,
+};
+
+const FIRMWARE = ['MT-2.1.4', 'MT-2.2.0', 'MT-2.3.1'];
+const DCU_FIRMWARE = ['DC-5.0.2', 'DC-5.1.0'];
+export const firmwareFor = (kind: DeviceKind, u: number) => {
+  const list = kind === 'dcu' ? DCU_FIRMWARE : FIRMWARE;
+  return list[Math.floor(u * list.length)]!;
+};
+
+/** Log entries a device keeps of what happened to it (relay, clock); the spontaneous ones are recomputed. */
+const LOG_LIMIT = 500;
+
+export class Device {
+  online = true;
+  /** setOnline() from a test or an operator: overrides the knobs. */
+  forcedOnline: boolean | null = null;
+  baseOffline = false;
+  flapping = false;
+  rebooting = false;
+  mainRelay: RelayState = RELAY_STATES.connected;
+  externalRelay: RelayState = RELAY_STATES.connected;
+  paymentMode: number = ACCOUNT_PAYMENT_MODES.credit;
+  /** Clock offset from true time at `clockSince`, and its drift, ms per ms. */
+  clockOffsetMs = 0;
+  clockSince = Date.now();
+  driftPerMs = 0;
+  clockInvalid = false;
+  capturePeriodSec = 900;
+  captureObjects: string[] = DEFAULT_CAPTURE_OBJECTS;
+  pushSchedule: unknown = ['00:15'];
+  firmware = '';
+  dcuParameters: Record<string, unknown> = {};
+  taskParameters: Record<string, unknown> = {};
+  blacklist: string[] = [];
+  /** Other settable objects (activity calendar, special days) by `obis/attribute`. */
+  stored: Map<string, unknown> | null = null;
+  executing = 0;
+  faults: Faults = NO_FAULTS;
+  log: DeviceEvent[] = [];
+
+  constructor(
+    readonly kind: DeviceKind,
+    readonly id: string,
+    readonly hash: number,
+    /** Meters only: their energy. */
+    readonly model: MeterModel | null,
+  ) {}
+
+  clockOffsetAt(now: number): number {
+    return this.clockOffsetMs + (now - this.clockSince) * this.driftPerMs;
+  }
+
+  deviceTime(now: number): number {
+    return now + this.clockOffsetAt(now);
+  }
+
+  setClock(now: number, deviceTimeMs: number): void {
+    this.clockOffsetMs = deviceTimeMs - now;
+    this.clockSince = now;
+  }
+
+  record(event: DeviceEvent): void {
+    this.log.push(event);
+    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
+  }
+}
+
+/** What executing an item may do besides answering: raise events, reboot. */
+export interface ExecutionContext {
+  now: number;
+  emit(device: Device, event: DeviceEvent): void;
+  clockLimitMs: number;
+  eventLog(device: Device, fromMs: number, toMs: number): DeviceEvent[];
+}
+
+export interface ItemOutcome {
+  code: ResultCode;
+  value?: unknown;
+}
+
+type Handler = (device: Device, value: unknown, ctx: ExecutionContext) => ItemOutcome;
+
+interface ObjectDef {
+  classId: number;
+  kinds: readonly DeviceKind[];
+  get: Record<number, Handler>;
+  set?: Record<number, Handler>;
+  methods?: Record<number, Handler>;
+  /** A get whose value (selective access) is malformed is a wrong command format, not a failure. */
+  getValueOk?: (attribute: number, value: unknown) => boolean;
+}
+
+const ok = (value?: unknown): ItemOutcome => (value === undefined ? { code: '00' } : { code: '00', value });
+const failed: ItemOutcome = { code: RESULT_CODES.failure };
+const METERS = ['meter'] as const;
+const BOTH = ['dcu', 'meter'] as const;
+const DCUS = ['dcu'] as const;
+
+const MAX_DEMAND = '1-0:1.6.0.255';
+const RATE_OBIS = ['1-0:1.8.1.255', '1-0:1.8.2.255', '1-0:1.8.3.255', '1-0:1.8.4.255'] as const;
+export const DEFAULT_CAPTURE_OBJECTS = [OBIS.clock, OBIS.activeImport, OBIS.reactiveImport, OBIS.activePower];
+
+const registerValues = (r: Registers): Record<string, number> => ({
+  [OBIS.activeImport]: r.activeImport,
+  [RATE_OBIS[0]]: r.rates[0],
+  [RATE_OBIS[1]]: r.rates[1],
+  [RATE_OBIS[2]]: r.rates[2],
+  [RATE_OBIS[3]]: r.rates[3],
+  [OBIS.activeExport]: r.activeExport,
+  [OBIS.reactiveImport]: r.reactiveImport,
+  [OBIS.reactiveExport]: r.reactiveExport,
+});
+
+/** Channels a load profile may capture: the registers and the instantaneous values. */
+const CAPTURABLE = new Set<string>([
+  OBIS.clock,
+  ...Object.keys(registerValues(registersOf({ split: [0, 0, 0], reactiveRatio: 0 }, 0))),
+  OBIS.activePower,
+  OBIS.voltageL1,
+  OBIS.currentL1,
+]);
+
+const frozenValues = (row: FrozenRow): DeviceProfileRow => ({
+  ts: row.ts,
+  values: { ...registerValues(row), [MAX_DEMAND]: row.maxDemand },
+});
+
+/** Rows a single read may ask for; a longer range fails (02) rather than flooding the broker. */
+const PROFILE_LIMITS = {
+  [OBIS.loadProfile]: { defaultMs: DAY_MS, maxRows: 31 * 96 },
+  [OBIS.dailyProfile]: { defaultMs: 31 * DAY_MS, maxRows: 400 },
+  [OBIS.monthlyBilling]: { defaultMs: 366 * DAY_MS, maxRows: 120 },
+  [OBIS.eventLog]: { defaultMs: 7 * DAY_MS, maxRows: 1000 },
+} as const;
+
+const rangeOk = (attribute: number, value: unknown) => {
+  if (attribute !== 2 || value === undefined) return true;
+  const range = ProfileRangeSchema.safeParse(value);
+  return range.success && Number.isFinite(Date.parse(range.data.from)) && Number.isFinite(Date.parse(range.data.to));
+};
+
+/** The range asked, never past the present: a meter cannot answer intervals that have not happened. */
+function rangeOf(obis: keyof typeof PROFILE_LIMITS, value: unknown, now: number) {
+  const range = value === undefined ? undefined : ProfileRangeSchema.parse(value);
+  const to = Math.min(range ? Date.parse(range.to) : now, now);
+  const from = range ? Date.parse(range.from) : to - PROFILE_LIMITS[obis].defaultMs;
+  return { from, to };
+}
+
+function profileRead(
+  obis: keyof typeof PROFILE_LIMITS,
+  rows: (device: Device, from: number, to: number, ctx: ExecutionContext) => unknown[] | null,
+): Handler {
+  return (device, value, ctx) => {
+    const { from, to } = rangeOf(obis, value, ctx.now);
+    if (to < from) return ok([]);
+    const answer = rows(device, from, to, ctx);
+    return answer ? ok(answer) : failed;
+  };
+}
+
+function loadProfileRows(device: Device, from: number, to: number): DeviceProfileRow[] | null {
+  const periodMs = device.capturePeriodSec * 1000;
+  if ((to - from) / periodMs > PROFILE_LIMITS[OBIS.loadProfile].maxRows) return null;
+  const m = device.model!;
+  return intervalRows(m, from, to, periodMs).map((row) => {
+    const registers = registerValues(registersOf(m, row.activeImport));
+    const values: Record<string, number> = {};
+    for (const obis of device.captureObjects) {
+      if (obis === OBIS.clock) continue;
+      if (obis === OBIS.activePower) values[obis] = Math.round((row.energy * 3_600_000) / periodMs);
+      else if (obis === OBIS.voltageL1) values[obis] = instantaneous(m, row.ts).voltage;
+      else if (obis === OBIS.currentL1) values[obis] = instantaneous(m, row.ts).current;
+      else values[obis] = registers[obis]!;
+    }
+    return { ts: row.ts, values };
+  });
+}
+
+const profileAttributes = (obis: keyof typeof PROFILE_LIMITS, read: Handler): Record<number, Handler> => ({
+  2: read,
+  3: (d) => ok(obis === OBIS.loadProfile ? d.captureObjects : null),
+  4: (d) => ok(obis === OBIS.loadProfile ? d.capturePeriodSec : obis === OBIS.eventLog ? 0 : 86_400),
+});
+
+function relay(which: 'main' | 'external'): ObjectDef {
+  const state = (d: Device) => (which === 'main' ? d.mainRelay : d.externalRelay);
+  const drive =
+    (target: RelayState): Handler =>
+    (d, _value, ctx) => {
+      // The command names the target state: reaching a state already held changes nothing and says so.
+      if (state(d) !== target) {
+        if (which === 'main') d.mainRelay = target;
+        else d.externalRelay = target;
+        const code = target === RELAY_STATES.disconnected ? EVENT.remoteDisconnection : EVENT.remoteConnection;
+        ctx.emit(d, makeEvent(code, d.deviceTime(ctx.now), { relay: which, state: target }));
+      }
+      return ok(target);
+    };
+  return {
+    classId: 70,
+    kinds: METERS,
+    get: {
+      2: (d) => ok(state(d) === RELAY_STATES.connected),
+      3: (d) => ok(state(d)),
+      4: () => ok(1),
+    },
+    methods: { 1: drive(RELAY_STATES.disconnected), 2: drive(RELAY_STATES.connected) },
+  };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
+
+function storedObject(obis: string, classId: number, attributes: number[]): ObjectDef {
+  const handlers = (write: boolean) =>
+    Object.fromEntries(
+      attributes.map((a): [number, Handler] => [
+        a,
+        (d, value) => {
+          const key = `${obis}/${a}`;
+          if (!write) return ok(d.stored?.get(key) ?? null);
+          d.stored ??= new Map();
+          d.stored.set(key, value);
+          return ok();
+        },
+      ]),
+    );
+  return { classId, kinds: METERS, get: handlers(false), set: handlers(true) };
+}
+
+function register(obis: string, read: (d: Device, now: number) => number): ObjectDef {
+  const item = COMMON_OBIS.find((o) => o.obis === obis);
+  const scalerUnit = { scaler: item?.scaler ?? 0, unit: DLMS_UNITS[item?.unit ?? 'none'] };
+  return { classId: 3, kinds: METERS, get: { 2: (d, _v, ctx) => ok(read(d, ctx.now)), 3: () => ok(scalerUnit) } };
+}
+
+const registersNow = (d: Device, now: number) => registerValues(registersAt(d.model!, now));
+
+const OBJECTS = new Map<string, ObjectDef>([
+  [
+    OBIS.clock,
+    {
+      classId: 8,
+      kinds: BOTH,
+      get: { 2: (d, _v, ctx) => ok(new Date(d.deviceTime(ctx.now)).toISOString()) },
+      set: {
+        2: (d, value, ctx) => {
+          const target = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+          if (!Number.isFinite(target)) return failed;
+          const before = d.deviceTime(ctx.now);
+          d.setClock(ctx.now, target);
+          if (Math.abs(d.clockOffsetAt(ctx.now)) <= ctx.clockLimitMs) d.clockInvalid = false;
+          ctx.emit(d, makeEvent(EVENT.clockAdjustedOld, before));
+          ctx.emit(d, makeEvent(EVENT.clockAdjustedNew, target));
+          return ok();
+        },
+      },
+    },
+  ],
+  [OBIS.serialNumber, { classId: 1, kinds: BOTH, get: { 2: (d) => ok(d.id) } }],
+  [OBIS.firmwareVersion, { classId: 1, kinds: BOTH, get: { 2: (d) => ok(d.firmware) } }],
+  ...[OBIS.activeImport, ...RATE_OBIS, OBIS.activeExport, OBIS.reactiveImport, OBIS.reactiveExport].map(
+    (obis): [string, ObjectDef] => [obis, register(obis, (d, now) => registersNow(d, now)[obis]!)],
+  ),
+  [OBIS.voltageL1, register(OBIS.voltageL1, (d, now) => instantaneous(d.model!, now).voltage)],
+  [OBIS.currentL1, register(OBIS.currentL1, (d, now) => instantaneous(d.model!, now).current)],
+  [OBIS.activePower, register(OBIS.activePower, (d, now) => instantaneous(d.model!, now).power)],
+  [
+    OBIS.loadProfile,
+    {
+      classId: 7,
+      kinds: METERS,
+      get: profileAttributes(OBIS.loadProfile, profileRead(OBIS.loadProfile, loadProfileRows)),
+      set: {
+        3: (d, value) => {
+          const list = Array.isArray(value) ? value : null;
+          if (!list || list.length === 0 || !list.every((o) => typeof o === 'string' && CAPTURABLE.has(o)))
+            return failed;
+          d.captureObjects = [...new Set(list as string[])];
+          return ok();
+        },
+        4: (d, value) => {
+          // Whole minutes that divide a day, so captures fall on the same times every day.
+          if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > 86_400) return failed;
+          if (value % 60 !== 0 || 86_400 % value !== 0) return failed;
+          d.capturePeriodSec = value;
+          return ok();
+        },
+      },
+      getValueOk: rangeOk,
+    },
+  ],
+  [
+    OBIS.dailyProfile,
+    {
+      classId: 7,
+      kinds: METERS,
+      get: profileAttributes(
+        OBIS.dailyProfile,
+        profileRead(OBIS.dailyProfile, (d, from, to) => {
+          if ((to - from) / DAY_MS > PROFILE_LIMITS[OBIS.dailyProfile].maxRows) return null;
+          return dailyRows(d.model!, from, to).map(frozenValues);
+        }),
+      ),
+      getValueOk: rangeOk,
+    },
+  ],
+  [
+    OBIS.monthlyBilling,
+    {
+      classId: 7,
+      kinds: METERS,
+      get: profileAttributes(
+        OBIS.monthlyBilling,
+        profileRead(OBIS.monthlyBilling, (d, from, to) => {
+          if ((to - from) / (28 * DAY_MS) > PROFILE_LIMITS[OBIS.monthlyBilling].maxRows) return null;
+          return monthlyRows(d.model!, from, to).map(frozenValues);
+        }),
+      ),
+      getValueOk: rangeOk,
+    },
+  ],
+  [
+    OBIS.eventLog,
+    {
+      classId: 7,
+      kinds: BOTH,
+      get: profileAttributes(
+        OBIS.eventLog,
+        profileRead(OBIS.eventLog, (d, from, to, ctx) => {
+          const events = ctx.eventLog(d, from, to);
+          return events.length > PROFILE_LIMITS[OBIS.eventLog].maxRows ? null : events;
+        }),
+      ),
+      getValueOk: rangeOk,
+    },
+  ],
+  [OBIS.mainRelay, relay('main')],
+  [OBIS.externalRelay, relay('external')],
+  [
+    OBIS.account,
+    {
+      classId: 111,
+      kinds: METERS,
+      get: { 2: (d) => ok(d.paymentMode) },
+      set: {
+        2: (d, value) => {
+          // The mode alone, or the head-end's `{paymentMode}` (headend/commands.ts).
+          const mode = isPlainObject(value) ? value.paymentMode : value;
+          if (!Object.values(ACCOUNT_PAYMENT_MODES).includes(mode as never)) return failed;
+          d.paymentMode = mode as number;
+          return ok();
+        },
+      },
+    },
+  ],
+  [
+    OBIS.pushSetup,
+    {
+      classId: 40,
+      kinds: METERS,
+      get: { 4: (d) => ok(d.pushSchedule) },
+      set: {
+        4: (d, value) => {
+          const times = typeof value === 'string' ? [value] : value;
+          if (
+            !Array.isArray(times) ||
+            times.length === 0 ||
+            !times.every((t) => typeof t === 'string' && TIME_OF_DAY.test(t))
+          ) {
+            return failed;
+          }
+          d.pushSchedule = times;
+          return ok();
+        },
+      },
+    },
+  ],
+  [OBIS.activityCalendar, storedObject(OBIS.activityCalendar, 20, [2, 3, 4, 5, 6, 7, 8, 9, 10])],
+  ['0-0:11.0.0.255', storedObject('0-0:11.0.0.255', 11, [2])],
+  [
+    OBIS.dcuParameters,
+    {
+      classId: 1,
+      kinds: DCUS,
+      get: { 2: (d) => ok(d.dcuParameters) },
+      set: {
+        2: (d, value) => {
+          if (!isPlainObject(value)) return failed;
+          d.dcuParameters = { ...d.dcuParameters, ...value };
+          return ok();
+        },
+      },
+    },
+  ],
+  [
+    OBIS.dcuTaskParameters,
+    {
+      classId: 1,
+      kinds: DCUS,
+      get: { 2: (d) => ok(d.taskParameters) },
+      set: {
+        2: (d, value) => {
+          if (!isPlainObject(value)) return failed;
+          d.taskParameters = { ...d.taskParameters, ...value };
+          return ok();
+        },
+      },
+    },
+  ],
+  [
+    OBIS.dcuBlacklist,
+    {
+      classId: 1,
+      kinds: DCUS,
+      get: { 2: (d) => ok(d.blacklist) },
+      set: {
+        2: (d, value) => {
+          if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return failed;
+          d.blacklist = [...value];
+          return ok();
+        },
+      },
+    },
+  ],
+]);
+
+export type Operation = 'get' | 'set' | 'action';
+
+/** Whether a command item names something this device has (92 otherwise). */
+export function itemKnown(
+  device: Device,
+  op: Operation,
+  item: { obis: string; classId: number; attribute: number; value?: unknown },
+): boolean {
+  const def = OBJECTS.get(item.obis);
+  if (!def || def.classId !== item.classId || !def.kinds.includes(device.kind)) return false;
+  if (op === 'get') return !!def.get[item.attribute] && (def.getValueOk?.(item.attribute, item.value) ?? true);
+  if (op === 'set') return !!def.get[item.attribute] || !!def.set?.[item.attribute];
+  return !!def.methods?.[item.attribute];
+}
+
+/** Runs one known item. A set of an attribute that is read-only is refused by the device (02). */
+export function executeItem(
+  device: Device,
+  op: Operation,
+  item: { obis: string; attribute: number; value?: unknown },
+  ctx: ExecutionContext,
+): ItemOutcome {
+  const def = OBJECTS.get(item.obis)!;
+  const handler =
+    op === 'get' ? def.get[item.attribute] : op === 'set' ? def.set?.[item.attribute] : def.methods?.[item.attribute];
+  return handler ? handler(device, item.value, ctx) : failed;
+}
+
+/** The readings a meter pushes at its transfer time: the values frozen at the last midnight. */
+export function frozenReadings(device: Device, now: number): DeviceReading[] {
+  const midnight = Math.floor(now / DAY_MS) * DAY_MS;
+  const row = dailyRows(device.model!, midnight, midnight)[0];
+  if (!row) return [];
+  const { ts, values } = frozenValues(row);
+  return Object.entries(values).map(([obis, value]) => ({ meter: device.id, obis, ts, value }));
+}
+
+/** Whether a meter's push schedule names this minute (`HH:MM`, UTC). */
+export function pushesAt(device: Device, hhmm: string): boolean {
+  const times = Array.isArray(device.pushSchedule) ? device.pushSchedule : [device.pushSchedule];
+  return times.some((t) => typeof t === 'string' && t.slice(0, 5) === hhmm);
+}
