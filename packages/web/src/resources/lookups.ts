@@ -78,7 +78,7 @@ const archivePicker = ({ operation, query }: ArchivePicker): Lookup => ({
 
 /** OBIS items by a catalogue flag: the real-time read offers those read instantly, a sync the channels. */
 const obisLookup = (flag: Parameters<typeof obisItems>[0]): Lookup => ({
-  load: () => obisItems(flag),
+  load: (signal) => obisItems(flag, signal),
   options: (data) =>
     (data as ObisItem[]).map((item) => ({ value: item.obis, title: `${item.obis} ${item.description}` })),
 });

@@ -1,4 +1,5 @@
-import { COMMON_OBIS, type ObisFlags } from '@meterdesk/contracts';
+import { MAX_PAGE_SIZE, type ObisFlags, obisApi } from '@meterdesk/contracts';
+import { callApi } from '@/api/api-client';
 
 export interface ObisItem {
   obis: string;
@@ -6,13 +7,13 @@ export interface ObisItem {
 }
 
 /**
- * The OBIS items carrying `flag`. The OBIS catalogue (`/apis/obis/list`) is not served yet, so this
- * answers the common objects the contracts seed it with; when the catalogue lands, this one function
- * asks it instead (`readInstantly: true` and so on) and every picker follows.
+ * The OBIS catalogue's items carrying `flag` (read instantly for a real-time read, the channels of a
+ * parameter sync). The catalogue is small: one page holds it, filtered here for the flags the list
+ * call does not filter by.
  */
-export async function obisItems(flag: keyof ObisFlags): Promise<ObisItem[]> {
-  return COMMON_OBIS.filter((item) => item.flags[flag] === true).map(({ obis, description }) => ({
-    obis,
-    description,
-  }));
+export async function obisItems(flag: keyof ObisFlags, signal?: AbortSignal): Promise<ObisItem[]> {
+  const { list } = await callApi(obisApi.list, { curPage: 1, pageSize: MAX_PAGE_SIZE }, { signal });
+  return list
+    .filter((item) => item[flag] === true)
+    .map((item) => ({ obis: String(item.obis), description: String(item.description ?? '') }));
 }

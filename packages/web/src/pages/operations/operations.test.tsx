@@ -4,6 +4,7 @@ import {
   type Meter,
   meterApi,
   OPERATIONS,
+  obisApi,
   PLAN_RES,
   type PlanProgress,
   planApi,
@@ -163,6 +164,66 @@ describe('meter operations tab', () => {
     answered.push(record('OPS0001', 'relayConnect', '91'));
     await waitFor(() => expect(screen.getByTestId('op-relayConnect').className).not.toContain('loading'));
     expect(screen.getByTestId('results-retry')).toBeTruthy();
+  });
+});
+
+describe('real-time read', () => {
+  const item = (obis: string, description: string, readInstantly: boolean) => ({
+    id: id(obis.length),
+    obis,
+    classId: 3,
+    attribute: 2,
+    description,
+    unit: 30,
+    scaler: 0,
+    cgName: description,
+    channelOption: false,
+    thresholdOption: false,
+    settingChannel: false,
+    displayOption: true,
+    readInstantly,
+    readPeriodically: false,
+    rateDataType: '',
+    commonConfig: false,
+    createTime: '2026-01-01T00:00:00.000Z',
+    updateTime: '2026-01-01T00:00:00.000Z',
+  });
+
+  it("offers the catalogue's items read instantly, and shows the values read with their units", async () => {
+    const user = userEvent.setup();
+    const api = stubMeter({
+      [obisApi.list.path]: () =>
+        ok(page([item('1-0:1.8.0.255', 'Active import', true), item('1-0:99.1.0.255', 'Load profile', false)])),
+      [planApi.createplan.path]: () => ok({ ...created, jobId: 'job-read' }),
+    });
+    openOperations([OPERATIONS.read.resource]);
+    await user.click(await screen.findByTestId('op-read'));
+    await user.click((await screen.findByTestId('field-obis')).querySelector('input') as HTMLElement);
+    await user.click(await screen.findByTitle('1-0:1.8.0.255 Active import'));
+    expect(screen.queryByTitle('1-0:99.1.0.255 Load profile')).toBeNull();
+    await user.click(screen.getByTestId('params-submit'));
+    await waitFor(() => expect(api.callsTo(planApi.createplan.path)).toHaveLength(1));
+    expect(api.callsTo(planApi.createplan.path)[0]?.body).toMatchObject({
+      planName: 'Real-time Metering Plan',
+      pushType: 2,
+      pri: 5,
+      timeout: 30,
+      orders: [{ cmd: 'read', params: { obis: ['1-0:1.8.0.255'] } }],
+    });
+
+    await waitFor(() => expect(feeds.has('progress/job-read')).toBe(true));
+    const read = {
+      ...record('OPS0001', 'read', '00'),
+      items: [{ obis: '1-0:1.8.0.255', value: 1520.5, unit: 'kWh', description: 'Active import' }],
+    };
+    act(() =>
+      feeds
+        .get('progress/job-read')
+        ?.onMessage(JSON.stringify({ done: 1, total: 1, planid: id(500), results: [read] })),
+    );
+    const row = await screen.findByTestId('result-OPS0001');
+    await waitFor(() => expect(row.textContent).toContain('Active import: 1520.5 kWh'));
+    expect(row.textContent).toContain('00 Success');
   });
 });
 
