@@ -93,7 +93,7 @@ export function DcuOperatingPage() {
   const send: Send = (operation, params) => {
     if (numbers.length === 0) return void message.warning(t('operations.screen.chooseDcus'));
     if (numbers.length > MAX_BATCH_DEVICES)
-      message.warning(t('operations.screen.selectionLimit', { max: MAX_BATCH_DEVICES }));
+      message.warning(t('operations.screen.selectionLimitDcus', { max: MAX_BATCH_DEVICES }));
     const devices = numbers.slice(0, MAX_BATCH_DEVICES);
     const run = async () => {
       setRefusal(null);
@@ -123,7 +123,7 @@ export function DcuOperatingPage() {
           <Form.Item
             name="dcuIds"
             label={t(DCU_FIELD.label)}
-            extra={t('operations.screen.selected', { count: dcuIds.length, max: MAX_BATCH_DEVICES })}
+            extra={t('operations.screen.selectedDcus', { count: dcuIds.length, max: MAX_BATCH_DEVICES })}
           >
             <FieldInput field={DCU_FIELD} />
           </Form.Item>
