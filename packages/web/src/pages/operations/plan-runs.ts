@@ -116,6 +116,9 @@ export function usePlanRuns() {
       let live = false;
       let finished = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      // One ask at a time; one wanted meanwhile (the stream ended) follows at once.
+      let asking = false;
+      let askAgain = false;
       const stop = () => {
         finished = true;
         clearTimeout(timer);
@@ -129,12 +132,23 @@ export function usePlanRuns() {
         if (page.list.length >= total && page.list.every((record) => record.state === 'done')) stop();
       };
       const poll = async () => {
+        if (asking) {
+          askAgain = true;
+          return;
+        }
+        asking = true;
+        clearTimeout(timer);
         try {
           await fetchResults();
         } catch {
           // A failed ask is repeated; the rows keep what arrived meanwhile.
         }
-        if (!finished) timer = setTimeout(poll, live ? LIVE_POLL_MS : POLL_MS);
+        asking = false;
+        if (finished) return;
+        if (askAgain) {
+          askAgain = false;
+          void poll();
+        } else timer = setTimeout(poll, live ? LIVE_POLL_MS : POLL_MS);
       };
       const stopFeed = followTopic(() => progressTopic(jobId), {
         onMessage: (payload) => {
@@ -155,10 +169,7 @@ export function usePlanRuns() {
             total: progress.total || run.total,
           }));
           // The stream has ended: the results call brings any answer a lost message carried.
-          if (progress.done >= progress.total) {
-            clearTimeout(timer);
-            void poll();
-          }
+          if (progress.done >= progress.total) void poll();
         },
         onLive: (value) => {
           live = value;
