@@ -249,7 +249,9 @@ export class HeadEnd {
       }
       await this.park(offline);
       const claimed = await this.claim(picked.map((r) => r.id));
-      for (const row of claimed) await this.publish(row);
+      // Not awaited: a broker that is slow to confirm one delivery must not hold up the next dispatch;
+      // a command whose publish failed is marked sent already and its deadline retries it.
+      for (const row of claimed) void this.publish(row);
       if (claimed.length && due.length === QUEUE_BATCH) this.pumpAgain = true;
     } while (this.pumpAgain);
   }

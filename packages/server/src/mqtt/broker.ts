@@ -69,7 +69,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
   // Browser streams whose MQTT CONNECT has not arrived yet, then the connected browser clients.
   const pending = new Map<object, BrowserLink>();
   const browsers = new Map<Client, BrowserLink>();
-  // Set by the app (`admitDevices`); until then every TCP client is refused.
+  // Set by the app (`admitDevices`); until then every TCP client is told the server is unavailable (3), so it retries.
   let devicePolicy: DevicePolicy | null = null;
   const deviceOf = new WeakMap<Client, DeviceIdentity>();
   // Who holds a client id: a browser's session or a device. Another holder may not take the id over.
@@ -86,7 +86,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
 
   const admitDevice = (client: Client, username: string | undefined, password: Buffer | undefined, done: Done) => {
     const policy = devicePolicy;
-    if (!policy) return done(refuse(5, 'not authorised'), false);
+    if (!policy) return done(refuse(3, 'server starting'), false);
     policy.admit(username, password).then(
       (admission) => {
         if ('refused' in admission) return done(refuse(admission.refused, 'device refused'), false);

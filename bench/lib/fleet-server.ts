@@ -1,0 +1,245 @@
+/**
+ * A head-end benchmark's setup on PostgreSQL: a fresh database holding a grid node, DCUs and their
+ * meters, the server as a child process (its embedded broker admits the devices on a TCP port that
+ * survives restarts), and the simulator as another child process playing the archive's fleet.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { SecretBox } from '../../packages/server/src/crypto/secret-box';
+import { openDatabase } from '../../packages/server/src/db/driver';
+import { newId } from '../../packages/server/src/db/ids';
+import { dcu, meter, powerGrid } from '../../packages/server/src/db/schema';
+import { seed } from '../../packages/server/src/db/seed';
+import { DeviceCredentials } from '../../packages/server/src/headend/device-credentials';
+import { buildFleet } from '../../packages/server/src/headend/fleet';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const ADMIN_PASSWORD = 'Bench-12345';
+const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+export interface FleetDatabase {
+  url: string;
+  secretKey: string;
+  fleetFile: string;
+  meters: string[];
+  /** A plain client on the database, for counting what the server wrote. */
+  sql: pg.Client;
+  scratch: string;
+  drop(): Promise<void>;
+}
+
+/** A new database `name` (dropped first) with `dcus` DCUs of `metersPerDcu` meters, and its fleet file. */
+export async function fleetDatabase(name: string, dcus: number, metersPerDcu: number): Promise<FleetDatabase> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const target = new URL(adminUrl);
+  target.pathname = `/${name}`;
+  const url = target.toString();
+
+  const key = randomBytes(32);
+  const database = await openDatabase({ databaseUrl: url });
+  await database.migrate();
+  await seed(database.db, { adminPassword: ADMIN_PASSWORD });
+  const gridId = newId();
+  await database.db.insert(powerGrid).values({ id: gridId, gridCode: 'BENCH', gridName: 'Bench', parentId: '0' });
+  const meters: string[] = [];
+  for (let d = 0; d < dcus; d++) {
+    const dcuId = newId();
+    const dcuNo = `BD${String(d).padStart(4, '0')}`;
+    await database.db.insert(dcu).values({ id: dcuId, dcuNo, gridId });
+    const rows = Array.from({ length: metersPerDcu }, (_, m) => ({
+      id: newId(),
+      devAddr: `${dcuNo}M${String(m).padStart(4, '0')}`,
+      gridId,
+      dcuId,
+      status: 1,
+    }));
+    await database.db.insert(meter).values(rows);
+    meters.push(...rows.map((r) => r.devAddr));
+  }
+  const fleet = await buildFleet(database.db, new DeviceCredentials(database.db, new SecretBox(key)));
+  await database.close();
+
+  const scratch = mkdtempSync(join(tmpdir(), 'meterdesk-headend-bench-'));
+  const fleetFile = join(scratch, 'fleet.json');
+  writeFileSync(fleetFile, JSON.stringify(fleet), { mode: 0o600 });
+  const sql = new pg.Client({ connectionString: url });
+  await sql.connect();
+  return {
+    url,
+    secretKey: key.toString('base64'),
+    fleetFile,
+    meters,
+    sql,
+    scratch,
+    drop: async () => {
+      await sql.end();
+      rmSync(scratch, { recursive: true, force: true });
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A keep-alive JSON POST client that keeps the session cookie. */
+export function apiClient(port: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  let cookie = '';
+  const post = (path: string, body: unknown) =>
+    new Promise<{ status: number; body: { code: number; msg: string; data: unknown } }>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: `/apis${path}`,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), cookie },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const setCookie = res.headers['set-cookie'];
+            if (setCookie) cookie = setCookie.map((c) => c.split(';')[0]).join('; ');
+            try {
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+            } catch (err) {
+              reject(err);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const login = async () => {
+    const answer = await post('/sysuser/login', {
+      username: 'admin',
+      password: ADMIN_PASSWORD,
+      code: 'x',
+      codeFill: 'x',
+    });
+    if (answer.body.code !== 200) throw new Error(`login: ${JSON.stringify(answer.body)}`);
+  };
+  return { post, login, close: () => agent.destroy() };
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  exited: Promise<unknown>;
+}
+
+/** The server on the fleet database, its embedded broker listening for devices on `mqttPort`. */
+export function startServer(
+  db: FleetDatabase,
+  port: number,
+  mqttPort: number,
+  env: Record<string, string> = {},
+): ServerProcess {
+  const dataDir = mkdtempSync(join(db.scratch, 'data-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'packages/server/src/main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: db.url,
+      SECRET_KEY: db.secretKey,
+      ADMIN_PASSWORD,
+      CAPTCHA: 'off',
+      DEMO: 'off',
+      SIMULATOR: 'off',
+      MQTT_URL: '',
+      MQTT_TCP_PORT: String(mqttPort),
+      LOG_LEVEL: 'error',
+      LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
+}
+
+/** Waits until the server answers and logs the client in. */
+export async function ready(api: ReturnType<typeof apiClient>, server: ServerProcess): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (server.child.exitCode !== null) throw new Error(`the server exited with ${server.child.exitCode}`);
+    const up = await api.post('/sysuser/auth', {}).catch(() => null);
+    if (up) break;
+    if (Date.now() > deadline) throw new Error('the server did not answer within 3 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await api.login();
+}
+
+/** The simulator CLI playing the fleet file on the server's device listener, writing its counters. */
+export function startSimulatorProcess(db: FleetDatabase, mqttPort: number, latency: string, extra: string[] = []) {
+  const statsFile = join(db.scratch, 'simulator-stats.json');
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'packages/simulator/src/cli.ts'),
+      '--fleet',
+      db.fleetFile,
+      '--url',
+      `mqtt://127.0.0.1:${mqttPort}`,
+      '--latency',
+      latency,
+      '--stats-file',
+      statsFile,
+      '--outages',
+      '0',
+      '--cover-opens',
+      '0',
+      ...extra,
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    stats: () => JSON.parse(readFileSync(statsFile, 'utf8')) as Record<string, unknown>,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Waits until the server has heard every one of `meters` (and its DCU) say it is online. */
+export async function fleetOnline(db: FleetDatabase, meters: number, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await db.sql.query(
+      `select count(*)::int as n from device_link where device_kind = 'meter' and online`,
+    );
+    if (rows[0].n >= meters) return;
+    if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${meters} meters came online`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
