@@ -13,7 +13,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { CONFIRM_CANCEL, CONFIRM_OK } from '@/crud/row-actions';
-import { fail, ok, stubApi } from '@/test/api-stub';
+import { fail, file, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
@@ -140,6 +140,8 @@ describe('meter operations tab', () => {
     const api = stubMeter({
       [planApi.createplan.path]: () => ok(created),
       [planApi.results.path]: () => ok(page(answered)),
+      [planApi.retry.path]: () => ok({ planid: id(501), planStatus: 'executing', jobId: 'job-retry' }),
+      [planApi.export.path]: () => file('xlsx', 'application/octet-stream', 'results.xlsx'),
     });
     openOperations([OPERATIONS.relayConnect.resource]);
     await user.click(await screen.findByTestId('op-relayConnect'));
@@ -163,7 +165,22 @@ describe('meter operations tab', () => {
     await waitFor(() => expect(api.callsTo(planApi.results.path).length).toBeGreaterThan(asked));
     answered.push(record('OPS0001', 'relayConnect', '91'));
     await waitFor(() => expect(screen.getByTestId('op-relayConnect').className).not.toContain('loading'));
-    expect(screen.getByTestId('results-retry')).toBeTruthy();
+
+    // The failed meter is sent the operation again after a confirmation, and followed like the first.
+    await user.click(screen.getByTestId('results-retry'));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog.textContent).toContain('Send Main relay connect again to the devices that failed?');
+    await user.click(within(dialog).getByTestId(CONFIRM_OK));
+    await waitFor(() => expect(api.callsTo(planApi.retry.path)).toHaveLength(1));
+    expect(api.callsTo(planApi.retry.path)[0]?.body).toEqual({ planid: id(500) });
+    await waitFor(() => expect(feeds.has('progress/job-retry')).toBe(true));
+
+    const createUrl = vi.spyOn(URL, 'createObjectURL').mockReturnValue('blob:results');
+    vi.spyOn(URL, 'revokeObjectURL').mockReturnValue(undefined);
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+    await user.click(screen.getByTestId('results-export'));
+    await waitFor(() => expect(createUrl).toHaveBeenCalled());
+    expect(api.callsTo(planApi.export.path)[0]?.body).toEqual({ planid: id(501) });
   });
 });
 
