@@ -11,7 +11,8 @@ const OPERATIONS_TAB = 'operations';
 
 /**
  * The kit's detail page of a meter with its dated status history, and beside it the operations tab
- * (the tab is in the URL so a reload keeps it).
+ * (the tab is in the URL so a reload keeps it). A tab once opened stays mounted, so a command still
+ * running keeps its live results while the user looks at the detail.
  */
 export function MeterDetailPage({ crud }: { crud: CrudConfig }) {
   const { t } = useTranslation();
@@ -22,7 +23,6 @@ export function MeterDetailPage({ crud }: { crud: CrudConfig }) {
     <Tabs
       activeKey={active}
       onChange={(key) => setParams(key === OPERATIONS_TAB ? { id, [TAB]: key } : { id })}
-      destroyOnHidden
       items={[
         {
           key: 'detail',
