@@ -64,7 +64,9 @@ export default defineConfig({
       CAPTCHA: 'off',
       ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
       OPERATOR_PASSWORD: E2E_OPERATOR_PASSWORD,
-      MQTT_TCP_PORT: 'off',
+      // A free port of the system's choosing: the simulator plays the demo archive's devices on it, so the
+      // operation journeys send real commands (and parallel runs on one machine never share a port).
+      MQTT_TCP_PORT: '0',
       LOG_LEVEL: 'warn',
       LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '10000',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
+import { OptionSchema } from '../common/options';
 import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
 import { DcuCreateSchema, DcuKeysSchema, dcuEntity } from './dcu.schema';
@@ -21,7 +22,16 @@ export const dcuApi = {
   }),
   options: optionsApi('dcu', dcuEntity.name, {
     searches: 'DCU number or name',
-    pickedBy: [...formsOf('/archiveSetting/meter'), ...formsOf('/archiveSetting/poc')],
+    // The meter list and batch operation filter by DCU; DCU operating picks the DCUs it commands.
+    pickedBy: [
+      '/archiveSetting/meter',
+      '/serviceRequest/batchOperation',
+      '/parameterSetting/dcuOperating',
+      ...formsOf('/archiveSetting/meter'),
+      ...formsOf('/archiveSetting/poc'),
+    ],
+    // DCU operating sends its commands to the DCUs by number.
+    option: OptionSchema.extend({ dcuNo: z.string() }),
   }),
   reveal: defineOperation({
     path: '/dcu/reveal',

@@ -35,6 +35,8 @@ export const gridApi = {
       GRID_RES.edit,
       ...ARCHIVE_PICKERS,
       '/archiveSetting/gis',
+      // Batch operation filters its meters by grid node.
+      '/serviceRequest/batchOperation',
       RES.userGroupMGT,
       RES.groupAdd,
       RES.groupEdit,

@@ -15,8 +15,8 @@ export const meterTypeApi = {
   }),
   options: optionsApi('metertype', meterTypeEntity.name, {
     searches: 'model name',
-    // The meter list filters by meter type.
-    pickedBy: ['/archiveSetting/meter', ...formsOf('/archiveSetting/meter')],
+    // The meter list (and batch operation, over the same list) filters by meter type.
+    pickedBy: ['/archiveSetting/meter', '/serviceRequest/batchOperation', ...formsOf('/archiveSetting/meter')],
     // A meter's supplier follows its type's.
     option: OptionSchema.extend({ supplierId: IdSchema }),
   }),

@@ -106,6 +106,7 @@ export const meterEntity = defineEntity({
     equals('status', meterStatusField()),
     subtree('gridId'),
     equals('meterTypeId', IdSchema),
+    equals('dcuId', IdSchema),
   ],
   form: [
     'devAddr',

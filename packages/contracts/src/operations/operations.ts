@@ -111,22 +111,31 @@ export interface OperationDefinition {
   params: z.ZodType;
   /** Disconnects pass the safeguards: protected consumers refused, large batches approved by a second user. */
   disconnect?: boolean;
+  /** Cuts supply, changes the meter's settings or restarts the device: the screens ask before sending it. */
+  confirm?: boolean;
 }
 
 export const OPERATIONS = {
-  relayDisconnect: { target: 'meter', resource: `${BATCH}/relayDisconnect`, params: none, disconnect: true },
+  relayDisconnect: {
+    target: 'meter',
+    resource: `${BATCH}/relayDisconnect`,
+    params: none,
+    disconnect: true,
+    confirm: true,
+  },
   relayConnect: { target: 'meter', resource: `${BATCH}/relayConnect`, params: none },
   externalRelayDisconnect: {
     target: 'meter',
     resource: `${BATCH}/externalRelayDisconnect`,
     params: none,
     disconnect: true,
+    confirm: true,
   },
   externalRelayConnect: { target: 'meter', resource: `${BATCH}/externalRelayConnect`, params: none },
   prepaymentOn: { target: 'meter', resource: `${BATCH}/prepaymentOn`, params: none },
-  prepaymentOff: { target: 'meter', resource: `${BATCH}/prepaymentOff`, params: none },
+  prepaymentOff: { target: 'meter', resource: `${BATCH}/prepaymentOff`, params: none, confirm: true },
   clockSync: { target: 'meter', resource: `${BATCH}/clockSync`, params: ClockSyncParamsSchema },
-  paramSync: { target: 'meter', resource: `${BATCH}/paramSync`, params: ParamSyncParamsSchema },
+  paramSync: { target: 'meter', resource: `${BATCH}/paramSync`, params: ParamSyncParamsSchema, confirm: true },
   read: { target: 'meter', resource: `${BATCH}/read`, params: ReadParamsSchema },
   dcuReadParameters: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: none },
   dcuSetParameters: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: DcuParametersSchema },
@@ -137,7 +146,7 @@ export const OPERATIONS = {
   dcuReadClock: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: none },
   dcuSetClock: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: DcuClockParamsSchema },
   dcuFrame: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: FrameParamsSchema },
-  dcuReboot: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: none },
+  dcuReboot: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: none, confirm: true },
 } as const satisfies Record<string, OperationDefinition>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -1,4 +1,6 @@
 import { archiveApi } from '../archive/archive-api';
+import { needs } from '../common/operation';
+import { OPERATION_RESOURCES } from '../operations/operations';
 import { ObisCreateSchema, obisEntity } from './obis.schema';
 
 const page = obisEntity.pagePath;
@@ -17,7 +19,7 @@ export const OBIS_RES = {
   export: `${page}/export`,
 } as const;
 
-export const obisApi = archiveApi({
+const archive = archiveApi({
   path: 'obis',
   entity: obisEntity,
   create: ObisCreateSchema,
@@ -25,3 +27,9 @@ export const obisApi = archiveApi({
   // One catalogue row per object: the head-end looks items up by code, and plans name them by cgName.
   unique: ['obis', 'cgName'],
 });
+
+export const obisApi = {
+  ...archive,
+  // A real-time read offers the items read instantly, a parameter sync the channels: whoever may run one reads the list.
+  list: { ...archive.list, access: needs(OBIS_RES.page, ...OPERATION_RESOURCES) },
+};

@@ -1,5 +1,5 @@
 import * as contracts from '@meterdesk/contracts';
-import { type EntityDefinition, MESSAGES, resourceEntity } from '@meterdesk/contracts';
+import { type EntityDefinition, MESSAGES, OPERATION_NAMES, resourceEntity } from '@meterdesk/contracts';
 import { enCore } from '@meterdesk/contracts/locales/en';
 import { enScreens } from '@meterdesk/contracts/locales/en/screens';
 import { zhCore } from '@meterdesk/contracts/locales/zh';
@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { type CrudConfig, describeField, describeSchemaField, type FieldDescriptor } from '@/crud/crud-config';
 import { MAINTAIN_FIELDS } from '@/pages/archive/meter-maintain.page';
+import { paramFields } from '@/pages/operations/operation-params';
 import { SEND_FIELDS } from '@/pages/system/notice-announcement.page';
 import { SETTINGS_FIELDS } from '@/pages/system/system-settings.page';
 import { meterCrud } from '@/resources/archive/meter.resource';
@@ -93,7 +94,14 @@ const CRUDS = [
   meterTypeCrud,
   meterCrud,
 ];
-const OPERATION_FORMS = [SEND_FIELDS, RESET_PASSWORD_FIELDS, ...SETTINGS_FIELDS, MAINTAIN_FIELDS];
+const OPERATION_FORMS = [
+  SEND_FIELDS,
+  RESET_PASSWORD_FIELDS,
+  ...SETTINGS_FIELDS,
+  MAINTAIN_FIELDS,
+  // Every meter and DCU operation's parameters (their options too: sync modes, clock sources).
+  ...OPERATION_NAMES.map(paramFields),
+];
 
 describe('locales', () => {
   it('English and Chinese have the same keys', () => {
@@ -120,6 +128,7 @@ describe('locales', () => {
     const keys = [...CRUDS.flatMap(crudKeys), ...OPERATION_FORMS.flat().flatMap(fieldKeys)];
     expect(keys).toContain('org.fields.phoneUser');
     expect(keys).toContain('user.fields.password');
+    expect(keys).toContain('operations.paramSyncModes.channelAndFreezePeriod');
     for (const key of keys) {
       expect(has(en, key), `en ${key}`).toBe(true);
       expect(has(zh, key), `zh ${key}`).toBe(true);

@@ -16,6 +16,7 @@ import {
 import { callApi } from '@/api/api-client';
 import { nodeName } from '@/app/permissions/permission-index';
 import type { Language } from '@/i18n/i18n';
+import { type ObisItem, obisItems } from '@/resources/obis-items';
 
 export interface LookupOption {
   value: string;
@@ -75,6 +76,13 @@ const archivePicker = ({ operation, query }: ArchivePicker): Lookup => ({
   more: (data) => (data as OptionsAnswer).more,
 });
 
+/** OBIS items by a catalogue flag: the real-time read offers those read instantly, a sync the channels. */
+const obisLookup = (flag: Parameters<typeof obisItems>[0]): Lookup => ({
+  load: (signal) => obisItems(flag, signal),
+  options: (data) =>
+    (data as ObisItem[]).map((item) => ({ value: item.obis, title: `${item.obis} ${item.description}` })),
+});
+
 export const LOOKUPS: Readonly<Record<string, Lookup>> = {
   ...Object.fromEntries(Object.entries(ARCHIVE_PICKERS).map(([name, picker]) => [name, archivePicker(picker)])),
   resourceTree: {
@@ -120,6 +128,8 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
         title: group.groupName,
       })),
   },
+  readInstantlyObis: obisLookup('readInstantly'),
+  channelObis: obisLookup('channelOption'),
   users: {
     load: (signal) => callApi(userApi.getsimplesysuserlist, {}, { signal }),
     options: (data) =>

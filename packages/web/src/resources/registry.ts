@@ -13,6 +13,7 @@ import {
   OBIS_RES,
   obisEntity,
   orgEntity,
+  PLAN_RES,
   POC_RES,
   pocEntity,
   RES,
@@ -84,6 +85,11 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   ...crudRoutes(eventDefinitionEntity.pagePath, () =>
     import('./parameter/event-definition.resource').then((m) => m.eventDefinitionPages),
   ),
+  [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
+  [
+    PLAN_RES.dcuOperating,
+    lazyPage(() => import('@/pages/operations/dcu-operating.page').then((m) => m.DcuOperatingPage)),
+  ],
 ]);
 
 export const LaterReleasePage = lazyPage(() =>

@@ -188,6 +188,7 @@ export const dcuArchive = (secrets: SecretBox): ArchiveDefinition<typeof dcuEnti
   options: {
     searched: [dcu.dcuNo, dcu.dcuName],
     label: sql<string>`case when ${dcu.dcuName} = '' then ${dcu.dcuNo} else ${dcu.dcuNo} || ' ' || ${dcu.dcuName} end`,
+    members: { dcuNo: dcu.dcuNo },
   },
 });
 

@@ -51,6 +51,8 @@ export const METER_LIST = defineList({
     status: meter.status,
     gridId: meter.gridId,
     meterTypeId: meter.meterTypeId,
+    // meter_dcu_idx finds a DCU's meters; they are few enough to sort.
+    dcuId: meter.dcuId,
     updateTime: meter.updateTime,
   },
   trees: { gridId: GRID_TREE },

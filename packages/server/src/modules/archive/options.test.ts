@@ -1,4 +1,13 @@
-import { GRID_RES, MAX_OPTIONS, METER_RES, type Option, type OptionsAnswer, POC_RES } from '@meterdesk/contracts';
+import {
+  GRID_RES,
+  MAX_OPTIONS,
+  METER_RES,
+  type Option,
+  type OptionsAnswer,
+  PLAN_RES,
+  POC_RES,
+} from '@meterdesk/contracts';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
@@ -172,6 +181,28 @@ describe('archive pickers (options calls)', () => {
       .values({ id: typeId, modelName: 'MT-PICK-1', supplierId, wiring: '1P2W', side: 'secondary' });
     const answer = await options<{ supplierId: string }>('metertype', { keyword: 'mt-pick' }, scoped);
     expect(answer.body.data.list).toEqual([{ id: typeId, label: 'MT-PICK-1 · Type Maker', supplierId }]);
+  });
+
+  it('gives a DCU its number, which DCU operating addresses it by, and lets the operation pages pick', async () => {
+    const dcuId = await place.dcu?.(gridA, 'OPDCU01');
+    await t.db
+      .update(dcu)
+      .set({ dcuName: 'North' })
+      .where(eq(dcu.id, dcuId as string));
+    const operating = await userOfGrid(t, gridA, [PLAN_RES.dcuOperating]);
+    const answer = await options<{ dcuNo: string }>('dcu', { keyword: 'opdcu' }, operating);
+    expect(answer.body.data.list).toEqual([{ id: dcuId, label: 'OPDCU01 North', dcuNo: 'OPDCU01' }]);
+
+    // Batch operation filters the meter list by grid node, meter type and DCU.
+    const behind = await meterAt(t, gridA, 'OPDCUM1');
+    await meterAt(t, gridA, 'OPDCUM2');
+    await t.db.update(meter).set({ dcuId }).where(eq(meter.id, behind.id));
+    const batch = await userOfGrid(t, gridA, [PLAN_RES.batch]);
+    expect((await options('dcu', {}, batch)).status).toBe(200);
+    expect((await options('metertype', {}, batch)).status).toBe(200);
+    expect((await t.call('/powergrid/tree', {}, batch)).status).toBe(200);
+    const listed = await t.call<{ list: { devAddr: string }[] }>('/meter/list', { devAddr: 'OPDCUM', dcuId }, batch);
+    expect(listed.body.data.list.map((m) => m.devAddr)).toEqual(['OPDCUM1']);
   });
 
   it('is open to the pages that pick, not to everyone', async () => {

@@ -68,6 +68,8 @@ describe('page registry', () => {
       '/archiveSetting/DCU',
       '/archiveSetting/poc',
       '/archiveSetting/gis',
+      '/serviceRequest/batchOperation',
+      '/parameterSetting/dcuOperating',
       '/parameterSetting/obisManagement',
       '/parameterSetting/eventDefinition',
     ];
