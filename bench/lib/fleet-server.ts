@@ -6,8 +6,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +17,12 @@ import { dcu, meter, powerGrid } from '../../packages/server/src/db/schema';
 import { seed } from '../../packages/server/src/db/seed';
 import { DeviceCredentials } from '../../packages/server/src/headend/device-credentials';
 import { buildFleet } from '../../packages/server/src/headend/fleet';
+import { ADMIN_PASSWORD, client, freePort } from './server.mjs';
+
+export { freePort };
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-export const ADMIN_PASSWORD = 'Bench-12345';
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 export interface FleetDatabase {
   url: string;
@@ -101,41 +93,14 @@ export async function fleetDatabase(name: string, dcus: number, metersPerDcu: nu
   };
 }
 
-/** A keep-alive JSON POST client that keeps the session cookie. */
+/** The benchmarks' keep-alive client (bench/lib/server.mjs), logging in as the administrator. */
 export function apiClient(port: number) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  let cookie = '';
-  const post = (path: string, body: unknown) =>
-    new Promise<{ status: number; body: { code: number; msg: string; data: unknown } }>((resolve, reject) => {
-      const payload = JSON.stringify(body);
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: `/apis${path}`,
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), cookie },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const setCookie = res.headers['set-cookie'];
-            if (setCookie) cookie = setCookie.map((c) => c.split(';')[0]).join('; ');
-            try {
-              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-            } catch (err) {
-              reject(err);
-            }
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+  const api = client(port) as {
+    post(path: string, body: unknown): Promise<{ status: number; body: { code: number; msg: string; data: unknown } }>;
+    close(): void;
+  };
   const login = async () => {
-    const answer = await post('/sysuser/login', {
+    const answer = await api.post('/sysuser/login', {
       username: 'admin',
       password: ADMIN_PASSWORD,
       code: 'x',
@@ -143,7 +108,7 @@ export function apiClient(port: number) {
     });
     if (answer.body.code !== 200) throw new Error(`login: ${JSON.stringify(answer.body)}`);
   };
-  return { post, login, close: () => agent.destroy() };
+  return { post: api.post, login, close: api.close };
 }
 
 export interface ServerProcess {

@@ -16,7 +16,7 @@ export const ADMIN_PASSWORD = 'Bench-12345';
 /** Linux counts process CPU time in ticks of 1/100 s. */
 const CLOCK_TICKS = 100;
 
-async function freePort() {
+export async function freePort() {
   const probe = createServer();
   await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address();
@@ -25,7 +25,7 @@ async function freePort() {
 }
 
 /** A keep-alive POST client for one server: each call answers `{status, body, ms}`. */
-function client(port) {
+export function client(port) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   let cookie = '';
   const post = (path, body) =>

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { gridNode, meterAt, userOfGrid } from '../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
-import { type Answer, scriptedDevice } from '../test/scripted-device';
+import { type Answer, headEndOnline, scriptedDevice } from '../test/scripted-device';
 
 const CONNECT = '/serviceRequest/batchOperation/relayConnect';
 
@@ -22,13 +22,7 @@ async function onlineMeter(answers: Answer[]) {
   const m = await meterAt(t, gridId);
   const device = await scriptedDevice(t.broker, 'meter', m.devAddr, answers);
   await device.setOnline(true);
-  await expect
-    .poll(
-      async () =>
-        (await t.app.headEnd.onlineStates([{ kind: 'meter', key: m.devAddr, viaDcu: null }])).get(`meter:${m.devAddr}`),
-      AFTER_RESPONSE,
-    )
-    .toBe(true);
+  await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.devAddr), AFTER_RESPONSE).toBe(true);
   return { ...m, device };
 }
 

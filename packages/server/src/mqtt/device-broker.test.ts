@@ -299,10 +299,10 @@ describe('devices on the embedded broker', () => {
     });
   });
 
-  it('refuses every TCP client of a broker given no device policy', async () => {
+  it('tells every TCP client of a broker not yet given its device policy that the server is unavailable (3), so it retries', async () => {
     const broker = await startEmbeddedBroker({ tcpPort: 0, log: silent });
     const a = await addDcu(0);
-    await expect(connectDevice(broker.tcpPort as number, a.username, a.password)).rejects.toMatchObject({ code: 5 });
+    await expect(connectDevice(broker.tcpPort as number, a.username, a.password)).rejects.toMatchObject({ code: 3 });
     await broker.close();
   });
 });

@@ -6,6 +6,7 @@ import {
   RESULT_CODES,
   type ResultCode,
 } from '@meterdesk/contracts';
+import type { HeadEnd } from '../headend/head-end';
 import type { Broker } from '../mqtt/broker';
 
 /** How a scripted device answers the next command: a code, or silence. */
@@ -37,3 +38,7 @@ export async function scriptedDevice(broker: Broker, kind: DeviceKind, key: stri
     stop,
   };
 }
+
+/** Whether the head-end takes a device (not behind a DCU) to be online now. */
+export const headEndOnline = async (headEnd: HeadEnd, kind: DeviceKind, key: string) =>
+  (await headEnd.onlineStates([{ kind, key, viaDcu: null }])).get(`${kind}:${key}`) === true;

@@ -6,7 +6,7 @@ import { dcu, deviceCommand, poc, sysLog } from '../../db/schema';
 import { consumerAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
-import { type Answer, scriptedDevice } from '../../test/scripted-device';
+import { type Answer, headEndOnline, scriptedDevice } from '../../test/scripted-device';
 
 const BATCH = '/serviceRequest/batchOperation';
 const ALL_BUTTONS = [
@@ -34,15 +34,7 @@ async function onlineMeter(answers: Answer[] = []) {
   const m = await meterAt(t, gridId);
   const device = await scriptedDevice(t.broker, 'meter', m.devAddr, answers);
   await device.setOnline(true);
-  await expect
-    .poll(
-      () =>
-        t.app.headEnd
-          .onlineStates([{ kind: 'meter', key: m.devAddr, viaDcu: null }])
-          .then((s) => s.get(`meter:${m.devAddr}`)),
-      AFTER_RESPONSE,
-    )
-    .toBe(true);
+  await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.devAddr), AFTER_RESPONSE).toBe(true);
   return { ...m, device };
 }
 
@@ -107,15 +99,7 @@ describe('meter operations through the head-end', () => {
   it('refuses an offline meter with MThasOffline and sends nothing', async () => {
     const m = await onlineMeter();
     await m.device.setOnline(false);
-    await expect
-      .poll(
-        () =>
-          t.app.headEnd
-            .onlineStates([{ kind: 'meter', key: m.devAddr, viaDcu: null }])
-            .then((s) => s.get(`meter:${m.devAddr}`)),
-        AFTER_RESPONSE,
-      )
-      .toBe(false);
+    await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.devAddr), AFTER_RESPONSE).toBe(false);
     const res = await run(operator, 'relayConnect', [m.devAddr]);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ msg: 'MThasOffline', data: { devices: [m.devAddr] } });
@@ -219,13 +203,7 @@ describe('reading and DCU operations', () => {
       (command) => ({ reqId: command.reqId, code: '00', frame: `E5${command.frame}` }),
     ]);
     await device.setOnline(true);
-    await expect
-      .poll(
-        () =>
-          t.app.headEnd.onlineStates([{ kind: 'dcu', key: dcuNo, viaDcu: null }]).then((s) => s.get(`dcu:${dcuNo}`)),
-        AFTER_RESPONSE,
-      )
-      .toBe(true);
+    await expect.poll(() => headEndOnline(t.app.headEnd, 'dcu', dcuNo), AFTER_RESPONSE).toBe(true);
     const dcuRun = (params: object) =>
       t.call<{ planid: string }>(
         '/plan/createplan',
