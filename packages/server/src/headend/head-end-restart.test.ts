@@ -1,6 +1,6 @@
 import { type DeviceCommand, type Plan, RESULT_CODES } from '@meterdesk/contracts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { gridNode, meterAt, userOfGrid } from '../test/archive-fixtures';
+import { gridNode, suppliedMeter, userOfGrid } from '../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
 import { type Answer, headEndOnline, scriptedDevice } from '../test/scripted-device';
@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 async function onlineMeter(answers: Answer[]) {
-  const m = await meterAt(t, gridId);
+  const m = await suppliedMeter(t, gridId);
   const device = await scriptedDevice(t.broker, 'meter', m.devAddr, answers);
   await device.setOnline(true);
   await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.devAddr), AFTER_RESPONSE).toBe(true);

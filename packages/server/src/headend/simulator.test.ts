@@ -11,7 +11,7 @@ import {
 import { type Simulator, startSimulator } from '@meterdesk/simulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
-import { dcu, meter } from '../db/schema';
+import { consumer, dcu, meter, poc } from '../db/schema';
 import { gridNode, userOfGrid } from '../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
@@ -56,12 +56,33 @@ beforeAll(async () => {
   const dcuId = newId();
   await t.db.insert(dcu).values({ id: dcuId, dcuNo, gridId });
   for (let i = 0; i < 32; i++) meters.push(`${dcuNo}M${String(i).padStart(2, '0')}`);
+  const rows = [
+    ...meters.map((devAddr) => ({ id: newId(), devAddr, gridId, dcuId })),
+    { id: newId(), devAddr: direct, gridId },
+  ];
+  await t.db.insert(meter).values(rows);
+  // Operations need the consumer each meter supplies (spec §5).
+  const consumers = rows.map((r) => ({
+    id: newId(),
+    consumerCode: `C${r.devAddr}`,
+    consumerName: r.devAddr,
+    consumerType: 'residential',
+    paymentMode: 'postpay',
+    gridId,
+  }));
+  await t.db.insert(consumer).values(consumers);
   await t.db
-    .insert(meter)
-    .values([
-      ...meters.map((devAddr) => ({ id: newId(), devAddr, gridId, dcuId })),
-      { id: newId(), devAddr: direct, gridId },
-    ]);
+    .insert(poc)
+    .values(
+      rows.map((r, i) => ({
+        id: newId(),
+        pocNo: `P${r.devAddr}`,
+        nature: 1,
+        consumerId: consumers[i]?.id,
+        meterId: r.id,
+        gridId,
+      })),
+    );
   operator = await userOfGrid(t, gridId, BUTTONS);
   const fleet = await buildFleet(t.db, t.app.deviceCredentials);
   sim = startSimulator({

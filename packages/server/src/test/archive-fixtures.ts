@@ -1,7 +1,8 @@
 import { type Page, ROOT_PARENT_ID } from '@meterdesk/contracts';
+import { eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { newId } from '../db/ids';
-import { consumer, meter, powerGrid, sysGroup, sysUserGroup } from '../db/schema';
+import { consumer, meter, poc, powerGrid, sysGroup, sysUserGroup } from '../db/schema';
 import type { TestApp } from './harness';
 import { uniqueName } from './unique';
 
@@ -41,6 +42,20 @@ export async function consumerAt(
     .insert(consumer)
     .values({ id, consumerCode, consumerName, consumerType: 'residential', paymentMode: 'prepay', gridId });
   return { id, consumerCode };
+}
+
+/** A meter supplying a consumer of its own through a POC, as operations need (spec §5). */
+export async function suppliedMeter(
+  t: TestApp,
+  gridId: string,
+  options: { protected?: boolean; dcuId?: string } = {},
+): Promise<{ id: string; devAddr: string; consumerId: string }> {
+  const m = await meterAt(t, gridId);
+  if (options.dcuId) await t.db.update(meter).set({ dcuId: options.dcuId }).where(eq(meter.id, m.id));
+  const c = await consumerAt(t, gridId);
+  if (options.protected) await t.db.update(consumer).set({ protected: true }).where(eq(consumer.id, c.id));
+  await t.db.insert(poc).values({ id: newId(), pocNo: code('P'), nature: 1, consumerId: c.id, meterId: m.id, gridId });
+  return { ...m, consumerId: c.id };
 }
 
 /** A logged-in user whose only user group holds `gridId`, with a role of `uris`. */

@@ -40,6 +40,8 @@ interface PlanDevice {
   dcuId: string | null;
   gridId: string;
   protectedConsumer: boolean;
+  /** A meter supplies a consumer (through its POC) within the caller's scope; a DCU always passes. */
+  hasConsumer: boolean;
 }
 
 type PlanRow = typeof plan.$inferSelect;
@@ -92,6 +94,7 @@ export class PlanService {
     if ((definition.target === 'meter') !== (body.devs.itemType === PLAN_ITEM_TYPES.meter))
       throw fieldError(RESULT.badRequest, 'devs.itemType', 'planOperationMismatch');
     const devices = await this.resolve(session, definition.target, body.devs.devList);
+    refuseWithoutConsumer(devices);
     const command = await buildCommand(operation, params, this.obis);
     const disconnect = 'disconnect' in definition && definition.disconnect;
     if (disconnect) refuseProtected(devices);
@@ -171,6 +174,7 @@ export class PlanService {
     if (body.devs.itemType !== PLAN_ITEM_TYPES.meter)
       throw fieldError(RESULT.badRequest, 'devs.itemType', 'planOperationMismatch');
     const devices = await this.resolve(session, 'meter', body.devs.devList);
+    refuseWithoutConsumer(devices);
     refuseProtected(devices);
     await this.db
       .update(plan)
@@ -199,6 +203,7 @@ export class PlanService {
     if (!order) throw new ApiError(RESULT.badRequest, 'planNotPending');
     const devs = row.devs as PlanCreate['devs'];
     const devices = await this.resolve(session, OPERATIONS[order.cmd].target, devs.devList);
+    refuseWithoutConsumer(devices);
     refuseProtected(devices);
     const command = await buildCommand(order.cmd, order.params, this.obis);
     const spacingMs = 1000 / this.config.disconnectStaggerPerSecond;
@@ -471,6 +476,7 @@ export class PlanService {
                 dcuNo: dcu.dcuNo,
                 gridId: meter.gridId,
                 protectedConsumer: sql<boolean>`coalesce(${consumer.protected}, false)`,
+                hasConsumer: sql<boolean>`(${consumer.id} is not null and ${gridScope(scope, consumer.gridId) ?? sql`true`})`,
               })
               .from(meter)
               .leftJoin(dcu, eq(dcu.id, meter.dcuId))
@@ -485,6 +491,7 @@ export class PlanService {
             dcuId: r.dcuId,
             gridId: r.gridId,
             protectedConsumer: r.protectedConsumer === true,
+            hasConsumer: r.hasConsumer === true,
           }))
         : (
             await this.db
@@ -499,6 +506,7 @@ export class PlanService {
             dcuId: r.dcuId,
             gridId: r.gridId,
             protectedConsumer: false,
+            hasConsumer: true,
           }));
     const found = new Set(devices.map((d) => d.key.toLowerCase()));
     const missing = unique.filter((k) => !found.has(k.toLowerCase()));
@@ -546,6 +554,12 @@ function parseParams(operation: OperationName, params: unknown): unknown {
   const [issue] = result.error.issues;
   const path = ['orders', '0', 'params', ...(issue?.path ?? []).map(String)].join('.');
   throw fieldError(RESULT.badRequest, path, (issue?.message ?? 'invalidValue') as never);
+}
+
+/** Spec §5: the consumer and the meter must exist (a meter in the warehouse supplies nobody). */
+function refuseWithoutConsumer(devices: readonly PlanDevice[]): void {
+  const orphaned = devices.filter((d) => !d.hasConsumer).map((d) => d.key);
+  if (orphaned.length) throw new ApiError(RESULT.badRequest, 'consumerNotFound', { devices: orphaned });
 }
 
 function refuseProtected(devices: readonly PlanDevice[]): void {

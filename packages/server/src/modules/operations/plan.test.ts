@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { dcu, deviceCommand, poc, sysLog } from '../../db/schema';
-import { consumerAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
+import { gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { type Answer, headEndOnline, scriptedDevice } from '../../test/scripted-device';
@@ -30,8 +30,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** An online meter in the test's grid, answered by a scripted device. */
-async function onlineMeter(answers: Answer[] = []) {
-  const m = await meterAt(t, gridId);
+async function onlineMeter(answers: Answer[] = [], options: { protected?: boolean } = {}) {
+  const m = await suppliedMeter(t, gridId, options);
   const device = await scriptedDevice(t.broker, 'meter', m.devAddr, answers);
   await device.setOnline(true);
   await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.devAddr), AFTER_RESPONSE).toBe(true);
@@ -242,6 +242,13 @@ describe('what is refused before anything is sent', () => {
     );
   });
 
+  it('refuses a meter that supplies no consumer (spec §5: the consumer and the meter must exist)', async () => {
+    const m = await meterAt(t, gridId);
+    const res = await run(operator, 'relayConnect', [m.devAddr]);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ msg: 'consumerNotFound', data: { devices: [m.devAddr] } });
+  });
+
   it('refuses an operation whose button the caller lacks with 403', async () => {
     const m = await onlineMeter();
     const clockOnly = await userOfGrid(t, gridId, [`${BATCH}/clockSync`]);
@@ -266,15 +273,7 @@ describe('what is refused before anything is sent', () => {
 });
 
 describe('disconnect safeguards', () => {
-  async function protectedMeter() {
-    const m = await onlineMeter();
-    const c = await consumerAt(t, gridId, 'Life support');
-    await t.db.execute(`update consumer set protected = true where id = '${c.id}'`);
-    await t.db
-      .insert(poc)
-      .values({ id: newId(), pocNo: `P${newId().slice(0, 12)}`, nature: 1, consumerId: c.id, meterId: m.id, gridId });
-    return m;
-  }
+  const protectedMeter = () => onlineMeter([], { protected: true });
 
   it('refuses to disconnect a protected consumer and names the meter', async () => {
     const m = await protectedMeter();
