@@ -71,18 +71,16 @@ beforeAll(async () => {
     gridId,
   }));
   await t.db.insert(consumer).values(consumers);
-  await t.db
-    .insert(poc)
-    .values(
-      rows.map((r, i) => ({
-        id: newId(),
-        pocNo: `P${r.devAddr}`,
-        nature: 1,
-        consumerId: consumers[i]?.id,
-        meterId: r.id,
-        gridId,
-      })),
-    );
+  await t.db.insert(poc).values(
+    rows.map((r, i) => ({
+      id: newId(),
+      pocNo: `P${r.devAddr}`,
+      nature: 1,
+      consumerId: consumers[i]?.id,
+      meterId: r.id,
+      gridId,
+    })),
+  );
   operator = await userOfGrid(t, gridId, BUTTONS);
   const fleet = await buildFleet(t.db, t.app.deviceCredentials);
   sim = startSimulator({

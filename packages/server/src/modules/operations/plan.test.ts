@@ -2,7 +2,7 @@ import { type CommandRecord, type Page, type Plan, RESULT_CODES } from '@meterde
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
-import { dcu, deviceCommand, poc, sysLog } from '../../db/schema';
+import { dcu, deviceCommand, sysLog } from '../../db/schema';
 import { gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
