@@ -37,6 +37,7 @@ import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
 import { devicePolicy } from './mqtt/device-policy';
 import { type RouteRecord, registerAccessControl } from './rbac/access';
+import { ensurePartitionsAround } from './readings/partitions';
 import { createServices } from './services';
 
 export interface AppDeps {
@@ -138,6 +139,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     headEndTiming: deps.headEndTiming,
   });
   const { db, sessions, jobs } = services;
+  // Readings must find their month's partition from the first message on; the daily job keeps it so.
+  await ensurePartitionsAround(db, new Date());
 
   registerErrorHandler(http);
   registerOriginCheck(http);

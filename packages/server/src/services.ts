@@ -27,6 +27,7 @@ import { RoleService } from './modules/system/role.service';
 import { SettingsService } from './modules/system/settings.service';
 import { UserService } from './modules/system/user.service';
 import type { Broker } from './mqtt/broker';
+import { readingPartitionsJob } from './readings/partitions';
 
 export interface ServiceDeps {
   config: Config;
@@ -80,6 +81,7 @@ export function createServices({
     captchaPurgeJob(captchas),
     loginFailurePurgeJob(db, loginFailures),
     logRetentionJob(db, logRetention),
+    readingPartitionsJob(db),
   );
   return {
     db,

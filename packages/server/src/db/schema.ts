@@ -9,5 +9,6 @@ export * from './tables/log';
 export * from './tables/notice';
 export * from './tables/parameter';
 export * from './tables/people';
+export * from './tables/readings';
 export * from './tables/session';
 export * from './tables/settings';

@@ -96,6 +96,8 @@ export const plan = pgTable(
   {
     id: id(),
     planName: varchar({ length: 100 }).notNull(),
+    /** `operation`: a one-shot operator operation; `collection`: a scheduled collection task (taskMGT). */
+    kind: varchar({ length: 12 }).notNull().default('operation'),
     planTempName: varchar({ length: 100 }).notNull().default(''),
     pushType: smallint().notNull().default(2),
     pri: smallint().notNull().default(5),
@@ -113,11 +115,40 @@ export const plan = pgTable(
     approvedBy: varchar({ length: 50 }),
     approveTime: time(),
     jobId: varchar({ length: 36 }),
+    /** A scheduled task runs only while enabled; it must be disabled before it is modified (spec §4). */
+    enabled: boolean().notNull().default(false),
+    /** Occurrences started so far; the expected count (`crontab.count`) may not go below it. */
+    executedCount: integer().notNull().default(0),
+    /** When the task's next occurrence is due; null while disabled, paused or finished. */
+    nextRunAt: time(),
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
   (t) => [
     uniqueIndex('plan_req_uq').on(t.createdBy, t.reqId).where(sql`${t.reqId} <> ''`),
     index('plan_status_idx').on(t.planStatus, t.createTime),
+    // Task names are unique among the tasks not deleted (spec §5: 'Task name existed').
+    uniqueIndex('plan_task_name_uq')
+      .on(sql`lower(${t.planName})`)
+      .where(sql`${t.kind} = 'collection' and ${t.planStatus} <> 'deleted'`),
+    index('plan_due_idx').on(t.nextRunAt).where(sql`${t.enabled} and ${t.nextRunAt} is not null`),
   ],
+);
+
+/** A collection task template (templateMGT): the orders and the default device filters a task starts from. */
+export const planTemplate = pgTable(
+  'plan_template',
+  {
+    id: id(),
+    templateName: varchar({ length: 100 }).notNull(),
+    /** PlanOrder[]: collection items (cgcode) with their cycle plans. */
+    orders: jsonb().notNull(),
+    /** Default devParams of tasks made from it. */
+    devParams: jsonb().notNull().default(sql`'{}'::jsonb`),
+    remark: varchar({ length: 500 }).notNull().default(''),
+    createdBy: varchar({ length: 50 }).notNull(),
+    createTime: createdAt(),
+    updateTime: updatedAt(),
+  },
+  (t) => [uniqueIndex('plan_template_name_uq').on(sql`lower(${t.templateName})`)],
 );
