@@ -1,4 +1,5 @@
 import {
+  ACTIVE_IMPORT_RATES,
   ACCOUNT_PAYMENT_MODES,
   COMMON_OBIS,
   type DeviceEvent,
@@ -147,16 +148,14 @@ const METERS = ['meter'] as const;
 const BOTH = ['dcu', 'meter'] as const;
 const DCUS = ['dcu'] as const;
 
-const MAX_DEMAND = '1-0:1.6.0.255';
-const RATE_OBIS = ['1-0:1.8.1.255', '1-0:1.8.2.255', '1-0:1.8.3.255', '1-0:1.8.4.255'] as const;
 export const DEFAULT_CAPTURE_OBJECTS = [OBIS.clock, OBIS.activeImport, OBIS.reactiveImport, OBIS.activePower];
 
 const registerValues = (r: Registers): Record<string, number> => ({
   [OBIS.activeImport]: r.activeImport,
-  [RATE_OBIS[0]]: r.rates[0],
-  [RATE_OBIS[1]]: r.rates[1],
-  [RATE_OBIS[2]]: r.rates[2],
-  [RATE_OBIS[3]]: r.rates[3],
+  [ACTIVE_IMPORT_RATES[0]]: r.rates[0],
+  [ACTIVE_IMPORT_RATES[1]]: r.rates[1],
+  [ACTIVE_IMPORT_RATES[2]]: r.rates[2],
+  [ACTIVE_IMPORT_RATES[3]]: r.rates[3],
   [OBIS.activeExport]: r.activeExport,
   [OBIS.reactiveImport]: r.reactiveImport,
   [OBIS.reactiveExport]: r.reactiveExport,
@@ -173,7 +172,7 @@ const CAPTURABLE = new Set<string>([
 
 const frozenValues = (row: FrozenRow): DeviceProfileRow => ({
   ts: row.ts,
-  values: { ...registerValues(row), [MAX_DEMAND]: row.maxDemand },
+  values: { ...registerValues(row), [OBIS.maxDemand]: row.maxDemand },
 });
 
 /** Rows a single read may ask for; a longer range fails (02) rather than flooding the broker. */
@@ -312,7 +311,7 @@ const OBJECTS = new Map<string, ObjectDef>([
   ],
   [OBIS.serialNumber, { classId: 1, kinds: BOTH, get: { 2: (d) => ok(d.id) } }],
   [OBIS.firmwareVersion, { classId: 1, kinds: BOTH, get: { 2: (d) => ok(d.firmware) } }],
-  ...[OBIS.activeImport, ...RATE_OBIS, OBIS.activeExport, OBIS.reactiveImport, OBIS.reactiveExport].map(
+  ...[OBIS.activeImport, ...ACTIVE_IMPORT_RATES, OBIS.activeExport, OBIS.reactiveImport, OBIS.reactiveExport].map(
     (obis): [string, ObjectDef] => [obis, register(obis, (d, now) => registersNow(d, now)[obis]!)],
   ),
   [OBIS.voltageL1, register(OBIS.voltageL1, (d, now) => instantaneous(d.model!, now).voltage)],

@@ -79,6 +79,8 @@ export const OBIS = {
   voltageL1: '1-0:32.7.0.255',
   currentL1: '1-0:31.7.0.255',
   activePower: '1-0:1.7.0.255',
+  /** Maximum demand (+A) of the period a frozen row closes, W. */
+  maxDemand: '1-0:1.6.0.255',
   loadProfile: '1-0:99.1.0.255',
   dailyProfile: '1-0:99.2.0.255',
   monthlyBilling: '1-0:98.1.0.255',
@@ -101,6 +103,9 @@ export const OBIS = {
   dcuTaskParameters: '0-0:128.2.0.255',
   dcuParameters: '0-0:128.0.0.255',
 } as const;
+
+/** Active energy import (+A) of tariff rates 1–4. */
+export const ACTIVE_IMPORT_RATES = ['1-0:1.8.1.255', '1-0:1.8.2.255', '1-0:1.8.3.255', '1-0:1.8.4.255'] as const;
 
 /** Disconnect control (class 70) control_state. */
 export const RELAY_STATES = { disconnected: 0, connected: 1, readyForReconnection: 2 } as const;

@@ -1,5 +1,6 @@
 import { groupEntity, orgEntity, resourceEntity, roleEntity, userEntity } from '@meterdesk/contracts';
 import { type ApiError, existedError } from '../http/api-error';
+import { databaseError } from './errors';
 
 /**
  * The field behind each unique index: a check and an insert racing past it both end as 409
@@ -25,15 +26,8 @@ export function registerUniqueIndex(index: string, error: () => ApiError): void 
 
 /** The 409 for a unique violation (PostgreSQL 23505) anywhere in an error's cause chain; null otherwise. */
 export function uniqueViolation(error: unknown): ApiError | null {
-  for (
-    let e = error as { code?: unknown; constraint?: unknown; cause?: unknown } | undefined;
-    e;
-    e = e.cause as never
-  ) {
-    if (e.code === '23505') {
-      const known = typeof e.constraint === 'string' ? UNIQUE_FIELDS.get(e.constraint) : undefined;
-      return known ? known() : null;
-    }
-  }
-  return null;
+  const e = databaseError(error);
+  if (e?.code !== '23505') return null;
+  const known = typeof e.constraint === 'string' ? UNIQUE_FIELDS.get(e.constraint) : undefined;
+  return known ? known() : null;
 }
