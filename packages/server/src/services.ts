@@ -14,6 +14,7 @@ import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
+import { ReadingsService } from './modules/collection/readings.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
@@ -107,6 +108,8 @@ export function createServices({
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),
+    /** A meter's readings for its data tab. */
+    readings: new ReadingsService(db),
     deviceCredentials: new DeviceCredentials(db, secrets),
   };
 }

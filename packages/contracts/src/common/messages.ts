@@ -76,6 +76,8 @@ export const MESSAGES = {
   noRecipientEmail: 'The recipient has no e-mail address',
   timeRangeTooLong: 'The time range is too long',
   timeRangeInvalid: 'The start time must be before the end time',
+  invalidDate: 'Please enter a valid date',
+  dateAfterToday: 'No date after today',
   partialSuccess: 'partial success',
   // grants: nobody gives away more than they hold
   grantExceedsOwn: 'You cannot grant a role holding permissions you do not have',

@@ -65,6 +65,8 @@ export const errors: LocaleMessages['errors'] = {
   noRecipientEmail: '收件人没有电子邮箱地址',
   timeRangeTooLong: '时间范围过长',
   timeRangeInvalid: '开始时间必须早于结束时间',
+  invalidDate: '请输入有效的日期',
+  dateAfterToday: '不能选择今天之后的日期',
   grantExceedsOwn: '不能授予包含您自己没有的权限的角色',
   userHoldsMore: '该用户拥有您没有的权限',
   lastAdmin: '最后一个启用的管理员不能被禁用、删除或移除管理员角色',
