@@ -29,6 +29,7 @@ import { SettingsService } from './modules/system/settings.service';
 import { UserService } from './modules/system/user.service';
 import type { Broker } from './mqtt/broker';
 import { readingPartitionsJob } from './readings/partitions';
+import { readingRollupsJob } from './readings/rollups';
 
 export interface ServiceDeps {
   config: Config;
@@ -83,6 +84,7 @@ export function createServices({
     loginFailurePurgeJob(db, loginFailures),
     logRetentionJob(db, logRetention),
     readingPartitionsJob(db),
+    readingRollupsJob(db),
   );
   return {
     db,

@@ -10,5 +10,6 @@ export * from './tables/notice';
 export * from './tables/parameter';
 export * from './tables/people';
 export * from './tables/readings';
+export * from './tables/rollups';
 export * from './tables/session';
 export * from './tables/settings';

@@ -1,0 +1,71 @@
+import { bigint, date, index, integer, pgTable, primaryKey, timestamp, varchar } from 'drizzle-orm/pg-core';
+
+/*
+ * Rollups of the readings store (readings/rollups.ts), so a dashboard card or a report reads one row
+ * per meter or grid node per day instead of scanning raw months. Each row is recomputed from the raw
+ * rows of its key, never added to, so folding a key twice is harmless.
+ */
+
+/** (meter, day) keys a write stored rows for and the rollups have not yet folded in. */
+export const rollupPending = pgTable(
+  'rollup_pending',
+  {
+    meterId: varchar({ length: 32 }).notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    markedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.meterId, t.day] })],
+);
+
+const eventCounts = () => ({
+  eventsRegular: integer().notNull().default(0),
+  eventsMedium: integer().notNull().default(0),
+  eventsSevere: integer().notNull().default(0),
+});
+
+/** One meter's day (UTC): consumption from the daily frozen registers, demand and intervals from its profile. */
+export const rollupMeterDay = pgTable(
+  'rollup_meter_day',
+  {
+    meterId: varchar({ length: 32 }).notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    /** The meter's grid node when the row was computed; its grid rollup counts it there. */
+    gridId: varchar({ length: 32 }).notNull(),
+    /** Active import of the day, Wh: daily(day) − daily(day − 1); null while either is missing. */
+    consumption: bigint({ mode: 'number' }),
+    /** Load profile intervals received for the day (96 when complete). */
+    intervals: integer().notNull().default(0),
+    /** Interval average active power over the day's intervals, W. */
+    demandMin: integer(),
+    demandMax: integer(),
+    demandAvg: integer(),
+    ...eventCounts(),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.meterId, t.day] }), index('rollup_meter_day_grid_idx').on(t.gridId, t.day)],
+);
+
+/**
+ * The meters of one grid node (its own, not its subtree's) for a day. A subtree's figure is the sum of
+ * its nodes' rows at query time: a grid tree holds thousands of nodes, not millions, and a node moved
+ * in the tree or a meter moved to another node leaves no ancestor's row wrong.
+ */
+export const rollupGridDay = pgTable(
+  'rollup_grid_day',
+  {
+    gridId: varchar({ length: 32 }).notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    /** Meters with a rollup row that day. */
+    meters: integer().notNull(),
+    /** Sum of the meters' consumption that day (those with one), Wh. */
+    consumption: bigint({ mode: 'number' }).notNull(),
+    /** Meters whose consumption is known that day. */
+    metersWithConsumption: integer().notNull(),
+    intervals: bigint({ mode: 'number' }).notNull(),
+    /** The highest of its meters' maximum demand, W. */
+    demandMax: integer(),
+    ...eventCounts(),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.gridId, t.day] }), index('rollup_grid_day_day_idx').on(t.day)],
+);

@@ -1,0 +1,159 @@
+import { OBIS } from '@meterdesk/contracts';
+import { asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { meter, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
+import { gridNode, meterAt } from '../test/archive-fixtures';
+import { createTestApp, type TestApp } from '../test/harness';
+import { foldPending, rollupDay } from './rollups';
+import { dailyRows, meterEventRows, profileRows } from './rows';
+import { ReadingWriter } from './writer';
+
+const DAY = '2026-10-14';
+const at = (day: string, minutes: number) => new Date(Date.parse(`${day}T00:00:00Z`) + minutes * 60_000).toISOString();
+/** A day of 15-minute captures whose power rises by one watt an interval from `base`. */
+const intervals = (day: string, base: number, skip: number[] = []) =>
+  Array.from({ length: 96 }, (_, i) => i)
+    .filter((i) => !skip.includes(i))
+    .map((i) => ({ ts: at(day, i * 15), values: { [OBIS.activePower]: base + i } }));
+const frozen = (day: string, activeImport: number) => ({
+  ts: at(day, 24 * 60),
+  values: { [OBIS.activeImport]: activeImport, [OBIS.maxDemand]: 5000 },
+});
+
+describe('reading rollups', () => {
+  let t: TestApp;
+  let writer: ReadingWriter;
+  let grid: string;
+  let other: string;
+  let m1: string;
+  let m2: string;
+
+  const meterDay = async (meterId: string, day = DAY) => {
+    const [row] = await t.db
+      .select()
+      .from(rollupMeterDay)
+      .where(eq(rollupMeterDay.meterId, meterId))
+      .then((rows) => rows.filter((r) => r.day === day));
+    return row;
+  };
+  const gridDays = () => t.db.select().from(rollupGridDay).orderBy(asc(rollupGridDay.gridId), asc(rollupGridDay.day));
+  const pending = () => t.db.select().from(rollupPending);
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    writer = new ReadingWriter(t.db);
+    grid = await gridNode(t);
+    other = await gridNode(t);
+    m1 = (await meterAt(t, grid)).id;
+    m2 = (await meterAt(t, grid)).id;
+  });
+  afterAll(() => t.close());
+
+  it('marks the days a write stores rows for, and folds them into meter and grid rows', async () => {
+    await writer.write({
+      profile: [...profileRows(m1, intervals(DAY, 1000)), ...profileRows(m2, intervals(DAY, 200, [0, 1, 2]))],
+      daily: [
+        ...dailyRows(m1, [frozen('2026-10-13', 50_000), frozen(DAY, 62_500)]),
+        ...dailyRows(m2, [frozen(DAY, 7_000)]),
+      ],
+      meterEvents: meterEventRows(m1, [
+        { code: 1, level: 'severe', time: at(DAY, 100) },
+        { code: 2, level: 'regular', time: at(DAY, 105) },
+        { code: 2, level: 'regular', time: at(DAY, 700) },
+      ]),
+    });
+    // Each daily row changes its own day and the next one's consumption.
+    expect((await pending()).map((p) => `${p.meterId === m1 ? 'm1' : 'm2'} ${p.day}`).sort()).toEqual([
+      'm1 2026-10-13',
+      'm1 2026-10-14',
+      'm1 2026-10-15',
+      'm2 2026-10-14',
+      'm2 2026-10-15',
+    ]);
+
+    expect(await foldPending(t.db)).toBe(5);
+    expect(await pending()).toEqual([]);
+    expect(await meterDay(m1)).toMatchObject({
+      gridId: grid,
+      consumption: 12_500,
+      intervals: 96,
+      demandMin: 1000,
+      demandMax: 1095,
+      demandAvg: 1048,
+      eventsRegular: 2,
+      eventsMedium: 0,
+      eventsSevere: 1,
+    });
+    // m2 has no frozen value the day before: its consumption is unknown, not its register.
+    expect(await meterDay(m2)).toMatchObject({ consumption: null, intervals: 93, demandMin: 203, demandMax: 295 });
+    expect(await meterDay(m1, '2026-10-15')).toMatchObject({ consumption: null, intervals: 0, demandMax: null });
+    expect((await gridDays()).find((g) => g.day === DAY)).toMatchObject({
+      gridId: grid,
+      meters: 2,
+      consumption: 12_500,
+      metersWithConsumption: 1,
+      intervals: 189,
+      demandMax: 1095,
+      eventsRegular: 2,
+      eventsSevere: 1,
+    });
+  });
+
+  it('changes nothing when the same rows are written again, and folding a key twice gives the same rows', async () => {
+    const before = { m1: await meterDay(m1), grids: await gridDays() };
+    expect(
+      await writer.write({
+        profile: profileRows(m1, intervals(DAY, 1000)),
+        daily: dailyRows(m1, [frozen(DAY, 62_500)]),
+      }),
+    ).toBe(0);
+    expect(await pending()).toEqual([]);
+    expect(await foldPending(t.db)).toBe(0);
+    expect(await meterDay(m1)).toEqual(before.m1);
+
+    await t.db.insert(rollupPending).values({ meterId: m1, day: DAY });
+    expect(await foldPending(t.db)).toBe(1);
+    await t.db.insert(rollupPending).values({ meterId: m1, day: DAY });
+    expect(await foldPending(t.db)).toBe(1);
+    const strip = <T extends { updatedAt: Date }>(row: T | undefined) => row && { ...row, updatedAt: null };
+    expect(strip(await meterDay(m1))).toEqual(strip(before.m1));
+    expect((await gridDays()).map(strip)).toEqual(before.grids.map(strip));
+  });
+
+  it("updates a day when a late interval or the day before's frozen value arrives", async () => {
+    await writer.write({ profile: profileRows(m2, intervals(DAY, 200).slice(0, 3)) });
+    await writer.write({ daily: dailyRows(m2, [frozen('2026-10-13', 6_400)]) });
+    // (m2, the 13th) and (m2, the 14th), which both writes marked.
+    expect(await foldPending(t.db)).toBe(2);
+    expect(await meterDay(m2)).toMatchObject({ intervals: 96, demandMin: 200, consumption: 600 });
+    expect((await gridDays()).find((g) => g.day === DAY)).toMatchObject({
+      consumption: 13_100,
+      metersWithConsumption: 2,
+      intervals: 192,
+    });
+  });
+
+  it("moves a meter's day to its new grid node when it is recomputed, and a day rolls up from raw rows at once", async () => {
+    await t.db.update(meter).set({ gridId: other }).where(eq(meter.id, m2));
+    await t.db.insert(rollupPending).values({ meterId: m2, day: DAY });
+    await foldPending(t.db);
+    const day = (await gridDays()).filter((g) => g.day === DAY);
+    expect(day.map((g) => [g.gridId, g.meters, g.consumption])).toEqual(
+      [
+        [grid, 1, 12_500],
+        [other, 1, 600],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+
+    await t.db.delete(rollupMeterDay);
+    await t.db.delete(rollupGridDay);
+    expect(await rollupDay(t.db, DAY)).toBe(2);
+    expect(await meterDay(m1)).toMatchObject({ consumption: 12_500, intervals: 96, eventsSevere: 1 });
+    expect((await gridDays()).map((g) => [g.gridId, g.day, g.meters])).toEqual(
+      [
+        [grid, DAY, 1],
+        [other, DAY, 1],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+  });
+});
