@@ -10,6 +10,7 @@ import { module } from './module';
 import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
+import { readings } from './readings';
 import { resource } from './resource';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
@@ -38,6 +39,7 @@ export const enScreens = {
   poc,
   gis,
   operations,
+  readings,
   obis,
   eventDefinition,
 };

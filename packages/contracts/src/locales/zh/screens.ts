@@ -12,6 +12,7 @@ import { module } from './module';
 import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
+import { readings } from './readings';
 import { resource } from './resource';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
@@ -36,6 +37,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   poc,
   gis,
   operations,
+  readings,
   obis,
   eventDefinition,
 };

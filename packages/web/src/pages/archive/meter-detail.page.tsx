@@ -1,4 +1,5 @@
-import { Flex, Tabs } from 'antd';
+import { Flex, Spin, Tabs } from 'antd';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { CrudConfig } from '@/crud/crud-config';
@@ -8,21 +9,27 @@ import { MeterHistory } from './meter-history';
 
 const TAB = 'tab';
 const OPERATIONS_TAB = 'operations';
+const DATA_TAB = 'data';
+const OTHER_TABS: readonly string[] = [OPERATIONS_TAB, DATA_TAB];
+
+/** The data tab comes with its chart in a chunk of its own, fetched when the tab first opens. */
+const MeterData = lazy(() => import('@/pages/collection/meter-data').then((m) => ({ default: m.MeterData })));
 
 /**
- * The kit's detail page of a meter with its dated status history, and beside it the operations tab
- * (the tab is in the URL so a reload keeps it). A tab once opened stays mounted, so a command still
+ * The kit's detail page of a meter with its dated status history, and beside it the operations and
+ * data tabs (the tab is in the URL so a reload keeps it). A tab once opened stays mounted, so a command still
  * running keeps its live results while the user looks at the detail.
  */
 export function MeterDetailPage({ crud }: { crud: CrudConfig }) {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
   const id = params.get('id') ?? '';
-  const active = params.get(TAB) === OPERATIONS_TAB ? OPERATIONS_TAB : 'detail';
+  const tab = params.get(TAB) ?? '';
+  const active = OTHER_TABS.includes(tab) ? tab : 'detail';
   return (
     <Tabs
       activeKey={active}
-      onChange={(key) => setParams(key === OPERATIONS_TAB ? { id, [TAB]: key } : { id })}
+      onChange={(key) => setParams(OTHER_TABS.includes(key) ? { id, [TAB]: key } : { id })}
       items={[
         {
           key: 'detail',
@@ -38,6 +45,15 @@ export function MeterDetailPage({ crud }: { crud: CrudConfig }) {
           key: OPERATIONS_TAB,
           label: <span data-testid="meter-tab-operations">{t('operations.screen.operationsTab')}</span>,
           children: id && <MeterOperations id={id} />,
+        },
+        {
+          key: DATA_TAB,
+          label: <span data-testid="meter-tab-data">{t('readings.tab')}</span>,
+          children: id && (
+            <Suspense fallback={<Spin />}>
+              <MeterData id={id} />
+            </Suspense>
+          ),
         },
       ]}
     />

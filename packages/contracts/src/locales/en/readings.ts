@@ -1,0 +1,37 @@
+/** A meter's readings on its detail page (the data tab). */
+export const readings = {
+  tab: 'Data',
+  day: 'Day',
+  dayHint: 'Days are UTC days, as the meters freeze them',
+  shortcuts: { today: 'Today', yesterday: 'Yesterday', dayBefore: 'The day before yesterday', weekAgo: 'A week ago' },
+  profile: {
+    title: 'Load profile',
+    channel: 'Channel',
+    received: '{{received}} of {{expected}} intervals received',
+    empty: 'No load profile for this day',
+    chart: 'Load profile of {{day}}: {{channel}}',
+    time: 'Time (UTC)',
+  },
+  frozen: {
+    title: 'Frozen values',
+    daily: 'Daily (the 31 days up to the day)',
+    monthly: 'Monthly (the 12 months up to the day)',
+    day: 'Day',
+    month: 'Month',
+    empty: 'No frozen values in this range',
+  },
+  channels: {
+    activeImport: 'Active import (+A)',
+    activeExport: 'Active export (−A)',
+    reactiveImport: 'Reactive import (+R)',
+    reactiveExport: 'Reactive export (−R)',
+    activePower: 'Active power',
+    voltageL1: 'Voltage L1',
+    currentL1: 'Current L1',
+    activeImportT1: '+A rate 1',
+    activeImportT2: '+A rate 2',
+    activeImportT3: '+A rate 3',
+    activeImportT4: '+A rate 4',
+    maxDemand: 'Maximum demand',
+  },
+};
