@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
 import { rollupPending } from '../db/schema';
@@ -46,51 +46,93 @@ export async function markPending(db: Executor, keys: readonly RollupKey[]): Pro
 /** Keys folded per transaction: large enough to amortise the statements, small enough to keep locks short. */
 export const FOLD_BATCH = 5000;
 
+/** The columns of a meter's day, in rollup_meter_day's order after (meter_id, day, grid_id). */
+const DAY_FIGURES = sql.raw(`p.intervals, p.demand_min, p.demand_max, p.demand_avg, e.regular, e.medium, e.severe`);
+const PROFILE_FIGURES = sql.raw(`count(*)::int as intervals, min(p.active_power) as demand_min,
+  max(p.active_power) as demand_max, round(avg(p.active_power))::int as demand_avg`);
+const EVENT_FIGURES = sql.raw(`count(*) filter (where e.level = 0)::int as regular,
+  count(*) filter (where e.level = 1)::int as medium, count(*) filter (where e.level = 2)::int as severe`);
+
 /**
- * Recomputes the meter rows of `keys` and the grid rows they touch from the raw rows: the same keys
- * folded twice give the same rows. Runs in the caller's transaction.
+ * A few keys (the incremental fold): each key's rows read on the (meter_id, time) key, one index
+ * range per table.
  */
-async function recompute(tx: Executor, keys: readonly RollupKey[]): Promise<number> {
+function keyedDays(keys: readonly RollupKey[]): { old: SQL; computed: SQL } {
   const keyJson = JSON.stringify(keys.map((k) => ({ meter_id: k.meterId, day: k.day })));
   // A UTC day whatever the session's time zone says.
   const start = sql.raw(`(k.day::timestamp at time zone 'UTC')`);
   const end = sql.raw(`((k.day + 1)::timestamp at time zone 'UTC')`);
+  return {
+    old: sql`keys as (select * from jsonb_to_recordset(${keyJson}::jsonb) as k(meter_id varchar, day date)),
+      old as (select r.grid_id, r.day from rollup_meter_day r join keys k on r.meter_id = k.meter_id and r.day = k.day)`,
+    computed: sql`select k.meter_id, k.day, m.grid_id,
+        (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day)
+          - (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day - 1),
+        ${DAY_FIGURES}
+      from keys k
+      join meter m on m.id = k.meter_id
+      cross join lateral (select ${PROFILE_FIGURES} from reading_profile p
+        where p.meter_id = k.meter_id and p.ts >= ${start} and p.ts < ${end}) p
+      cross join lateral (select ${EVENT_FIGURES} from meter_event e
+        where e.meter_id = k.meter_id and e.ts >= ${start} and e.ts < ${end}) e`,
+  };
+}
+
+/**
+ * Every meter of one day (a backfill): the day's rows read once each, grouped by meter, which costs a
+ * scan of the day instead of an index probe per meter and table.
+ */
+function wholeDay(day: string): { old: SQL; computed: SQL } {
+  const start = sql`(${day}::date::timestamp at time zone 'UTC')`;
+  const end = sql`((${day}::date + 1)::timestamp at time zone 'UTC')`;
+  return {
+    old: sql`p as (select p.meter_id, ${PROFILE_FIGURES} from reading_profile p
+        where p.ts >= ${start} and p.ts < ${end} group by p.meter_id),
+      e as (select e.meter_id, ${EVENT_FIGURES} from meter_event e
+        where e.ts >= ${start} and e.ts < ${end} group by e.meter_id),
+      d as (select meter_id, active_import from reading_daily where day = ${day}::date),
+      b as (select meter_id, active_import from reading_daily where day = ${day}::date - 1),
+      keys as (select meter_id from p union select meter_id from e union select meter_id from d
+        union select meter_id from b),
+      old as (select r.grid_id, r.day from rollup_meter_day r where r.day = ${day}::date)`,
+    computed: sql`select k.meter_id, ${day}::date, m.grid_id, d.active_import - b.active_import,
+        coalesce(p.intervals, 0), p.demand_min, p.demand_max, p.demand_avg,
+        coalesce(e.regular, 0), coalesce(e.medium, 0), coalesce(e.severe, 0)
+      from keys k
+      join meter m on m.id = k.meter_id
+      left join p on p.meter_id = k.meter_id
+      left join e on e.meter_id = k.meter_id
+      left join d on d.meter_id = k.meter_id
+      left join b on b.meter_id = k.meter_id`,
+  };
+}
+
+/**
+ * Recomputes the meter rows of some days from the raw rows, and the grid rows they touch: the same
+ * keys folded twice give the same rows. Runs in the caller's transaction; answers the meter rows written.
+ */
+async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: SQL }): Promise<number> {
   // A meter moved to another node since its row was computed leaves its old node's row to recompute too.
-  const touched = await rowsOf<{ grid_id: string; day: string }>(
+  const touched = await rowsOf<{ grid_id: string; day: string; meters: number }>(
     tx,
-    sql`with keys as (select * from jsonb_to_recordset(${keyJson}::jsonb) as k(meter_id varchar, day date)),
-      old as (select r.grid_id, r.day from rollup_meter_day r join keys k on r.meter_id = k.meter_id and r.day = k.day),
-      computed as (
-        select k.meter_id, k.day, m.grid_id,
-          (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day)
-            - (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day - 1) as consumption,
-          p.intervals, p.demand_min, p.demand_max, p.demand_avg, e.regular, e.medium, e.severe
-        from keys k
-        join meter m on m.id = k.meter_id
-        cross join lateral (
-          select count(*)::int as intervals, min(p.active_power) as demand_min, max(p.active_power) as demand_max,
-            round(avg(p.active_power))::int as demand_avg
-          from reading_profile p where p.meter_id = k.meter_id and p.ts >= ${start} and p.ts < ${end}) p
-        cross join lateral (
-          select count(*) filter (where e.level = 0)::int as regular, count(*) filter (where e.level = 1)::int as medium,
-            count(*) filter (where e.level = 2)::int as severe
-          from meter_event e where e.meter_id = k.meter_id and e.ts >= ${start} and e.ts < ${end}) e
-      ),
+    sql`with ${old},
       upserted as (
         insert into rollup_meter_day as r (meter_id, day, grid_id, consumption, intervals, demand_min, demand_max,
-          demand_avg, events_regular, events_medium, events_severe, updated_at)
-        select c.*, now() from computed c
+          demand_avg, events_regular, events_medium, events_severe)
+        ${computed}
         on conflict (meter_id, day) do update set grid_id = excluded.grid_id, consumption = excluded.consumption,
           intervals = excluded.intervals, demand_min = excluded.demand_min, demand_max = excluded.demand_max,
           demand_avg = excluded.demand_avg, events_regular = excluded.events_regular,
           events_medium = excluded.events_medium, events_severe = excluded.events_severe, updated_at = now()
         returning r.grid_id, r.day
       )
-      select distinct grid_id, day::text as day from (select * from upserted union all select * from old) t`,
+      select grid_id, day::text as day, sum(meters)::int as meters
+      from (select grid_id, day, 1 as meters from upserted union all select grid_id, day, 0 from old) t
+      group by grid_id, day`,
   );
   if (touched.length === 0) return 0;
   await recomputeGrids(tx, touched);
-  return keys.length;
+  return touched.reduce((sum, node) => sum + node.meters, 0);
 }
 
 /**
@@ -98,7 +140,7 @@ async function recompute(tx: Executor, keys: readonly RollupKey[]): Promise<numb
  * statement; a node left without meter rows loses its row.
  */
 async function recomputeGrids(tx: Executor, nodes: readonly { grid_id: string; day: string }[]): Promise<void> {
-  const nodeJson = JSON.stringify(nodes);
+  const nodeJson = JSON.stringify(nodes.map((n) => ({ grid_id: n.grid_id, day: n.day })));
   await tx.execute(
     sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date)),
       gone as (delete from rollup_grid_day g using nodes n where g.grid_id = n.grid_id and g.day = n.day)
@@ -135,10 +177,7 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
             returning meter_id, day::text as day`,
       );
       if (taken.length === 0) return 0;
-      await recompute(
-        tx,
-        taken.map((k) => ({ meterId: k.meter_id, day: k.day })),
-      );
+      await recompute(tx, keyedDays(taken.map((k) => ({ meterId: k.meter_id, day: k.day }))));
       return taken.length;
     });
     folded += n;
@@ -148,24 +187,14 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
 
 /**
  * Rolls up every meter's day from raw rows at once (a backfill, or a day after a bulk load that
- * bypassed the writer); the same statements as the incremental fold, over every meter with rows that day.
+ * bypassed the writer); answers the meters rolled up. Keys of that day still waiting are left: folding
+ * them again later recomputes the same rows.
  */
-export async function rollupDay(db: Db, day: string, batch = 20_000): Promise<number> {
-  const meters = await rowsOf<{ meter_id: string }>(
-    db,
-    sql`select distinct meter_id from reading_daily where day in (${day}::date, ${day}::date - 1)
-        union select distinct meter_id from reading_profile
-          where ts >= (${day}::date::timestamp at time zone 'UTC')
-            and ts < ((${day}::date + 1)::timestamp at time zone 'UTC')`,
-  );
-  for (let i = 0; i < meters.length; i += batch)
-    await db.transaction((tx) =>
-      recompute(
-        tx,
-        meters.slice(i, i + batch).map((m) => ({ meterId: m.meter_id, day })),
-      ),
-    );
-  return meters.length;
+export function rollupDay(db: Db, day: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+    return recompute(tx, wholeDay(day));
+  });
 }
 
 export const READING_ROLLUPS_JOB = 'reading-rollups';

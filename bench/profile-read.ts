@@ -1,0 +1,88 @@
+/*
+ * One meter's day of load profile through the API (`/readings/profile`, the real server, logged in)
+ * against the very statement it sends run bare through `pg`, in the same run, 10 concurrent clients
+ * each side, on a reading_profile of over 10 M rows (lib/readings-db.ts). Prints p50/p95 and the
+ * throughput of both, and their ratios. Run with
+ *   npm run bench:profile-read      (BENCH_DATABASE_URL names the PostgreSQL server; BENCH_CALLS the calls)
+ * issue 9 target: p95 ≤ 10 ms and the API's throughput ≥ 0.8 × the bare query's.
+ */
+import { bareTwin, closedLoop, ms, summary } from './lib/measure.mjs';
+import { HISTORY, HISTORY_METERS, readingsDatabase } from './lib/readings-db';
+import { pg } from './lib/scale-db.mjs';
+import { startServer } from './lib/server.mjs';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 3000);
+const CLIENTS = 10;
+const ROUNDS = 4;
+const PAIRS = 50;
+const TARGET_P95_MS = 10;
+const TARGET_THROUGHPUT = 0.8;
+
+const url = await readingsDatabase();
+const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
+const { rows: counted } = await pool.query(
+  `select reltuples::bigint as n from pg_class where relname = 'reading_profile_p' || to_char($1::date, 'YYYYMM')`,
+  [HISTORY[0]],
+);
+const { rows: total } = await pool.query('select count(*)::bigint as n from reading_profile');
+const server = await startServer(url, { logLevel: 'warn' });
+
+try {
+  // The same (meter, day) pairs on both sides, so both read the same pages.
+  const { rows: meters } = await pool.query(`select id from meter order by id limit $1`, [HISTORY_METERS]);
+  const pairs: { meterId: string; day: string }[] = [];
+  const withHistory = new Set(
+    (
+      await pool.query(`select distinct meter_id from reading_profile where ts >= $1::date and ts < $1::date + 1`, [
+        HISTORY.at(-1),
+      ])
+    ).rows.map((r: { meter_id: string }) => r.meter_id),
+  );
+  const candidates = meters.map((m: { id: string }) => m.id).filter((id: string) => withHistory.has(id));
+  for (let i = 0; i < PAIRS; i++)
+    pairs.push({ meterId: candidates[(i * 7919) % candidates.length], day: HISTORY[i % HISTORY.length] as string });
+
+  const first = await server.call('/readings/profile', pairs[0]);
+  if (first.body.data.rows.length !== 96) throw new Error(`expected 96 intervals, got ${first.body.data.rows.length}`);
+  const twins = [];
+  for (const pair of pairs)
+    twins.push(bareTwin(pool, await server.capture(() => server.call('/readings/profile', pair))));
+  if (twins[0].statements.length !== 1)
+    throw new Error(`the call sent ${twins[0].statements.length} statements, not 1`);
+
+  let nextApi = 0;
+  let nextBare = 0;
+  const api = () => server.call('/readings/profile', pairs[nextApi++ % PAIRS]);
+  const bare = () => twins[nextBare++ % PAIRS].once();
+
+  const sides = { api, bare } as const;
+  const samples: Record<string, number[]> = { api: [], bare: [] };
+  const seconds: Record<string, number> = { api: 0, bare: 0 };
+  for (const once of Object.values(sides)) await closedLoop(once, { clients: CLIENTS, calls: CLIENTS * 20 });
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [name, once] of Object.entries(sides)) {
+      const started = performance.now();
+      samples[name]?.push(...(await closedLoop(once, { clients: CLIENTS, calls: Math.ceil(CALLS / ROUNDS) })));
+      seconds[name] = (seconds[name] ?? 0) + (performance.now() - started) / 1000;
+    }
+  const a = summary(samples.api);
+  const b = summary(samples.bare);
+  const rateA = (samples.api?.length ?? 0) / (seconds.api ?? 1);
+  const rateB = (samples.bare?.length ?? 0) / (seconds.bare ?? 1);
+  console.log(
+    `\nOne meter's day of load profile (96 rows), reading_profile ${Number(total[0].n).toLocaleString('en-US')} rows ` +
+      `(the day's month partition ~${Number(counted[0]?.n ?? 0).toLocaleString('en-US')}), ${CLIENTS} clients, ${a.n} calls a side`,
+  );
+  console.log(`          p50      p95   calls/s`);
+  console.log(`API   ${ms(a.p50)}  ${ms(a.p95)}  ${rateA.toFixed(0).padStart(8)}`);
+  console.log(`bare  ${ms(b.p50)}  ${ms(b.p95)}  ${rateB.toFixed(0).padStart(8)}`);
+  const ratio = rateA / rateB;
+  console.log(`API throughput ÷ bare: ${ratio.toFixed(2)}; API p95 ÷ bare p95: ${(a.p95 / b.p95).toFixed(2)}`);
+  const met = a.p95 <= TARGET_P95_MS && ratio >= TARGET_THROUGHPUT;
+  console.log(
+    `Target: p95 ${a.p95.toFixed(2)} ms (≤ ${TARGET_P95_MS}), throughput ${ratio.toFixed(2)} × bare (≥ ${TARGET_THROUGHPUT}): ${met ? 'met' : 'missed'}`,
+  );
+} finally {
+  await pool.end();
+  await server.stop();
+}
