@@ -1,11 +1,20 @@
-import { FROZEN_REGISTER_KEYS, type MeterFrozen, type MeterProfile, readingsApi } from '@meterdesk/contracts';
+import {
+  FROZEN_REGISTER_KEYS,
+  type Meter,
+  type MeterFrozen,
+  type MeterProfile,
+  meterApi,
+  readingsApi,
+} from '@meterdesk/contracts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { App } from 'antd';
 import { describe, expect, it } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
 import '@/locales/screen-texts';
 import { ok, stubApi } from '@/test/api-stub';
+import { renderInShell } from '@/test/render-in-shell';
+import { permittedTree } from '@/test/resource-tree';
 import { MeterData } from './meter-data';
 import { addDays, dayShortcuts, frozenRange, isAfterToday, utcToday } from './meter-data-days';
 import { niceStep, profileGeometry } from './profile-geometry';
@@ -146,5 +155,51 @@ describe('meter data tab', () => {
     renderTab();
     expect((await screen.findByTestId('profile-empty')).textContent).toContain('该日无负荷曲线数据');
     expect(await screen.findByText('该范围内无冻结数据')).toBeTruthy();
+  });
+
+  it("opens as the meter detail page's Data tab, kept in the URL", async () => {
+    const meter = {
+      id: METER,
+      devAddr: 'DATA0001',
+      gridId: 'b'.repeat(32),
+      gridName: 'Transformer T1',
+      meterTypeId: null,
+      meterTypeName: null,
+      supplierId: null,
+      supplierName: null,
+      status: 2,
+      commType: 'PLC',
+      authType: 'none',
+      securityType: 0,
+      dataChannel: '',
+      interfaceType: null,
+      virtual: false,
+      meterBoxNo: '',
+      moduleId: null,
+      moduleNo: null,
+      dcuId: null,
+      dcuNo: null,
+      tariffId: '',
+      hesPasswordSet: false,
+      longitude: null,
+      latitude: null,
+      remark: '',
+      pocNo: '',
+      consumerCode: '',
+      consumerName: '',
+      createTime: '2026-01-01T00:00:00.000Z',
+      updateTime: '2026-01-01T00:00:00.000Z',
+    } satisfies Meter;
+    stubApi({
+      [meterApi.detail.path]: () => ok(meter),
+      [meterApi.history.path]: () => ok([]),
+      [readingsApi.profile.path]: (body) => ok(profileOf(String(body.day), 96)),
+      [readingsApi.daily.path]: () => ok(frozen),
+    });
+    const detail = '/archiveSetting/meter/detail';
+    const { router } = renderInShell(permittedTree([detail]), `${detail}?id=${METER}`);
+    fireEvent.click(await screen.findByTestId('meter-tab-data'));
+    await waitFor(() => expect(router.state.location.search).toBe(`?id=${METER}&tab=data`));
+    expect((await screen.findByTestId('profile-received')).textContent).toBe('96 of 96 intervals received');
   });
 });
