@@ -1,7 +1,7 @@
 import {
   DeviceEventSchema,
   type DeviceKind,
-  DeviceProfileRowSchema,
+  type DeviceProfileRow,
   DeviceReadingSchema,
   OBIS,
   parseDeviceTopic,
@@ -38,11 +38,7 @@ const FROZEN_OBIS = new Set<string>(Object.values(FROZEN_CHANNELS));
 const PROFILE_OBIS = new Set<string>(Object.values(PROFILE_CHANNELS));
 
 /** A profile read by range (class 7) pushed whole: the OBIS of the profile and its rows as value. */
-const PROFILE_PUSHES = {
-  [OBIS.loadProfile]: profileRows,
-  [OBIS.dailyProfile]: dailyRows,
-  [OBIS.monthlyBilling]: monthlyRows,
-} as const;
+const PROFILE_PUSHES = new Set<string>([OBIS.loadProfile, OBIS.dailyProfile, OBIS.monthlyBilling]);
 
 interface MeterKey {
   id: string;
@@ -228,20 +224,20 @@ function readingsToRows(
   let malformed = 0;
   const registers = new Map<string, Record<string, number>>();
   for (const r of readings) {
-    if (r.obis in PROFILE_PUSHES || r.obis === OBIS.eventLog) {
-      const schema = r.obis === OBIS.eventLog ? DeviceEventSchema : DeviceProfileRowSchema;
-      const rows = z.array(schema).safeParse(r.value);
-      if (!rows.success) {
+    if (r.obis === OBIS.eventLog) {
+      const events = z.array(DeviceEventSchema).safeParse(r.value);
+      if (events.success) batch.meterEvents.push(...meterEventRows(meterId, events.data));
+      else malformed++;
+      continue;
+    }
+    if (PROFILE_PUSHES.has(r.obis)) {
+      if (!isProfileRows(r.value)) {
         malformed++;
         continue;
       }
-      if (r.obis === OBIS.eventLog)
-        batch.meterEvents.push(...meterEventRows(meterId, rows.data as z.infer<typeof DeviceEventSchema>[]));
-      else if (r.obis === OBIS.loadProfile)
-        batch.profile.push(...profileRows(meterId, rows.data as z.infer<typeof DeviceProfileRowSchema>[]));
-      else if (r.obis === OBIS.dailyProfile)
-        batch.daily.push(...dailyRows(meterId, rows.data as z.infer<typeof DeviceProfileRowSchema>[]));
-      else batch.monthly.push(...monthlyRows(meterId, rows.data as z.infer<typeof DeviceProfileRowSchema>[]));
+      if (r.obis === OBIS.loadProfile) batch.profile.push(...profileRows(meterId, r.value));
+      else if (r.obis === OBIS.dailyProfile) batch.daily.push(...dailyRows(meterId, r.value));
+      else batch.monthly.push(...monthlyRows(meterId, r.value));
       continue;
     }
     const at = Date.parse(r.ts);
@@ -260,6 +256,21 @@ function readingsToRows(
     else batch.profile.push(...profileRows(meterId, row));
   }
   return malformed;
+}
+
+/**
+ * DeviceProfileRowSchema's test written out: a pushed profile is the bulk of what arrives (thousands
+ * of rows a message), and walking each row through the schema cost more than writing it.
+ */
+function isProfileRows(value: unknown): value is DeviceProfileRow[] {
+  if (!Array.isArray(value)) return false;
+  for (const row of value) {
+    if (typeof row !== 'object' || row === null || typeof row.ts !== 'string') return false;
+    const values = row.values;
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) return false;
+    for (const key in values) if (typeof values[key] !== 'number') return false;
+  }
+  return true;
 }
 
 function parseJson(payload: Buffer): unknown {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
 import { rowsOf } from '../db/rows';
-import { clockCheck, dcu, linkChange, meter, meterEvent, readingDaily, readingProfile } from '../db/schema';
+import { clockCheck, dcu, deviceLink, linkChange, meter, meterEvent, readingDaily, readingProfile } from '../db/schema';
 import { createLogger } from '../logger';
 import { gridNode, meterAt } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
@@ -178,8 +178,12 @@ describe('readings ingest', () => {
     await expect
       .poll(() => t.db.select().from(linkChange).where(eq(linkChange.deviceId, site.id)), { timeout: 20_000 })
       .toMatchObject([{ deviceKind: 'dcu', online: true }]);
-    // The same status again is no change.
+    // The same status again is no change (once the head-end has seen it, the next message goes).
+    const seen = async () =>
+      (await t.db.select().from(deviceLink).where(eq(deviceLink.deviceKey, site.dcuNo)))[0]?.lastSeen.getTime() ?? 0;
+    const first = await seen();
     await device.setOnline(true);
+    await expect.poll(seen, { timeout: 20_000 }).toBeGreaterThan(first);
     await device.setOnline(false);
     await expect
       .poll(() => t.db.select().from(linkChange).where(eq(linkChange.deviceId, site.id)), { timeout: 20_000 })

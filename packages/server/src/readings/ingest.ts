@@ -4,12 +4,14 @@ import type { ReadingBatch } from './rows';
 import { READING_PARTS, type ReadingWriter } from './writer';
 
 export interface IngestOptions {
-  /** A flush starts once this many rows wait. */
+  /** A flush starts once this many rows wait, and takes whole pushes until it holds at least this many. */
   flushRows: number;
   /** …or once the first waiting row has waited this long. */
   flushMs: number;
   /** Rows waiting or being written at most; a push beyond it waits for room (back-pressure). */
   maxPending: number;
+  /** Flushes under way at once: the database merges one while the next is prepared and sent. */
+  writers: number;
   /** How long a flush the database refuses for a passing reason (connection lost) is tried again. */
   retryForMs: number;
   /** One log line per rejection kind at most this often. */
@@ -20,6 +22,7 @@ export const DEFAULT_INGEST_OPTIONS: IngestOptions = {
   flushRows: 5000,
   flushMs: 250,
   maxPending: 50_000,
+  writers: 2,
   retryForMs: 60_000,
   logEveryMs: 60_000,
 };
@@ -48,8 +51,9 @@ const PERMANENT = /^(22|23|42)/;
  * The one way readings reach the store: everything devices deliver, pushed on the broker or answered
  * to a task. `push` screens rows (malformed, impossible time: counted and dropped, the good rows of the
  * same batch kept), buffers them and resolves once they are durable. Buffered rows leave through
- * `ReadingWriter` in one write per flush, by size or after a short window, one flush at a time: rows
- * arriving while a flush runs make the next one larger, so a busy database gets fewer, bigger writes.
+ * `ReadingWriter` in one write per flush, by size or after a short window, `writers` flushes at a
+ * time: rows arriving while they run make the next one larger, so a busy database gets fewer, bigger
+ * writes (each sorted by key, so two flushes meeting on the same keys lock them in the same order).
  * When more than `maxPending` rows wait, `push` waits too: memory stays bounded and the waiting
  * reaches the devices (the broker holds a delivery until its handler's push resolves).
  */
@@ -65,7 +69,8 @@ export class ReadingIngest {
   private queue: Entry[] = [];
   private queuedRows = 0;
   private writingRows = 0;
-  private flushing: Promise<void> | null = null;
+  private writing = 0;
+  private readonly flushes = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private roomWaiters: (() => void)[] = [];
   private stopped = false;
@@ -98,7 +103,8 @@ export class ReadingIngest {
       this.queue.push({ batch: screened.batch, rows: screened.rows, resolve, reject });
       this.queuedRows += screened.rows;
       if (this.queuedRows >= this.options.flushRows) this.flushNow();
-      else if (!this.timer && !this.flushing) this.timer = setTimeout(() => this.flushNow(), this.options.flushMs);
+      else if (!this.timer && this.writing < this.options.writers)
+        this.timer = setTimeout(() => this.flushNow(), this.options.flushMs);
     });
     return result;
   }
@@ -128,43 +134,45 @@ export class ReadingIngest {
   async stop(): Promise<void> {
     this.stopped = true;
     this.flushNow();
-    while (this.flushing) await this.flushing;
+    while (this.flushes.size) await Promise.all([...this.flushes]);
   }
 
   private flushNow(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.flushing || !this.queue.length) return;
-    this.flushing = this.drain().finally(() => {
-      this.flushing = null;
-      if (this.queue.length) this.flushNow();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length) {
+    while (this.writing < this.options.writers && this.queue.length) {
       const taken: Entry[] = [];
       let rows = 0;
-      while (this.queue.length && (rows === 0 || rows + (this.queue[0]?.rows ?? 0) <= this.options.flushRows)) {
+      while (this.queue.length && rows < this.options.flushRows) {
         const entry = this.queue.shift() as Entry;
         taken.push(entry);
         rows += entry.rows;
       }
       this.queuedRows -= rows;
       this.writingRows += rows;
-      try {
-        const stored = await this.writeWithRetry(merge(taken));
-        this.counters.stored += stored;
-        this.counters.duplicate += rows - stored;
-        for (const entry of taken) entry.resolve();
-      } catch (error) {
-        this.counters.failed += rows;
-        this.log.error({ err: error, rows }, 'readings: a flush failed, its rows are lost');
-        for (const entry of taken) entry.reject(error);
-      } finally {
+      this.writing++;
+      const flush = this.flush(taken, rows).finally(() => {
+        this.writing--;
         this.writingRows -= rows;
+        this.flushes.delete(flush);
         for (const wake of this.roomWaiters.splice(0)) wake();
-      }
+        // What arrived while this flush ran goes now: under load, flushes follow each other and grow.
+        this.flushNow();
+      });
+      this.flushes.add(flush);
+    }
+  }
+
+  private async flush(taken: readonly Entry[], rows: number): Promise<void> {
+    try {
+      const stored = await this.writeWithRetry(merge(taken));
+      this.counters.stored += stored;
+      this.counters.duplicate += rows - stored;
+      for (const entry of taken) entry.resolve();
+    } catch (error) {
+      this.counters.failed += rows;
+      this.log.error({ err: error, rows }, 'readings: a flush failed, its rows are lost');
+      for (const entry of taken) entry.reject(error);
     }
   }
 

@@ -118,7 +118,7 @@ export const countRows = (batch: ReadingBatch) => READING_PARTS.reduce((n, part)
  * before the retention window is an impossible time: both are refused (counted), never inserted.
  *
  * On PostgreSQL a write is one transaction: each table's rows go by COPY into a staging table
- * dropped at commit and are merged with `INSERT … SELECT … ON CONFLICT DO NOTHING` in key order (two
+ * (temporary, the connection's own, emptied at commit) and are merged with `INSERT … SELECT … ON CONFLICT DO NOTHING` in key order (two
  * writers meeting on the same keys take their locks in the same order). On PGlite, chunked INSERTs.
  */
 export class ReadingWriter {
@@ -207,7 +207,8 @@ export class ReadingWriter {
   ): Promise<number> {
     const { name, key } = SHAPES[part];
     const staging = `${name}_staging`;
-    await tx.execute(sql.raw(`create temp table ${staging} (like ${name}) on commit drop`));
+    // One staging table per connection, emptied at each commit: no catalog churn per flush.
+    await tx.execute(sql.raw(`create temp table if not exists ${staging} (like ${name}) on commit delete rows`));
     await copyInto(PARTS[part].table, rows as never[], staging);
     const result = (await tx.execute(
       sql.raw(`insert into ${name} select * from ${staging} order by ${key.join(', ')} on conflict do nothing`),
