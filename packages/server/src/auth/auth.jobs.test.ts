@@ -18,6 +18,8 @@ describe('session, captcha and login-failure purges', () => {
       'captcha-purge',
       'log-retention',
       'login-failure-purge',
+      'reading-partitions',
+      'reading-retention',
       'session-purge',
     ]);
   });
