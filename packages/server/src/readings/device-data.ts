@@ -133,6 +133,7 @@ export class DeviceReadings {
   }
 
   private async onData(topic: string, payload: Buffer): Promise<void> {
+    await this.ingest.whenRoom();
     const device = parseDeviceTopic(topic);
     const list = device ? PushedReadingsSchema.safeParse(parseJson(payload)) : null;
     if (!device || !list?.success) return this.ingest.reject('malformed', 1, { topic });

@@ -110,6 +110,15 @@ export class ReadingIngest {
   }
 
   /**
+   * Resolves once fewer than `maxPending` rows wait: a producer that has yet to parse what it holds
+   * waits here first, so parsing never races ahead of the database (and never starves its flushes).
+   */
+  async whenRoom(): Promise<void> {
+    while (this.pending >= this.options.maxPending)
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /**
    * Counts rows refused before they reached `push` (a device key no archive holds, a payload that
    * does not parse) and logs the kind at most once per `logEveryMs`, with how many since the last line.
    */
