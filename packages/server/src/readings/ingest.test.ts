@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { type DeviceProfileRow, deviceTopic, OBIS } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
+import mqtt from 'mqtt';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
@@ -251,5 +252,51 @@ describe('readings retention', () => {
     expect(
       await exists(partitionName('reading_profile', new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)))),
     ).toBe(true);
+  });
+});
+
+describe('readings from a device on the broker’s TCP listener', () => {
+  let d: TestApp;
+  beforeAll(async () => {
+    d = await createTestApp({}, { headEnd: true, deviceListener: true });
+  }, 60_000);
+  afterAll(() => d?.close());
+
+  it('a DCU logged in with its password publishes its meter’s load profile and frozen values; they land once', async () => {
+    const grid = await gridNode(d);
+    const dcuId = newId();
+    const dcuNo = `D${newId().slice(0, 10)}`.toUpperCase();
+    await d.db.insert(dcu).values({ id: dcuId, dcuNo, gridId: grid });
+    const m = await meterAt(d, grid);
+    await d.db.update(meter).set({ dcuId }).where(eq(meter.id, m.id));
+    const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${d.broker.tcpPort}`, {
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+      username: `dcu:${dcuNo}`,
+      password: await d.app.deviceCredentials.ensure('dcu', dcuNo),
+    });
+    const midnight = new Date(yesterday() + DAY_MS).toISOString();
+    const message = JSON.stringify([
+      {
+        meter: m.devAddr,
+        obis: OBIS.loadProfile,
+        ts: midnight,
+        value: Array.from({ length: 96 }, (_, i) => ({
+          ts: new Date(yesterday() + (i + 1) * INTERVAL_MS).toISOString(),
+          values: { [OBIS.activeImport]: 1000 + i },
+        })),
+      },
+      { meter: m.devAddr, obis: OBIS.activeImport, ts: midnight, value: 1095 },
+    ]);
+    await device.publishAsync(deviceTopic('dcu', dcuNo, 'data'), message, { qos: 1 });
+    await device.publishAsync(deviceTopic('dcu', dcuNo, 'data'), message, { qos: 1 });
+    await expect
+      .poll(() => d.app.readingIngest.counters.stored + d.app.readingIngest.counters.duplicate, { timeout: 20_000 })
+      .toBe(2 * 97);
+    expect((await d.db.select().from(readingProfile).where(eq(readingProfile.meterId, m.id))).length).toBe(96);
+    expect(await d.db.select().from(readingDaily).where(eq(readingDaily.meterId, m.id))).toMatchObject([
+      { activeImport: 1095 },
+    ]);
+    await device.endAsync();
   });
 });
