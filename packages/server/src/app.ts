@@ -38,6 +38,8 @@ import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
 import { devicePolicy } from './mqtt/device-policy';
 import { type RouteRecord, registerAccessControl } from './rbac/access';
+import type { DeviceReadings } from './readings/device-data';
+import type { ReadingIngest } from './readings/ingest';
 import { ensurePartitionsAround } from './readings/partitions';
 import { createServices } from './services';
 
@@ -62,6 +64,10 @@ export interface App {
   jobs: JobSystem;
   /** The device side: main.ts (or a test) starts it after the job system and stops it first. */
   headEnd: HeadEnd;
+  /** Readings pushed on the broker: started with the head-end, stopped after it and before `readingIngest`. */
+  deviceReadings: DeviceReadings;
+  /** The readings pipeline: stopped (its rows flushed) after everything that pushes into it. */
+  readingIngest: ReadingIngest;
   /** Every registered route with its access rule (the route sweep test walks it). */
   routes: RouteRecord[];
   /** Device broker passwords: main.ts writes the simulator's fleet with them. */
@@ -170,5 +176,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));
   await registerSpa(http, config.webDist);
 
-  return { http, sessions, jobs, headEnd: services.headEnd, routes, deviceCredentials: services.deviceCredentials };
+  return {
+    http,
+    sessions,
+    jobs,
+    headEnd: services.headEnd,
+    deviceReadings: services.deviceReadings,
+    readingIngest: services.readingIngest,
+    routes,
+    deviceCredentials: services.deviceCredentials,
+  };
 }

@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   LOGIN_LOCK_ADDRESSES: int(10, 1),
   LOGIN_RATE_LIMIT_PER_MINUTE: int(10, 1),
   LOG_RETENTION_DAYS: int(180, 1).pipe(z.number().max(3650)),
+  READINGS_RETENTION_MONTHS: int(36, 1).pipe(z.number().max(240)),
   PUBLIC_RATE_LIMIT_PER_MINUTE: int(300, 1),
   WEB_DIST: z.string().optional(),
   SECURE_COOKIES: bool(false),
@@ -82,6 +83,8 @@ export interface Config {
   loginRateLimitPerMinute: number;
   /** Days system log entries are kept until an administrator saves another number. */
   logRetentionDays: number;
+  /** Months of readings kept unless the `readingsRetentionMonths` system parameter says otherwise. */
+  readingsRetentionMonths: number;
   /** How often the sessions of connected browsers are checked for an idle or absolute time-out. */
   browserSessionCheckMs: number;
   /** Every other public route (session probe, captcha, configuration), per route and address. */
@@ -133,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockAddresses: e.LOGIN_LOCK_ADDRESSES,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     logRetentionDays: e.LOG_RETENTION_DAYS,
+    readingsRetentionMonths: e.READINGS_RETENTION_MONTHS,
     publicRateLimitPerMinute: e.PUBLIC_RATE_LIMIT_PER_MINUTE,
     browserSessionCheckMs: 30_000,
     webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'packages/web/dist')),

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
 
   await app.jobs.start();
   await app.headEnd.start();
+  await app.deviceReadings.start();
 
   let simulator: SimulatorProcess | null = null;
   let stopping = false;
@@ -54,6 +55,8 @@ async function main(): Promise<void> {
     await simulator?.stop();
     await app.http.close();
     await app.headEnd.stop();
+    await app.deviceReadings.stop();
+    await app.readingIngest.stop();
     await app.jobs.stop();
     await broker.close();
     await database.close();

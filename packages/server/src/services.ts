@@ -28,8 +28,12 @@ import { RoleService } from './modules/system/role.service';
 import { SettingsService } from './modules/system/settings.service';
 import { UserService } from './modules/system/user.service';
 import type { Broker } from './mqtt/broker';
+import { DeviceReadings } from './readings/device-data';
+import { ReadingIngest } from './readings/ingest';
 import { readingPartitionsJob } from './readings/partitions';
+import { ReadingRetentionSetting, readingRetentionJob } from './readings/retention';
 import { readingRollupsJob } from './readings/rollups';
+import { ReadingWriter } from './readings/writer';
 
 export interface ServiceDeps {
   config: Config;
@@ -76,6 +80,9 @@ export function createServices({
   const headEnd = new HeadEnd(db, broker, log, { ...headEndTiming, routeConcurrency: config.headendDcuConcurrency });
   const obis = new ObisCatalogue(db);
   const plans = new PlanService(db, headEnd, jobs, obis, settings, config);
+  const readingRetention = new ReadingRetentionSetting(db, config.readingsRetentionMonths);
+  const readingWriter = new ReadingWriter(database, readingRetention);
+  const readingIngest = new ReadingIngest(readingWriter, log);
   jobs.register(
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
@@ -85,6 +92,7 @@ export function createServices({
     logRetentionJob(db, logRetention),
     readingPartitionsJob(db),
     readingRollupsJob(db),
+    readingRetentionJob(db, readingRetention, log),
   );
   return {
     db,
@@ -97,6 +105,12 @@ export function createServices({
     settings,
     headEnd,
     plans,
+    /** Everything devices deliver goes through `readingIngest` (and so through `readingWriter`). */
+    readingRetention,
+    readingWriter,
+    readingIngest,
+    /** The broker side of the ingest: main.ts starts it with the head-end and stops it before the ingest. */
+    deviceReadings: new DeviceReadings(db, broker, readingIngest, headEnd, log),
     resources: new ResourceService(db),
     orgs: new OrgService(db),
     users: new UserService(db, sessions),

@@ -1,6 +1,6 @@
 import {
-  ACTIVE_IMPORT_RATES,
   ACCOUNT_PAYMENT_MODES,
+  ACTIVE_IMPORT_RATES,
   COMMON_OBIS,
   type DeviceEvent,
   type DeviceKind,

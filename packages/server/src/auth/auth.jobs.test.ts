@@ -18,6 +18,9 @@ describe('session, captcha and login-failure purges', () => {
       'captcha-purge',
       'log-retention',
       'login-failure-purge',
+      'reading-partitions',
+      'reading-retention',
+      'reading-rollups',
       'session-purge',
     ]);
   });

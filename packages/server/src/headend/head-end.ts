@@ -64,6 +64,14 @@ export interface NewCommand {
   notBefore?: Date;
 }
 
+/** A device that came online or went offline, at the time `device_link` says it changed. */
+export interface LinkChange {
+  kind: DeviceKind;
+  key: string;
+  online: boolean;
+  at: Date;
+}
+
 /** Why a device message was refused; counted, logged, never acted on. */
 export type RefusedReason = 'malformed' | 'unknownReqId' | 'foreignDevice' | 'duplicate';
 
@@ -122,6 +130,12 @@ export class HeadEnd {
   onDone(listener: (row: CommandRow) => void): () => void {
     this.events.on('done', listener);
     return () => this.events.off('done', listener);
+  }
+
+  /** Calls `listener` with each change of a device's communication status, as `device_link` records it. */
+  onLinkChange(listener: (change: LinkChange) => void): () => void {
+    this.events.on('link', listener);
+    return () => this.events.off('link', listener);
   }
 
   /** Queues commands within the caller's transaction; call `kick()` after it commits. */
@@ -330,7 +344,7 @@ export class HeadEnd {
     const device = parseDeviceTopic(topic);
     const status = device ? parseJson(payload, DeviceStatusSchema) : null;
     if (!device || !status) return this.refuse('malformed', topic);
-    await this.db
+    const [link] = await this.db
       .insert(deviceLink)
       .values({ deviceKind: device.kind, deviceKey: device.key, online: status.online })
       .onConflictDoUpdate({
@@ -340,7 +354,11 @@ export class HeadEnd {
           lastSeen: sql`now()`,
           changedAt: sql`case when ${deviceLink.online} = ${status.online} then ${deviceLink.changedAt} else now() end`,
         },
-      });
+      })
+      // changed_at is now() (the statement's time) exactly when this message changed the state or first told it.
+      .returning({ changedAt: deviceLink.changedAt, changed: sql<boolean>`${deviceLink.changedAt} = now()` });
+    if (link?.changed)
+      this.events.emit('link', { kind: device.kind, key: device.key, online: status.online, at: link.changedAt });
     if (!status.online) return;
     // Commands that waited for this device (or, for a DCU, any of its meters) are due again.
     const route = routeOf(device.kind, device.key, null);

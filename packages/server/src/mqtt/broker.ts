@@ -18,7 +18,11 @@ export interface BrowserPolicy {
   maySubscribe(session: BrowserSession, topic: string): Promise<boolean>;
 }
 
-export type MessageHandler = (topic: string, payload: Buffer) => void;
+/**
+ * Hears one message. A handler that answers a promise holds the broker's delivery until it settles:
+ * the publishing device's connection waits (TCP back-pressure) instead of messages piling up in memory.
+ */
+export type MessageHandler = (topic: string, payload: Buffer) => unknown;
 
 export interface Broker {
   kind: 'embedded' | 'external';
@@ -196,11 +200,15 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       ),
     subscribe: async (topicFilter, handler) => {
       const deliver = (packet: AedesPublishPacket, done: () => void) => {
+        let handled: unknown;
         try {
-          handler(packet.topic, Buffer.from(packet.payload));
-        } finally {
+          handled = handler(packet.topic, Buffer.from(packet.payload));
+        } catch (err) {
           done();
+          throw err;
         }
+        if (handled instanceof Promise) handled.then(done, done);
+        else done();
       };
       await new Promise<void>((resolve) => aedes.subscribe(topicFilter, deliver, resolve));
       return () => new Promise<void>((resolve) => aedes.unsubscribe(topicFilter, deliver, resolve));
@@ -243,9 +251,21 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
 export async function connectExternalBroker(url: string): Promise<Broker> {
   const client = await mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 2000, connectTimeout: 10_000 });
   const listeners = new Set<{ filter: string; handler: MessageHandler }>();
+  let handling: Promise<unknown>[] = [];
   client.on('message', (topic, payload) => {
-    for (const l of listeners) if (topicMatches(l.filter, topic)) l.handler(topic, payload);
+    for (const l of listeners)
+      if (topicMatches(l.filter, topic)) {
+        const handled = l.handler(topic, payload);
+        if (handled instanceof Promise) handling.push(handled);
+      }
   });
+  // mqtt.js reads the next packet once this calls back: a slow handler slows the subscription down.
+  client.handleMessage = (_packet, callback) => {
+    const waits = handling;
+    handling = [];
+    if (!waits.length) return callback();
+    void Promise.allSettled(waits).then(() => callback());
+  };
   return {
     kind: 'external',
     tcpPort: null,

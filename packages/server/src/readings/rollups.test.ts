@@ -42,7 +42,7 @@ describe('reading rollups', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    writer = new ReadingWriter(t.db);
+    writer = new ReadingWriter(t.database);
     grid = await gridNode(t);
     other = await gridNode(t);
     m1 = (await meterAt(t, grid)).id;
@@ -164,7 +164,7 @@ describe('reading rollups', () => {
     try {
       const area = await gridNode(withJobs);
       const m3 = (await meterAt(withJobs, area)).id;
-      await new ReadingWriter(withJobs.db).write({
+      await new ReadingWriter(withJobs.database).write({
         profile: profileRows(m3, intervals('2026-10-20', 300).slice(0, 4)),
       });
       await runJob(withJobs, READING_ROLLUPS_JOB);

@@ -13,7 +13,7 @@ describe('reading writer', () => {
   let writer: ReadingWriter;
   beforeAll(async () => {
     t = await createTestApp();
-    writer = new ReadingWriter(t.db);
+    writer = new ReadingWriter(t.database);
   });
   afterAll(() => t.close());
 

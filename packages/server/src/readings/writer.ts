@@ -1,7 +1,9 @@
-import { sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from '../db/driver';
+import { getTableColumns, getTableName, sql } from 'drizzle-orm';
+import { toSnakeCase } from 'drizzle-orm/casing';
+import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import type { Database, Db, Executor } from '../db/driver';
 import { databaseError } from '../db/errors';
+import { rowsOf } from '../db/rows';
 import {
   clockCheck,
   dcuEvent,
@@ -25,66 +27,255 @@ const PARTS = {
   linkChanges: { table: linkChange, at: (r: { ts: Date }) => r.ts },
   clockChecks: { table: clockCheck, at: (r: { ts: Date }) => r.ts },
 } as const;
+export type ReadingPart = keyof typeof PARTS;
+export const READING_PARTS = Object.keys(PARTS) as ReadingPart[];
 
-/** Rows per INSERT: well under PostgreSQL's 65,535 parameters at the widest row. */
+type Row = Record<string, unknown>;
+
+/** Rows per INSERT on PGlite: well under PostgreSQL's 65,535 parameters at the widest row. */
 const CHUNK = 2000;
-
 /** PostgreSQL: no partition of the table holds the row's time. */
 const NO_PARTITION = '23514';
+/** A reading time later than this after now is no real capture time (a meter clock gone wild). */
+export const FUTURE_TOLERANCE_MS = 86_400_000;
+
+const INT32 = 2 ** 31;
+const INT16 = 2 ** 15;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** JSON that PostgreSQL's jsonb refuses: a NUL character, a lone surrogate. */
+const JSONB_REFUSED = /\\u(?:0000|d[89a-f])/i;
+
+const isoDay = (day: string) => {
+  const at = new Date(day);
+  return Number.isFinite(at.getTime()) ? at.toISOString().slice(0, 10) : null;
+};
+
+/** Whether a value fits a column: the check a row passes before it may reach COPY or INSERT. */
+function fits(column: PgColumn, value: unknown): boolean {
+  if (value === null || value === undefined) return !column.notNull;
+  switch (column.columnType) {
+    case 'PgBigInt53':
+      return Number.isSafeInteger(value);
+    case 'PgInteger':
+      return Number.isInteger(value) && (value as number) >= -INT32 && (value as number) < INT32;
+    case 'PgSmallInt':
+      return Number.isInteger(value) && (value as number) >= -INT16 && (value as number) < INT16;
+    case 'PgVarchar': {
+      const length = (column as PgColumn & { length?: number }).length ?? Number.POSITIVE_INFINITY;
+      return typeof value === 'string' && value.length > 0 && value.length <= length && !value.includes('\0');
+    }
+    case 'PgTimestamp':
+      return value instanceof Date && Number.isFinite(value.getTime());
+    case 'PgDateString':
+      return typeof value === 'string' && DATE.test(value) && isoDay(value) === value;
+    case 'PgBoolean':
+      return typeof value === 'boolean';
+    case 'PgJsonb': {
+      if (typeof value !== 'object') return false;
+      try {
+        return !JSONB_REFUSED.test(JSON.stringify(value));
+      } catch {
+        return false;
+      }
+    }
+    default:
+      return false;
+  }
+}
+
+/** A table's columns by key, their SQL names, and its primary key's SQL names (the merge's order). */
+function shapeOf(table: PgTable) {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const sqlName = (c: PgColumn) => (c.keyAsName ? toSnakeCase(c.name) : c.name);
+  return {
+    name: getTableName(table),
+    columns: Object.entries(columns),
+    key: (getTableConfig(table).primaryKeys[0]?.columns ?? []).map(sqlName),
+  };
+}
+const SHAPES = Object.fromEntries(READING_PARTS.map((part) => [part, shapeOf(PARTS[part].table)])) as Record<
+  ReadingPart,
+  ReturnType<typeof shapeOf>
+>;
+
+/** What screening a batch found: the rows that may be written and how many were refused, and why. */
+export interface Screened {
+  batch: ReadingBatch;
+  rows: number;
+  malformed: number;
+  impossibleTime: number;
+}
+
+/** How long the window of possible times is, read for each write (the retention setting). */
+export interface RetentionWindow {
+  cutoff(now: Date): Promise<Date>;
+}
+
+export const countRows = (batch: ReadingBatch) => READING_PARTS.reduce((n, part) => n + (batch[part]?.length ?? 0), 0);
 
 /** The parts the rollups read: the keys of their stored rows are marked for the rollup job. */
 const ROLLED_UP = new Set<keyof ReadingBatch>(['profile', 'daily', 'meterEvents']);
 
 /**
- * Stores readings once: a row already stored (the same meter and time) is left as it is, so a value
- * re-delivered or re-read is never stored twice. A row for a month without a partition makes it.
- * The (meter, day) keys of the rows it stores are marked for the rollups in the same transaction, so
- * a stored row is never missed by them; a row already stored marks nothing.
+ * Stores readings once: a row already stored (the same key: meter and time) is left as it is, so a
+ * value re-delivered or re-read is never stored twice. A row for a month without a partition makes
+ * it. A row that does not fit its columns is malformed, one whose time lies beyond now + 1 day or
+ * before the retention window is an impossible time: both are refused (counted), never inserted.
+ *
+ * On PostgreSQL a write is one transaction: each table's rows go by COPY into a staging table
+ * (temporary, the connection's own, emptied at commit) and are merged with `INSERT … SELECT … ON CONFLICT DO NOTHING` in key order (two
+ * writers meeting on the same keys take their locks in the same order). On PGlite, chunked INSERTs.
  */
 export class ReadingWriter {
-  constructor(private readonly db: Db) {}
+  readonly refused = { malformed: 0, impossibleTime: 0 };
+  private readonly db: Db;
+  private readonly database: Database | null;
 
+  constructor(
+    store: Database | Db,
+    private readonly retention: RetentionWindow | null = null,
+  ) {
+    this.database = 'writeAtomically' in store ? store : null;
+    this.db = 'writeAtomically' in store ? store.db : store;
+  }
+
+  /** Splits a batch into the rows that may be written (every column given) and the refused counts. */
+  async screen(batch: ReadingBatch, now = new Date()): Promise<Screened> {
+    const cutoff = (await this.retention?.cutoff(now))?.getTime() ?? Number.NEGATIVE_INFINITY;
+    const latest = now.getTime() + FUTURE_TOLERANCE_MS;
+    const out: Screened = { batch: {}, rows: 0, malformed: 0, impossibleTime: 0 };
+    for (const part of READING_PARTS) {
+      const rows = batch[part] as Row[] | undefined;
+      if (!rows?.length) continue;
+      const { columns } = SHAPES[part];
+      const at = PARTS[part].at as (r: Row) => Date;
+      const kept: Row[] = [];
+      for (const row of rows) {
+        if (typeof row !== 'object' || row === null || !columns.every(([key, c]) => fits(c, row[key]))) {
+          out.malformed++;
+          continue;
+        }
+        const time = at(row).getTime();
+        if (time > latest || time < cutoff) {
+          out.impossibleTime++;
+          continue;
+        }
+        kept.push(Object.fromEntries(columns.map(([key]) => [key, row[key] ?? null])));
+      }
+      if (kept.length) (out.batch as Record<ReadingPart, Row[]>)[part] = kept;
+      out.rows += kept.length;
+    }
+    return out;
+  }
+
+  /** Stores what the batch holds that is not stored yet; answers how many rows were new. */
   async write(batch: ReadingBatch): Promise<number> {
+    const screened = await this.screen(batch);
+    this.refused.malformed += screened.malformed;
+    this.refused.impossibleTime += screened.impossibleTime;
+    return this.writeScreened(screened.batch);
+  }
+
+  /** `write` for the rows `screen` kept (the ingest screens when rows arrive, not again when they leave). */
+  async writeScreened(batch: ReadingBatch): Promise<number> {
+    if (!countRows(batch)) return 0;
+    const database = this.database;
+    if (database?.kind !== 'postgres') return this.insertChunks(batch);
+    const merge = () =>
+      database.writeAtomically(async ({ tx, copyInto }) => {
+        let stored = 0;
+        for (const part of READING_PARTS) {
+          const rows = batch[part] as Row[] | undefined;
+          if (rows?.length && copyInto) stored += await this.merge(tx, part, rows, copyInto);
+        }
+        return stored;
+      });
+    return this.withPartitions(merge, batch);
+  }
+
+  /** Runs `work`; when a row found no partition, makes those the rows need and runs it again. */
+  private async withPartitions(work: () => Promise<number>, batch: ReadingBatch): Promise<number> {
+    try {
+      return await work();
+    } catch (error) {
+      if (databaseError(error)?.code !== NO_PARTITION) throw error;
+      await this.makePartitions(batch);
+      return work();
+    }
+  }
+
+  private async merge(
+    tx: Executor,
+    part: ReadingPart,
+    rows: Row[],
+    copyInto: <T extends PgTable>(table: T, rows: readonly T['$inferInsert'][], into: string) => Promise<number>,
+  ): Promise<number> {
+    const { name, key } = SHAPES[part];
+    const staging = `${name}_staging`;
+    // One staging table per connection, emptied at each commit: no catalog churn per flush.
+    await tx.execute(sql.raw(`create temp table if not exists ${staging} (like ${name}) on commit delete rows`));
+    await copyInto(PARTS[part].table, rows as never[], staging);
+    const insert = `insert into ${name} select * from ${staging} order by ${key.join(', ')} on conflict do nothing`;
+    if (!ROLLED_UP.has(part)) {
+      const result = (await tx.execute(sql.raw(insert))) as unknown as { rowCount: number | null };
+      return result.rowCount ?? 0;
+    }
+    // The stored rows' keys (meter, time), for the rollups: a row already stored returns nothing.
+    const [meter, time] = key as [string, string];
+    // As text and epoch milliseconds: no driver's date parsing in between.
+    const at = part === 'daily' ? `${time}::text` : `(extract(epoch from ${time}) * 1000)::float8`;
+    const stored = await rowsOf<{ meter: string; at: string | number }>(
+      tx,
+      sql.raw(`${insert} returning ${meter} as meter, ${at} as at`),
+    );
+    await markPending(
+      tx,
+      rollupKeys({
+        [part]: stored.map((r) =>
+          part === 'daily' ? { meterId: r.meter, day: String(r.at) } : { meterId: r.meter, ts: new Date(Number(r.at)) },
+        ),
+      } as never),
+    );
+    return stored.length;
+  }
+
+  private async insertChunks(batch: ReadingBatch): Promise<number> {
     let stored = 0;
-    for (const [part, { table, at }] of Object.entries(PARTS) as [
-      keyof ReadingBatch,
-      (typeof PARTS)[keyof typeof PARTS],
-    ][]) {
-      const rows = batch[part] as Record<string, unknown>[] | undefined;
+    for (const part of READING_PARTS) {
+      const rows = batch[part] as Row[] | undefined;
       if (!rows?.length) continue;
       for (let i = 0; i < rows.length; i += CHUNK) {
         const chunk = rows.slice(i, i + CHUNK);
-        stored += await this.insert(part, table, chunk, () => {
-          const times = chunk.map((r) => (at as (r: unknown) => Date)(r).getTime());
-          return ensurePartitions(this.db, new Date(Math.min(...times)), new Date(Math.max(...times)));
-        });
+        const insert = () =>
+          this.db.transaction(async (tx) => {
+            const query = tx
+              .insert(PARTS[part].table)
+              .values(chunk as never[])
+              .onConflictDoNothing();
+            if (!ROLLED_UP.has(part)) return (await query.returning({ one: sql`1` })).length;
+            const inserted = (await query.returning()) as never[];
+            await markPending(tx, rollupKeys({ [part]: inserted }));
+            return inserted.length;
+          });
+        stored += await this.withPartitions(insert, { [part]: chunk });
       }
     }
     return stored;
   }
 
-  private async insert(
-    part: keyof ReadingBatch,
-    table: PgTable,
-    rows: Record<string, unknown>[],
-    makePartitions: () => Promise<number>,
-  ) {
-    const run = () =>
-      this.db.transaction(async (tx) => {
-        if (!ROLLED_UP.has(part)) {
-          const inserted = await tx.insert(table).values(rows).onConflictDoNothing().returning({ one: sql`1` });
-          return inserted.length;
-        }
-        const inserted = (await tx.insert(table).values(rows).onConflictDoNothing().returning()) as never[];
-        await markPending(tx, rollupKeys({ [part]: inserted }));
-        return inserted.length;
-      });
-    try {
-      return await run();
-    } catch (error) {
-      if (databaseError(error)?.code !== NO_PARTITION) throw error;
-      await makePartitions();
-      return run();
+  /** The partitions every row's time needs, table by table over the batch's whole span. */
+  private async makePartitions(batch: ReadingBatch): Promise<void> {
+    const times: number[] = [];
+    for (const part of READING_PARTS) {
+      const at = PARTS[part].at as (r: Row) => Date;
+      for (const row of (batch[part] as Row[] | undefined) ?? []) times.push(at(row).getTime());
     }
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const t of times) {
+      if (t < min) min = t;
+      if (t > max) max = t;
+    }
+    await ensurePartitions(this.db, new Date(min), new Date(max));
   }
 }

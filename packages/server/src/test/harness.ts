@@ -132,11 +132,14 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     await built.http.ready();
     if (options.jobs || options.headEnd) await built.jobs.start();
     if (options.headEnd) await built.headEnd.start();
+    if (options.headEnd) await built.deviceReadings.start();
     return built;
   };
   const stop = async (running: App) => {
     await running.http.close();
     await running.headEnd.stop();
+    await running.deviceReadings.stop();
+    await running.readingIngest.stop();
     await running.jobs.stop();
   };
   let app = await start();
