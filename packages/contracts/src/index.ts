@@ -28,6 +28,7 @@ export {
   SessionUserSchema,
   UpdatePasswordRequestSchema,
 } from './auth/auth.api';
+export * from './collection/devices';
 export * from './collection/schedule';
 export * from './common/constants';
 export * from './common/entity';

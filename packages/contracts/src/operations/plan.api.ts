@@ -33,23 +33,26 @@ export type PlanStatus = (typeof PLAN_STATUSES)[number];
 /** Spec device type: 0 meter, 1 concentrator. */
 export const PLAN_ITEM_TYPES = { meter: 0, dcu: 1 } as const;
 
-const deviceKey = z.string().trim().min(1, 'mandatory').max(50, 'tooLong');
+export const PlanDeviceKeySchema = z.string().trim().min(1, 'mandatory').max(50, 'tooLong');
+export const PlanItemTypeSchema = z.union([z.literal(0), z.literal(1)], 'invalidValue');
+
+/** Spec §3 device filters; what each one matches is documented where the server resolves them (device-set.ts). */
+export const PlanDevParamsSchema = z.strictObject({
+  devTypeCode: z.string().trim().max(50, 'tooLong').optional(),
+  group3: z.string().trim().max(50, 'tooLong').optional(),
+  manufacturer: z.string().trim().max(100, 'tooLong').optional(),
+  models: z.array(z.string().trim().max(100, 'tooLong')).max(100, 'tooLong').optional(),
+  is_major_consumer: z.boolean().optional(),
+  tariff_item_id: z.string().trim().max(50, 'tooLong').optional(),
+  grid_ids: z.array(IdSchema).max(100, 'tooLong').optional(),
+});
+export type PlanDevParams = z.infer<typeof PlanDevParamsSchema>;
 
 export const PlanDevsSchema = z.strictObject({
-  itemType: z.union([z.literal(0), z.literal(1)], 'invalidValue'),
+  itemType: PlanItemTypeSchema,
   /** Meter serials (itemType 0) or DCU numbers (1). */
-  devList: z.array(deviceKey).min(1, 'mandatory').max(MAX_BATCH_DEVICES, 'batchTooLarge'),
-  devParams: z
-    .strictObject({
-      devTypeCode: z.string().max(50).optional(),
-      group3: z.string().max(50).optional(),
-      manufacturer: z.string().max(100).optional(),
-      models: z.array(z.string().max(100)).max(100).optional(),
-      is_major_consumer: z.boolean().optional(),
-      tariff_item_id: z.string().max(50).optional(),
-      grid_ids: z.array(IdSchema).max(100).optional(),
-    })
-    .optional(),
+  devList: z.array(PlanDeviceKeySchema).min(1, 'mandatory').max(MAX_BATCH_DEVICES, 'batchTooLarge'),
+  devParams: PlanDevParamsSchema.optional(),
 });
 
 export const PlanCrontabSchema = z.strictObject({
