@@ -30,6 +30,10 @@ export {
 } from './auth/auth.api';
 export * from './collection/devices';
 export * from './collection/schedule';
+export * from './collection/task.api';
+export * from './collection/task.schema';
+export * from './collection/template.api';
+export * from './collection/template.schema';
 export * from './common/constants';
 export * from './common/entity';
 export * from './common/envelope';

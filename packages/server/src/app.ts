@@ -23,6 +23,7 @@ import { createLogger, OneLinePerRequest } from './logger';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
+import { registerCollectionRoutes } from './modules/collection/collection';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
@@ -162,7 +163,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerArchive(http, services.archive);
   registerGisRoutes(http, services.gis);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
-  registerPlanRoutes(http, services.plans);
+  registerPlanRoutes(http, services.plans, services.collection.tasks);
+  registerCollectionRoutes(http, services.collection);
   registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));

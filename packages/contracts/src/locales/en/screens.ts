@@ -1,3 +1,4 @@
+import { task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
@@ -40,4 +41,6 @@ export const enScreens = {
   operations,
   obis,
   eventDefinition,
+  template,
+  task,
 };
