@@ -32,6 +32,7 @@ export * from './collection/devices';
 export * from './collection/schedule';
 export * from './collection/task.api';
 export * from './collection/task.schema';
+export * from './collection/task-form';
 export * from './collection/template.api';
 export * from './collection/template.schema';
 export * from './common/constants';

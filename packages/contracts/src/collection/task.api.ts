@@ -36,7 +36,7 @@ export const taskApi = {
     access: needs(...VIEWERS),
     tag: 'task',
     summary: "task: one collection task; 404 outside the caller's grid scope",
-    request: TaskRefSchema,
+    request: z.strictObject({ id: IdSchema }),
     response: TaskSchema,
   }),
   check: defineOperation({

@@ -28,6 +28,14 @@ export const PLAN_RES = {
   dcuOperating: DCU_OPERATING,
 } as const;
 
+/** The forms of templateMGT and taskMGT: their device filters pick suppliers, meter types and grid nodes. */
+export const SCHEDULED_TASK_FORMS = [
+  `${TEMPLATE_MGT}/add`,
+  `${TEMPLATE_MGT}/edit`,
+  `${TASK_MGT}/add`,
+  `${TASK_MGT}/edit`,
+];
+
 /** Spec §4 task states, with the approval a large disconnect waits in (and its refusal). */
 export const PLAN_STATUSES = [
   'pendingApproval',

@@ -24,7 +24,7 @@ export function registerCollectionRoutes(app: FastifyInstance, collection: Colle
   const { tasks } = collection;
   registerArchiveRoutes(app, collection.templates);
   registerOperation(app, taskApi.list, ({ body, session }) => tasks.list(body, session));
-  registerOperation(app, taskApi.detail, ({ body, session }) => tasks.detail(body.planid, session));
+  registerOperation(app, taskApi.detail, ({ body, session }) => tasks.detail(body.id, session));
   registerOperation(app, taskApi.check, async ({ body }) => ({ existed: await tasks.nameTaken(body.value, body.id) }));
   registerOperation(app, taskApi.enable, ({ body, session }) => tasks.enable(body.planid, session));
   registerOperation(app, taskApi.disable, ({ body, session }) => tasks.disable(body.planid, session));

@@ -80,7 +80,7 @@ const taskBody = (extra: TaskBody = {}, start = 2): TaskBody => ({
 
 const create = (body: TaskBody, cookie = operator) =>
   t.call<{ planid: string; planStatus: string; jobId: string | null }>('/plan/createplan', body, cookie);
-const detail = (planid: string, cookie = operator) => t.call<Task>('/task/detail', { planid }, cookie);
+const detail = (planid: string, cookie = operator) => t.call<Task>('/task/detail', { id: planid }, cookie);
 const issueOf = (res: { body: { data: unknown } }) => (res.body.data as { issues: object[] }).issues[0];
 
 async function made(extra: TaskBody = {}, start = 2): Promise<Task> {
