@@ -14,7 +14,7 @@ import {
 import { and, eq, inArray, ne, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { SessionContext } from '../../auth/session';
 import { permittedUris } from '../../auth/session';
-import type { Db, Executor } from '../../db/driver';
+import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { defineList, listChunks, listPage, selectSource } from '../../db/list';
 import { anyRow, countAll, iso } from '../../db/rows';
