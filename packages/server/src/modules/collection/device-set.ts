@@ -8,6 +8,13 @@ import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../.
 import { ApiError, fieldError } from '../../http/api-error';
 import { GRID_TREE, gridScope, type Scope } from '../../rbac/scope';
 
+/**
+ * A collection task's stored device set is scoped by itself: a task made by a user outside the admin
+ * role always names the grid nodes it covers (their user groups' nodes when they named none), so the
+ * runs expand it the same way whoever or whatever starts them, and the caller's scope decides who sees it.
+ */
+export const TASK_RUN_SCOPE: Scope = { all: true, orgId: null, gridIds: [] };
+
 /** A meter a collection task reads, with the DCU it is reached through. */
 export interface TaskMeter {
   id: string;

@@ -55,13 +55,6 @@ export const TASK_LIST = defineList({
   tieBreak: plan.id,
 });
 
-/**
- * A collection task's stored device set is scoped by itself: a task made by a user outside the admin
- * role always names the grid nodes it covers (their user groups' nodes when they named none), so the
- * runs expand it the same way whoever or whatever starts them, and the caller's scope decides who sees it.
- */
-export const TASK_RUN_SCOPE: Scope = { all: true, orgId: null, gridIds: [] };
-
 /** Tasks whose grid nodes all lie in the caller's scope; a task of the whole fleet only for the admin role. */
 function taskScope(scope: Scope): SQL | undefined {
   if (scope.all) return undefined;
