@@ -28,8 +28,14 @@ export {
   SessionUserSchema,
   UpdatePasswordRequestSchema,
 } from './auth/auth.api';
+export * from './collection/devices';
 export * from './collection/readings.api';
 export * from './collection/schedule';
+export * from './collection/task.api';
+export * from './collection/task.schema';
+export * from './collection/task-form';
+export * from './collection/template.api';
+export * from './collection/template.schema';
 export * from './common/constants';
 export * from './common/entity';
 export * from './common/envelope';

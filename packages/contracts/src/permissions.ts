@@ -87,7 +87,7 @@ const TREE: Draft[] = [
       'scheduledTask',
       '定时任务',
       'Scheduled Task',
-      page('templateMGT', '模板管理', 'Template Management', add(), detail(), del()),
+      page('templateMGT', '模板管理', 'Template Management', add(), edit(), detail(), del(), exp()),
       page(
         'taskMGT',
         '任务管理',
@@ -97,6 +97,8 @@ const TREE: Draft[] = [
         hidden('view', '查看', 'View', hidden('detail', '详情', 'Detail')),
         del(),
         button('enable', '启用/停用', 'Enable/Disable'),
+        button('pause', '暂停/恢复', 'Pause/Resume'),
+        exp(),
       ),
     ),
   ),

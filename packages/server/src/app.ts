@@ -23,6 +23,7 @@ import { createLogger, OneLinePerRequest } from './logger';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
+import { registerCollectionRoutes } from './modules/collection/collection';
 import { registerReadingsRoutes } from './modules/collection/readings.routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
@@ -169,7 +170,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerArchive(http, services.archive);
   registerGisRoutes(http, services.gis);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
-  registerPlanRoutes(http, services.plans);
+  registerPlanRoutes(http, services.plans, services.collection.tasks);
+  registerCollectionRoutes(http, services.collection);
   registerReadingsRoutes(http, services);
   registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });

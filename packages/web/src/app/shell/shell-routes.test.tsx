@@ -72,8 +72,14 @@ describe('page registry', () => {
       '/parameterSetting/dcuOperating',
       '/parameterSetting/obisManagement',
       '/parameterSetting/eventDefinition',
+      '/serviceRequest/scheduledTask/templateMGT',
+      '/serviceRequest/scheduledTask/taskMGT',
     ];
-    const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
+    // A task's runs (view/detail) come with the task runs.
+    const notYet = ['/serviceRequest/scheduledTask/taskMGT/view/detail'];
+    const built = pages.filter(
+      ({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)) && !notYet.includes(seed.uri),
+    );
     expect(built.length).toBeGreaterThan(15);
     for (const { seed } of built) {
       expect(PAGE_REGISTRY.has(seed.uri), seed.uri).toBe(true);

@@ -1,0 +1,121 @@
+import type { Task } from '@meterdesk/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ok, stubApi } from '@/test/api-stub';
+import { renderInShell } from '@/test/render-in-shell';
+import { permittedTree } from '@/test/resource-tree';
+
+const TASKS = '/serviceRequest/scheduledTask/taskMGT';
+const ID = 'b'.repeat(32);
+const TEMPLATE_ID = 'c'.repeat(32);
+
+const task = (extra: Partial<Task> = {}): Task => ({
+  id: ID,
+  planName: 'Daily profile',
+  planTempName: 'Daily',
+  templateId: TEMPLATE_ID,
+  planStatus: 'waiting',
+  enabled: true,
+  nextRunAt: '2030-01-02T00:15:00.000Z',
+  executedCount: 0,
+  count: 30,
+  starttime: '2030-01-02T00:15:00.000Z',
+  freq: 1,
+  unit: 'day',
+  repairFreq: 1,
+  repairUnit: 'hour',
+  repairCount: 4,
+  pri: 3,
+  timeout: 30,
+  concurrent: 4,
+  itemType: 0,
+  devList: ['M0001'],
+  devParams: {},
+  items: ['loadProfile'],
+  orders: [{ cgcode: 'loadProfile', cmd: 'collect' }],
+  deviceCount: 1,
+  createdBy: 'admin',
+  createTime: '2029-12-01T00:00:00.000Z',
+  updateTime: '2029-12-01T00:00:00.000Z',
+  ...extra,
+});
+const page = (list: Task[]) => ({ list, total: list.length, curPage: 1, pageSize: 10 });
+const templates = ok(
+  page([
+    {
+      id: TEMPLATE_ID,
+      templateName: 'Daily',
+      items: ['loadProfile'],
+      cycleValue: 0,
+      cycleFreq: 'minute',
+      devParams: {},
+      remark: '',
+      createdBy: 'admin',
+      createTime: '2029-12-01T00:00:00.000Z',
+      updateTime: '2029-12-01T00:00:00.000Z',
+    } as never,
+  ]),
+);
+
+describe('taskMGT', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('offers each row the state changes its state allows, and links it to its runs', async () => {
+    stubApi({
+      '/task/list': () =>
+        ok(page([task(), task({ id: 'd'.repeat(32), planName: 'Paused one', planStatus: 'paused', nextRunAt: null })])),
+    });
+    renderInShell(permittedTree([TASKS, `${TASKS}/enable`, `${TASKS}/pause`, `${TASKS}/view/detail`]), TASKS);
+    await screen.findByText('Paused one');
+    expect(screen.getByTestId(`row-disable-${ID}`)).toBeTruthy();
+    expect(screen.getByTestId(`row-pause-${ID}`)).toBeTruthy();
+    expect(screen.queryByTestId(`row-enable-${ID}`)).toBeNull();
+    expect(screen.queryByTestId(`row-resume-${ID}`)).toBeNull();
+    expect(screen.getByTestId(`row-resume-${'d'.repeat(32)}`)).toBeTruthy();
+    expect(screen.getByTestId(`row-runs-${ID}`)).toBeTruthy();
+  });
+
+  it('asks to disable an enabled task before editing it, warning when a run is executing, then shows the form', async () => {
+    let enabled = true;
+    const api = stubApi({
+      '/task/detail': () =>
+        ok(task({ enabled, planStatus: 'executing', nextRunAt: enabled ? task().nextRunAt : null })),
+      '/task/disable': () => {
+        enabled = false;
+        return ok({ planStatus: 'executing', enabled: false, nextRunAt: null });
+      },
+      '/plantemplate/list': () => templates,
+    });
+    renderInShell(permittedTree([TASKS, `${TASKS}/edit`, `${TASKS}/enable`]), `${TASKS}/edit?id=${ID}`);
+    const user = userEvent.setup();
+    expect(screen.queryByTestId('task-form')).toBeNull();
+    await user.click(await screen.findByTestId('task-disable'));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getAllByText(/executing a run/).length).toBeGreaterThan(0);
+    await user.click(within(dialog).getByRole('button', { name: 'OK' }));
+    await waitFor(() => expect(api.callsTo('/task/disable')).toHaveLength(1));
+    expect(api.callsTo('/task/disable')[0]?.body).toEqual({ planid: ID });
+    const form = await screen.findByTestId('task-form');
+    expect((within(form).getByTestId('field-planName') as HTMLInputElement).value).toBe('Daily profile');
+  }, 15_000);
+
+  it('refuses a start time already past before anything is sent', async () => {
+    const api = stubApi({
+      '/task/detail': () => ok(task({ enabled: false })),
+      '/plantemplate/list': () => templates,
+      '/task/check': () => ok({ existed: false }),
+    });
+    renderInShell(permittedTree([TASKS, `${TASKS}/edit`]), `${TASKS}/edit?id=${ID}`);
+    const user = userEvent.setup();
+    const form = await screen.findByTestId('task-form');
+    const start = within(form).getByTestId('field-starttime');
+    await user.clear(start);
+    await user.type(start, '2020-01-01 00:15:00{Enter}');
+    await user.click(within(form).getByTestId('crud-save'));
+    expect(await within(form).findByText('The start time must be later than now')).toBeTruthy();
+    expect(api.callsTo('/plan/updateplan')).toHaveLength(0);
+  }, 15_000);
+});
