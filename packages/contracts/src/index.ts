@@ -29,6 +29,7 @@ export {
   UpdatePasswordRequestSchema,
 } from './auth/auth.api';
 export * from './collection/devices';
+export * from './collection/run.api';
 export * from './collection/schedule';
 export * from './common/constants';
 export * from './common/entity';

@@ -97,6 +97,8 @@ const TREE: Draft[] = [
         hidden('view', '查看', 'View', hidden('detail', '详情', 'Detail')),
         del(),
         button('enable', '启用/停用', 'Enable/Disable'),
+        button('runNow', '立即执行', 'Run now'),
+        button('gapCollect', '补抄', 'Gap re-collection'),
       ),
     ),
   ),

@@ -23,6 +23,8 @@ import { createLogger, OneLinePerRequest } from './logger';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
+import { registerRunRoutes } from './modules/collection/run.routes';
+import type { CollectionRuns } from './modules/collection/run.service';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
@@ -61,6 +63,8 @@ export interface App {
   jobs: JobSystem;
   /** The device side: main.ts (or a test) starts it after the job system and stops it first. */
   headEnd: HeadEnd;
+  /** Collection runs: a test calls its scheduler tick rather than wait for the minute's schedule. */
+  collectionRuns: CollectionRuns;
   /** Every registered route with its access rule (the route sweep test walks it). */
   routes: RouteRecord[];
   /** Device broker passwords: main.ts writes the simulator's fleet with them. */
@@ -163,10 +167,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerGisRoutes(http, services.gis);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
   registerPlanRoutes(http, services.plans);
+  registerRunRoutes(http, { db: services.db, runs: services.collectionRuns });
   registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));
   await registerSpa(http, config.webDist);
 
-  return { http, sessions, jobs, headEnd: services.headEnd, routes, deviceCredentials: services.deviceCredentials };
+  return {
+    http,
+    sessions,
+    jobs,
+    headEnd: services.headEnd,
+    collectionRuns: services.collectionRuns,
+    routes,
+    deviceCredentials: services.deviceCredentials,
+  };
 }

@@ -14,6 +14,8 @@ import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
+import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
+import { CollectionRuns } from './modules/collection/run.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
@@ -28,6 +30,7 @@ import { SettingsService } from './modules/system/settings.service';
 import { UserService } from './modules/system/user.service';
 import type { Broker } from './mqtt/broker';
 import { readingPartitionsJob } from './readings/partitions';
+import { ReadingWriter } from './readings/writer';
 
 export interface ServiceDeps {
   config: Config;
@@ -74,6 +77,8 @@ export function createServices({
   const headEnd = new HeadEnd(db, broker, log, { ...headEndTiming, routeConcurrency: config.headendDcuConcurrency });
   const obis = new ObisCatalogue(db);
   const plans = new PlanService(db, headEnd, jobs, obis, settings, config);
+  const readings = new ReadingWriter(db);
+  const collectionRuns = new CollectionRuns(db, headEnd, jobs, readings);
   jobs.register(
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
@@ -82,6 +87,8 @@ export function createServices({
     loginFailurePurgeJob(db, loginFailures),
     logRetentionJob(db, logRetention),
     readingPartitionsJob(db),
+    collectionDueJob(collectionRuns),
+    collectionRunJob(collectionRuns),
   );
   return {
     db,
@@ -94,6 +101,8 @@ export function createServices({
     settings,
     headEnd,
     plans,
+    readings,
+    collectionRuns,
     resources: new ResourceService(db),
     orgs: new OrgService(db),
     users: new UserService(db, sessions),

@@ -12,3 +12,4 @@ export * from './tables/people';
 export * from './tables/readings';
 export * from './tables/session';
 export * from './tables/settings';
+export * from './tables/collection';

@@ -189,11 +189,19 @@ export class JobSystem {
     return this.boss;
   }
 
-  /** Queues a run of a declared job; `startedBy` is the user who will see its progress. */
-  async send(name: string, data: Record<string, unknown> = {}, options: { startedBy?: string } = {}): Promise<string> {
+  /**
+   * Queues a run of a declared job; `startedBy` is the user who will see its progress. With `id` (a
+   * UUID) the job is sent once: sending it again while it is queued or running answers the same id.
+   */
+  async send(
+    name: string,
+    data: Record<string, unknown> = {},
+    options: { startedBy?: string; id?: string } = {},
+  ): Promise<string> {
     if (!this.definitions.has(name)) throw new Error(`no job "${name}" is declared`);
     const payload = options.startedBy ? { ...data, startedBy: options.startedBy } : data;
-    const id = await this.require().send(name, payload);
+    const id = await this.require().send(name, payload, options.id ? { id: options.id } : {});
+    if (!id && options.id) return options.id;
     // null means the queue's policy refused a second run (stately): say so rather than return a fake id.
     if (!id) throw new Error(`job "${name}" is already queued`);
     return id;

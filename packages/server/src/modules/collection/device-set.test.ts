@@ -58,17 +58,15 @@ beforeAll(async () => {
   await t.db.update(meter).set({ dcuId: dcuIn }).where(eq(meter.id, b.id));
   const c = await consumerAt(t, region);
   await t.db.update(consumer).set({ special: true }).where(eq(consumer.id, c.id));
-  await t.db
-    .insert(poc)
-    .values({
-      id: newId(),
-      pocNo: serial('P1'),
-      nature: 1,
-      taskGroupId: 3,
-      consumerId: c.id,
-      meterId: b.id,
-      gridId: region,
-    });
+  await t.db.insert(poc).values({
+    id: newId(),
+    pocNo: serial('P1'),
+    nature: 1,
+    taskGroupId: 3,
+    consumerId: c.id,
+    meterId: b.id,
+    gridId: region,
+  });
   // C: in the region, no DCU.
   await meterAt(t, region, serial('C'));
   // X: outside the caller's grid, though under dcuIn (a DCU serving meters across grid nodes).
