@@ -11,6 +11,7 @@ import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
 import { resource } from './resource';
+import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 
@@ -38,6 +39,7 @@ export const enScreens = {
   poc,
   gis,
   operations,
+  runs,
   obis,
   eventDefinition,
 };

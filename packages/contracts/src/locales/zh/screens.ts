@@ -13,6 +13,7 @@ import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
 import { resource } from './resource';
+import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 
@@ -36,6 +37,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   poc,
   gis,
   operations,
+  runs,
   obis,
   eventDefinition,
 };
