@@ -318,7 +318,12 @@ export class CollectionRuns {
         const signature = JSON.stringify(state);
         if (signature !== last) await progress(state);
         last = signature;
-        if (state.done >= state.total) return summary(await this.finish(run));
+        if (state.done >= state.total) {
+          const finished = await this.finish(run);
+          // A repair that fell due while this run was reading starts now rather than at the next tick.
+          for (const next of await this.releaseRepairs(new Date())) await this.send(next, null);
+          return summary(finished);
+        }
         if (stored) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, POLL_MS);

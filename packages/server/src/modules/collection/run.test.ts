@@ -54,15 +54,22 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Yesterday's midnight, UTC: a daily occurrence at today's 00:00 covers yesterday. */
+/** Today's midnight, UTC. */
 const today = () => Math.floor(Date.now() / DAY_MS) * DAY_MS;
+/**
+ * The tasks' first occurrence: a quarter-hour boundary just past, so a run covers the 96 intervals
+ * before it and one midnight's frozen row, and its repairs (an hour and two later) are still to come.
+ */
+const anchor = Math.floor(Date.now() / 900_000) * 900_000 - 900_000;
+/** The midnight within a run's period: its frozen row is the day before's. */
+const midnight = Math.floor(anchor / DAY_MS) * DAY_MS;
 
 /**
  * A daily collection task as the tasks helper's createplan stores it, already due: its first
- * occurrence is today's midnight, repaired twice an hour apart.
+ * occurrence is `anchor`, repaired twice an hour apart.
  */
 async function dailyTask(devList: string[], extra: Partial<typeof plan.$inferInsert> = {}) {
-  const starttime = today() / 1000;
+  const starttime = anchor / 1000;
   const crontab = {
     starttime,
     freq: 1,
@@ -148,7 +155,7 @@ describe('a scheduled occurrence', () => {
     expect(runs.filter((r) => r.kind === 'repair' && r.status === 'pending')).toHaveLength(2);
     const [task] = await t.db.select().from(plan).where(eq(plan.id, planid));
     expect(task?.executedCount).toBe(1);
-    expect(task?.nextRunAt?.getTime()).toBe(today() + DAY_MS);
+    expect(task?.nextRunAt?.getTime()).toBe(anchor + DAY_MS);
 
     const run = await finished(runId);
     expect(run).toMatchObject({
@@ -160,13 +167,13 @@ describe('a scheduled occurrence', () => {
       byCode: { '00': 6 },
       requests: 6,
       ranges: 12,
-      periodFrom: new Date(today() - DAY_MS).toISOString(),
-      periodTo: new Date(today()).toISOString(),
+      periodFrom: new Date(anchor - DAY_MS).toISOString(),
+      periodTo: new Date(anchor).toISOString(),
     });
     const ids = group.map((m) => m.id);
-    expect(await profileCount(ids, today() - DAY_MS, today())).toBe(6 * 96);
+    expect(await profileCount(ids, anchor - DAY_MS, anchor)).toBe(6 * 96);
     const daily = await t.db.select().from(readingDaily).where(inArray(readingDaily.meterId, ids));
-    expect(daily.map((d) => d.day)).toContain(new Date(today() - DAY_MS).toISOString().slice(0, 10));
+    expect(daily.map((d) => d.day)).toContain(new Date(midnight - DAY_MS).toISOString().slice(0, 10));
 
     // Reads go as bulk commands with the task's priority, time-out and concurrency.
     const commands = await t.db.select().from(deviceCommand).where(eq(deviceCommand.runId, runId));
@@ -191,12 +198,12 @@ describe('a scheduled occurrence', () => {
 
   it('a server down across several occurrences runs the latest one and counts the others as missed', async () => {
     const planid = await dailyTask([meters[6]?.devAddr as string], {
-      crontab: { starttime: (today() - 3 * DAY_MS) / 1000, freq: 1, unit: 'day', count: 30 },
-      nextRunAt: new Date(today() - 3 * DAY_MS),
+      crontab: { starttime: (anchor - 3 * DAY_MS) / 1000, freq: 1, unit: 'day', count: 30 },
+      nextRunAt: new Date(anchor - 3 * DAY_MS),
     });
     const runId = await scheduledRun(planid);
     const run = await finished(runId);
-    expect(run).toMatchObject({ occurrence: 3, missed: 3, periodTo: new Date(today()).toISOString() });
+    expect(run).toMatchObject({ occurrence: 3, missed: 3, periodTo: new Date(anchor).toISOString() });
     const [task] = await t.db.select().from(plan).where(eq(plan.id, planid));
     expect(task?.executedCount).toBe(4);
   }, 120_000);
@@ -210,7 +217,7 @@ describe('repairs', () => {
     await finished(runId);
     const a = group[0] as { id: string };
     const b = group[1] as { id: string };
-    const start = today() - DAY_MS;
+    const start = anchor - DAY_MS;
     const at = (slot: number) => new Date(start + slot * 15 * 60_000);
     // Meter a loses intervals 10–13 and 40; meter b its frozen row. The others miss nothing.
     await t.db.delete(readingProfile).where(
@@ -236,9 +243,9 @@ describe('repairs', () => {
         { from: at(10).toISOString(), to: at(13).toISOString() },
         { from: at(40).toISOString(), to: at(40).toISOString() },
       ],
-      [b.id]: [{ from: new Date(today()).toISOString(), to: new Date(today()).toISOString() }],
+      [b.id]: [{ from: new Date(midnight).toISOString(), to: new Date(midnight).toISOString() }],
     });
-    expect(await profileCount([a.id], start, today())).toBe(96);
+    expect(await profileCount([a.id], start, anchor)).toBe(96);
 
     // The second repair finds nothing missing and sends nothing.
     const second = await finished(await nextRepair(runId));
@@ -319,8 +326,8 @@ describe('resilience', () => {
     expect(
       await profileCount(
         group.map((m) => m.id),
-        today() - DAY_MS,
-        today(),
+        anchor - DAY_MS,
+        anchor,
       ),
     ).toBe(8 * 96);
   }, 180_000);
@@ -364,7 +371,7 @@ describe('resilience', () => {
 
     for (const m of meters) sim.device(m.devAddr).setFault({ silent: false });
     const run = await finished(runId);
-    expect(run).toMatchObject({ kind: 'manual', devices: meters.length, periodTo: new Date(today()).toISOString() });
+    expect(run).toMatchObject({ kind: 'manual', devices: meters.length, periodTo: new Date(anchor).toISOString() });
     expect(run.received).toBe(run.expected);
     const [task] = await t.db.select().from(plan).where(eq(plan.id, planid));
     expect(task?.executedCount).toBe(0);
