@@ -423,21 +423,32 @@ export class CollectionRuns {
     return targetMeters(tx, run.target as GapTarget, scope);
   }
 
-  /** A read may wait for its offline device until the next repair would ask again, else half an hour. */
+  /**
+   * A read may wait for its offline device until the next repair would ask again (a minute at least,
+   * also when that repair is overdue: it starts as soon as this run ends), else half an hour.
+   */
   private async waitSeconds(tx: Executor, run: RunRow): Promise<number> {
     const [next] = await tx
       .select({ dueAt: collectionRun.dueAt })
       .from(collectionRun)
-      .where(
-        and(
-          eq(collectionRun.parentRunId, run.parentRunId ?? run.id),
-          eq(collectionRun.status, 'pending'),
-          sql`${collectionRun.dueAt} > now()`,
-        ),
-      )
+      .where(and(eq(collectionRun.parentRunId, run.parentRunId ?? run.id), eq(collectionRun.status, 'pending')))
       .orderBy(asc(collectionRun.dueAt))
       .limit(1);
-    const seconds = next ? (next.dueAt.getTime() - Date.now()) / 1000 : DEFAULT_WAIT_SECONDS;
+    let seconds = next ? (next.dueAt.getTime() - Date.now()) / 1000 : DEFAULT_WAIT_SECONDS;
+    if (!next && run.parentRunId) {
+      // The last repair waits one repair interval past its own time, as each repair before it did.
+      const [previous] = await tx
+        .select({ dueAt: sql<Date>`max(${collectionRun.dueAt})` })
+        .from(collectionRun)
+        .where(
+          and(
+            sql`(${collectionRun.id} = ${run.parentRunId} or ${collectionRun.parentRunId} = ${run.parentRunId})`,
+            sql`${collectionRun.dueAt} < ${run.dueAt}`,
+          ),
+        );
+      const spacing = previous?.dueAt ? run.dueAt.getTime() - new Date(previous.dueAt).getTime() : 0;
+      seconds = (run.dueAt.getTime() + spacing - Date.now()) / 1000;
+    }
     return Math.round(Math.min(MAX_WAIT_SECONDS, Math.max(60, seconds)));
   }
 
