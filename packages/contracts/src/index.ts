@@ -31,6 +31,11 @@ export {
 export * from './collection/devices';
 export * from './collection/run.api';
 export * from './collection/schedule';
+export * from './collection/task.api';
+export * from './collection/task.schema';
+export * from './collection/task-form';
+export * from './collection/template.api';
+export * from './collection/template.schema';
 export * from './common/constants';
 export * from './common/entity';
 export * from './common/envelope';

@@ -14,6 +14,7 @@ import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
+import { createCollection } from './modules/collection/collection';
 import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
 import { CollectionRuns } from './modules/collection/run.service';
 import { planRunJob } from './modules/operations/plan.jobs';
@@ -109,6 +110,7 @@ export function createServices({
     groups: new GroupService(db),
     roles: new RoleService(db),
     archive: createArchive(db, secrets),
+    collection: createCollection(db, settings),
     gis: new GisService(db, config),
     imports,
     /** The OBIS and event definition pages' calls. */

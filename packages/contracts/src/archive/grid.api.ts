@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, needs } from '../common/operation';
+import { SCHEDULED_TASK_FORMS } from '../operations/plan.api';
 import { RES } from '../permissions';
 import { archiveApi, archiveResources } from './archive-api';
 import { GridCreateSchema, GridNodeSchema, gridEntity } from './grid.schema';
@@ -37,6 +38,8 @@ export const gridApi = {
       '/archiveSetting/gis',
       // Batch operation filters its meters by grid node.
       '/serviceRequest/batchOperation',
+      // Collection templates and tasks filter their meters by grid node.
+      ...SCHEDULED_TASK_FORMS,
       RES.userGroupMGT,
       RES.groupAdd,
       RES.groupEdit,

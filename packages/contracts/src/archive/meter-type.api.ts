@@ -1,5 +1,6 @@
 import { IdSchema } from '../common/ids';
 import { OptionSchema } from '../common/options';
+import { SCHEDULED_TASK_FORMS } from '../operations/plan.api';
 import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { MeterTypeCreateSchema, meterTypeEntity } from './meter-type.schema';
 
@@ -16,7 +17,12 @@ export const meterTypeApi = {
   options: optionsApi('metertype', meterTypeEntity.name, {
     searches: 'model name',
     // The meter list (and batch operation, over the same list) filters by meter type.
-    pickedBy: ['/archiveSetting/meter', '/serviceRequest/batchOperation', ...formsOf('/archiveSetting/meter')],
+    pickedBy: [
+      '/archiveSetting/meter',
+      '/serviceRequest/batchOperation',
+      ...formsOf('/archiveSetting/meter'),
+      ...SCHEDULED_TASK_FORMS,
+    ],
     // A meter's supplier follows its type's.
     option: OptionSchema.extend({ supplierId: IdSchema }),
   }),

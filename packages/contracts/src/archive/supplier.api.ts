@@ -1,3 +1,4 @@
+import { SCHEDULED_TASK_FORMS } from '../operations/plan.api';
 import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
 import { SupplierCreateSchema, supplierEntity } from './supplier.schema';
@@ -20,6 +21,7 @@ export const supplierApi = {
       ...formsOf('/parameterSetting/meterType'),
       ...formsOf('/archiveSetting/meter'),
       ...formsOf('/archiveSetting/DCU'),
+      ...SCHEDULED_TASK_FORMS,
     ],
   }),
 };

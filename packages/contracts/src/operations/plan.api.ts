@@ -1,11 +1,16 @@
 import { z } from 'zod';
+import { field } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
 import { pageOf } from '../common/paging';
 import { ResultCodeSchema } from '../device/protocol';
-import { MAX_BATCH_DEVICES, OPERATION_NAMES, OPERATION_RESOURCES } from './operations';
+import { OPERATION_NAMES, OPERATION_RESOURCES } from './operations';
+
+/** Devices a collection task may name. A task usually collects through filters; a list stays bounded. */
+export const MAX_TASK_DEVICES = 10_000;
 
 const TASK_MGT = '/serviceRequest/scheduledTask/taskMGT';
+const TEMPLATE_MGT = '/serviceRequest/scheduledTask/templateMGT';
 const BATCH = '/serviceRequest/batchOperation';
 const DCU_OPERATING = '/parameterSetting/dcuOperating';
 export const PLAN_RES = {
@@ -13,10 +18,23 @@ export const PLAN_RES = {
   taskEdit: `${TASK_MGT}/edit`,
   taskDelete: `${TASK_MGT}/delete`,
   taskView: `${TASK_MGT}/view`,
+  taskViewDetail: `${TASK_MGT}/view/detail`,
+  taskEnable: `${TASK_MGT}/enable`,
+  taskPause: `${TASK_MGT}/pause`,
+  taskExport: `${TASK_MGT}/export`,
+  templates: TEMPLATE_MGT,
   approve: `${BATCH}/approve`,
   batch: BATCH,
   dcuOperating: DCU_OPERATING,
 } as const;
+
+/** The forms of templateMGT and taskMGT: their device filters pick suppliers, meter types and grid nodes. */
+export const SCHEDULED_TASK_FORMS = [
+  `${TEMPLATE_MGT}/add`,
+  `${TEMPLATE_MGT}/edit`,
+  `${TASK_MGT}/add`,
+  `${TASK_MGT}/edit`,
+];
 
 /** Spec §4 task states, with the approval a large disconnect waits in (and its refusal). */
 export const PLAN_STATUSES = [
@@ -36,22 +54,61 @@ export const PLAN_ITEM_TYPES = { meter: 0, dcu: 1 } as const;
 export const PlanDeviceKeySchema = z.string().trim().min(1, 'mandatory').max(50, 'tooLong');
 export const PlanItemTypeSchema = z.union([z.literal(0), z.literal(1)], 'invalidValue');
 
-/** Spec §3 device filters; what each one matches is documented where the server resolves them (device-set.ts). */
+/** Spec device type codes (§3): 0 meter, 1 concentrator, 2 meter (PLC module), 3–5 module chips. */
+export const DEVICE_TYPE_CODES = ['0', '1', '2', '3', '4', '5'] as const;
+
+/**
+ * Spec §3 device filters, each with its form meta (templates and tasks show them); what each one
+ * matches in the archive is documented where the server resolves them (collection/device-set.ts).
+ */
 export const PlanDevParamsSchema = z.strictObject({
-  devTypeCode: z.string().trim().max(50, 'tooLong').optional(),
-  group3: z.string().trim().max(50, 'tooLong').optional(),
-  manufacturer: z.string().trim().max(100, 'tooLong').optional(),
-  models: z.array(z.string().trim().max(100, 'tooLong')).max(100, 'tooLong').optional(),
-  is_major_consumer: z.boolean().optional(),
-  tariff_item_id: z.string().trim().max(50, 'tooLong').optional(),
-  grid_ids: z.array(IdSchema).max(100, 'tooLong').optional(),
+  devTypeCode: field(z.string().trim().max(50, 'tooLong').optional(), {
+    label: 'task.fields.devTypeCode',
+    widget: 'select',
+    options: DEVICE_TYPE_CODES.map((value) => ({ value, label: `task.deviceTypes.${value}` })),
+  }),
+  group3: field(z.string().trim().max(50, 'tooLong').optional(), {
+    label: 'task.fields.group3',
+    widget: 'text',
+    help: 'task.help.group3',
+  }),
+  manufacturer: field(z.string().trim().max(100, 'tooLong').optional(), {
+    label: 'task.fields.manufacturer',
+    widget: 'select',
+    lookup: 'suppliers',
+  }),
+  models: field(z.array(z.string().trim().max(100, 'tooLong')).max(100, 'tooLong').optional(), {
+    label: 'task.fields.models',
+    widget: 'select',
+    lookup: 'meterTypes',
+    multiple: true,
+  }),
+  is_major_consumer: field(z.boolean('invalidValue').optional(), {
+    label: 'task.fields.is_major_consumer',
+    widget: 'switch',
+    help: 'task.help.is_major_consumer',
+  }),
+  tariff_item_id: field(z.string().trim().max(50, 'tooLong').optional(), {
+    label: 'task.fields.tariff_item_id',
+    widget: 'text',
+  }),
+  grid_ids: field(z.array(IdSchema).max(100, 'tooLong').optional(), {
+    label: 'task.fields.grid_ids',
+    widget: 'treeSelect',
+    lookup: 'gridTree',
+    multiple: true,
+  }),
 });
 export type PlanDevParams = z.infer<typeof PlanDevParamsSchema>;
 
+/**
+ * A plan's devices. A one-shot operation takes 1 to 30 (the plan service refuses more, `batchTooLarge`);
+ * a collection task up to MAX_TASK_DEVICES, or none named when filters choose them.
+ */
 export const PlanDevsSchema = z.strictObject({
   itemType: PlanItemTypeSchema,
   /** Meter serials (itemType 0) or DCU numbers (1). */
-  devList: z.array(PlanDeviceKeySchema).min(1, 'mandatory').max(MAX_BATCH_DEVICES, 'batchTooLarge'),
+  devList: z.array(PlanDeviceKeySchema).max(MAX_TASK_DEVICES, 'tooLong').default([]),
   devParams: PlanDevParamsSchema.optional(),
 });
 
@@ -71,15 +128,24 @@ export const PlanCrontabSchema = z.strictObject({
     .optional(),
 });
 
+/** The order of a collection task (spec §3 orders: cgcode is an OBIS item read periodically). */
+export const COLLECT_CMD = 'collect';
+/** Collection items one task reads at most. */
+export const MAX_TASK_ORDERS = 20;
+
 export const PlanOrderSchema = z.strictObject({
   /** Collection item code (the OBIS item's cgName) of a collection order; empty for an operation. */
   cgcode: z.string().max(50).default(''),
-  cmd: z.enum(OPERATION_NAMES, 'invalidValue'),
-  /** The operation's parameters, checked against OPERATIONS[cmd].params. */
+  /** An operation, or `collect`: a collection task reads the item `cgcode` names. */
+  cmd: z.enum([...OPERATION_NAMES, COLLECT_CMD], 'invalidValue'),
+  /** The operation's parameters, checked against OPERATIONS[cmd].params; none for `collect`. */
   params: z.record(z.string(), z.unknown()).default({}),
   isCyclePlan: z.boolean().default(false),
   cycleConf: z
-    .strictObject({ cycleValue: z.number().int().min(0), cycleFreq: z.enum(['minute', 'hour', 'day']) })
+    .strictObject({
+      cycleValue: z.number().int('wholeNumber').min(0, 'outOfRange').max(1440, 'outOfRange'),
+      cycleFreq: z.enum(['minute', 'hour', 'day'], 'invalidValue'),
+    })
     .optional(),
 });
 
@@ -93,7 +159,8 @@ export const PlanCreateSchema = z.strictObject({
   timeout: z.number().int().min(5, 'outOfRange').max(3600, 'outOfRange').optional(),
   devs: PlanDevsSchema,
   crontab: PlanCrontabSchema.optional(),
-  orders: z.array(PlanOrderSchema).min(1, 'mandatory').max(1, 'tooLong'),
+  /** One operation for a one-shot plan; the collection items of a task. */
+  orders: z.array(PlanOrderSchema).min(1, 'mandatory').max(MAX_TASK_ORDERS, 'tooLong'),
   eventCode: z.string().max(50).default(''),
   /** The caller's idempotency key: the same reqId answers the plan it already made. */
   reqId: z.string().max(64).default(''),

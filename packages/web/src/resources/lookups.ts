@@ -7,10 +7,12 @@ import {
   MAX_PAGE_SIZE,
   type OptionsAnswer,
   type OrgNode,
+  obisApi,
   orgApi,
   type ResourceNode,
   resourceApi,
   roleApi,
+  templateApi,
   userApi,
 } from '@meterdesk/contracts';
 import { callApi } from '@/api/api-client';
@@ -129,6 +131,25 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
       })),
   },
   readInstantlyObis: obisLookup('readInstantly'),
+  /** A template's collection items: OBIS items read periodically, named by their collection item (cgName). */
+  collectItems: {
+    load: (signal) => callApi(obisApi.list, { ...ALL, readPeriodically: true }, { signal }),
+    options: (data) =>
+      (data as { list: { cgName: string; obis: string; description: string }[] }).list.map((item) => ({
+        value: item.cgName,
+        title: `${item.cgName} (${item.obis} ${item.description})`,
+      })),
+  },
+  /** The task form's templates, each option carrying the template its orders and filters are copied from. */
+  templates: {
+    load: (signal) => callApi(templateApi.list, ALL, { signal }),
+    options: (data) =>
+      (data as { list: { id: string; templateName: string }[] }).list.map((template) => ({
+        value: template.id,
+        title: template.templateName,
+        record: template,
+      })),
+  },
   channelObis: obisLookup('channelOption'),
   users: {
     load: (signal) => callApi(userApi.getsimplesysuserlist, {}, { signal }),

@@ -23,6 +23,8 @@ import {
   roleEntity,
   supplierEntity,
   systemLogEntity,
+  taskEntity,
+  templateEntity,
   userEntity,
 } from '@meterdesk/contracts';
 import { type LazyPage, lazyPage } from '@/app/routing/lazy-page';
@@ -88,6 +90,13 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   ),
   [RUN_RES.detail, lazyPage(() => import('@/pages/collection/task-runs.page').then((m) => m.TaskRunsPage))],
   [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
+  ...crudRoutes(templateEntity.pagePath, () =>
+    import('@/pages/collection/template.resource').then((m) => m.templatePages),
+  ),
+  [taskEntity.pagePath, lazyPage(() => import('@/pages/collection/task.resource').then((m) => m.TaskListPage))],
+  [PLAN_RES.taskView, lazyPage(() => import('@/pages/collection/task.resource').then((m) => m.TaskViewPage))],
+  [PLAN_RES.taskAdd, lazyPage(() => import('@/pages/collection/task-form.page').then((m) => m.TaskFormPage))],
+  [PLAN_RES.taskEdit, lazyPage(() => import('@/pages/collection/task-form.page').then((m) => m.TaskFormPage))],
   [
     PLAN_RES.dcuOperating,
     lazyPage(() => import('@/pages/operations/dcu-operating.page').then((m) => m.DcuOperatingPage)),

@@ -1,3 +1,4 @@
+import { task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
@@ -42,4 +43,6 @@ export const enScreens = {
   runs,
   obis,
   eventDefinition,
+  template,
+  task,
 };

@@ -1,5 +1,6 @@
 import type { LocaleMessages } from '../en';
 import type { enScreens } from '../en/screens';
+import { task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
@@ -40,4 +41,6 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   runs,
   obis,
   eventDefinition,
+  template,
+  task,
 };

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   boolean,
   index,
   integer,
@@ -130,6 +131,8 @@ export const plan = pgTable(
     executedCount: integer().notNull().default(0),
     /** When the task's next occurrence is due; null while disabled, paused or finished. */
     nextRunAt: time(),
+    /** The template a collection task was made from: a template in use is not deleted. */
+    templateId: ref().references((): AnyPgColumn => planTemplate.id, { onDelete: 'set null' }),
     createTime: createdAt(),
     updateTime: updatedAt(),
   },
@@ -140,6 +143,7 @@ export const plan = pgTable(
     uniqueIndex('plan_task_name_uq')
       .on(sql`lower(${t.planName})`)
       .where(sql`${t.kind} = 'collection' and ${t.planStatus} <> 'deleted'`),
+    index('plan_template_idx').on(t.templateId),
     index('plan_due_idx').on(t.nextRunAt).where(sql`${t.enabled} and ${t.nextRunAt} is not null`),
   ],
 );

@@ -117,7 +117,7 @@ describe('a task device set', () => {
     expect(await serials(own({ devTypeCode: '0' }))).toEqual(['B', 'C']);
     expect(await serials(own({ group3: '3' }))).toEqual(['B']);
     expect(await serials(own({ is_major_consumer: true }))).toEqual(['B']);
-    expect(await serials(own({ is_major_consumer: false }))).toEqual(['A', 'C']);
+    expect(await serials(own({ is_major_consumer: false }))).toEqual(['A', 'B', 'C']);
     expect(await serials(own({ tariff_item_id: 'T1' }))).toEqual(['A']);
     expect(await serials({ itemType: 0, devParams: { grid_ids: [district] } })).toEqual(['A']);
     expect(await serials({ itemType: 0, devParams: { grid_ids: [elsewhere] } })).toEqual([]);

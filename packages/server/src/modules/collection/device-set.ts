@@ -28,8 +28,9 @@ export interface TaskMeter {
  * - group3: the task group of the POC the meter measures (`poc.task_group_id`), a whole number.
  * - manufacturer: the meter's supplier (`meter.supplier_id`), named by id, code or name.
  * - models: the meter's type (`meter.meter_type_id`), each named by id or model name.
- * - is_major_consumer: whether the consumer the meter supplies is a special consumer (`consumer.special`,
- *   spec "regular or special consumer"); the archive keeps no other notion of a major consumer.
+ * - is_major_consumer: when true, only meters supplying a special consumer (`consumer.special`, spec
+ *   "regular or special consumer"; the archive keeps no other notion of a major consumer). False, like
+ *   absent, does not filter: the form offers it as a switch, "major consumers only".
  * - tariff_item_id: the meter's tariff (`meter.tariff_id`).
  * - grid_ids: the meter's grid node lies under one of them (`meter.grid_id`).
  */
@@ -85,10 +86,10 @@ export function taskMeterCondition(devs: TaskDevs, scope: Scope): SQL {
       ),
     );
   }
-  if (p.is_major_consumer !== undefined) {
-    const special = sql`exists (select 1 from ${poc} join ${consumer} on ${consumer.id} = ${poc.consumerId} where ${poc.meterId} = ${meter.id} and ${consumer.special})`;
-    parts.push(p.is_major_consumer ? special : sql`not ${special}`);
-  }
+  if (p.is_major_consumer)
+    parts.push(
+      sql`exists (select 1 from ${poc} join ${consumer} on ${consumer.id} = ${poc.consumerId} where ${poc.meterId} = ${meter.id} and ${consumer.special})`,
+    );
   if (p.tariff_item_id) parts.push(eq(meter.tariffId, p.tariff_item_id));
   if (p.grid_ids?.length) parts.push(inSubtree(meter.gridId, GRID_TREE, p.grid_ids));
   return and(...parts) ?? sql`true`;

@@ -17,30 +17,23 @@ import { collectionRun, collectionRunDevice, dcu, meter, obisItem, plan } from '
 import { fieldError, notFound } from '../../http/api-error';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
-import { taskMeterCondition } from './device-set';
 import type { CollectionRuns, RunRow } from './run.service';
 import { ITEM_KINDS } from './run-items';
+import type { TaskService } from './task.service';
 
 const DAY_MS = 86_400_000;
 
-export function registerRunRoutes(app: FastifyInstance, deps: { db: Db; runs: CollectionRuns }): void {
-  const { db, runs } = deps;
+export function registerRunRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; runs: CollectionRuns; tasks: TaskService },
+): void {
+  const { db, runs, tasks } = deps;
 
-  /** A task the caller sees: one with a meter of its device set in the caller's grid scope (404 otherwise). */
+  /** A task the caller sees, as taskMGT decides it (404 otherwise). */
   const visibleTask = async (planid: string, session: SessionContext) => {
-    const [task] = await db
-      .select()
-      .from(plan)
-      .where(and(eq(plan.id, planid), eq(plan.kind, 'collection'), ne(plan.planStatus, 'deleted')));
+    await tasks.detail(planid, session);
+    const [task] = await db.select().from(plan).where(eq(plan.id, planid));
     if (!task) throw notFound();
-    const scope = await scopeOf(db, session);
-    if (scope.all) return task;
-    const [reached] = await db
-      .select({ id: meter.id })
-      .from(meter)
-      .where(taskMeterCondition(task.devs as TaskDevs, scope))
-      .limit(1);
-    if (!reached) throw notFound();
     return task;
   };
 

@@ -46,6 +46,7 @@ import {
   storedKey,
   type TaskCrontab,
 } from './run-items';
+import { TASK_RUN_SCOPE } from './task.service';
 
 export const COLLECTION_RUN_JOB = 'collection-run';
 export const COLLECTION_DUE_JOB = 'collection-due';
@@ -401,7 +402,7 @@ export class CollectionRuns {
     if (queued) this.headEnd.kick();
   }
 
-  /** The run's meters, in the scope of the user the run acts for (the task's creator, or who asked). */
+  /** The run's meters: the task's device set, or the gap target's meters in the scope of who asked. */
   private async runMeters(tx: Executor, run: RunRow): Promise<TaskMeter[]> {
     if (run.parentRunId)
       return tx
@@ -414,13 +415,13 @@ export class CollectionRuns {
         })
         .from(collectionRunDevice)
         .where(eq(collectionRunDevice.runId, run.parentRunId));
-    const [user] = await tx.select(scopeFields).from(sysUser).where(eq(sysUser.username, run.requestedBy));
-    const scope = toScope(user);
     if (run.planId) {
+      // A task's stored device set carries its grid nodes: it expands alike whoever starts the run.
       const [task] = await tx.select({ devs: plan.devs }).from(plan).where(eq(plan.id, run.planId));
-      return task ? taskMeters(tx, task.devs as TaskDevs, scope) : [];
+      return task ? taskMeters(tx, task.devs as TaskDevs, TASK_RUN_SCOPE) : [];
     }
-    return targetMeters(tx, run.target as GapTarget, scope);
+    const [user] = await tx.select(scopeFields).from(sysUser).where(eq(sysUser.username, run.requestedBy));
+    return targetMeters(tx, run.target as GapTarget, toScope(user));
   }
 
   /**

@@ -3,16 +3,25 @@ import type { FastifyInstance } from 'fastify';
 import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { type ColumnText, formatMoment, translator } from '../../i18n/labels';
+import { TaskService } from '../collection/task.service';
 import type { PlanService } from './plan.service';
 
-export function registerPlanRoutes(app: FastifyInstance, plans: PlanService): void {
-  registerOperation(app, planApi.createplan, ({ body, session }) => plans.create(body, session));
+/**
+ * The plan calls. A plan whose orders collect is a scheduled collection task (taskMGT): createplan
+ * hands it to the task service, and updateplan and deleteplan go by the stored plan's kind.
+ */
+export function registerPlanRoutes(app: FastifyInstance, plans: PlanService, tasks: TaskService): void {
+  registerOperation(app, planApi.createplan, ({ body, session }) =>
+    TaskService.isTask(body) ? tasks.create(body, session) : plans.create(body, session),
+  );
   registerOperation(app, planApi.updateplan, async ({ body, session }) => {
-    await plans.update(body, session);
+    if (await tasks.isTaskId(body.planid)) await tasks.update(body, session);
+    else await plans.update(body, session);
     return null;
   });
   registerOperation(app, planApi.deleteplan, async ({ body, session }) => {
-    await plans.remove(body.planid, session);
+    if (await tasks.isTaskId(body.planid)) await tasks.remove(body.planid, session);
+    else await plans.remove(body.planid, session);
     return null;
   });
   registerOperation(app, planApi.detail, ({ body, session }) => plans.detail(body.planid, session));

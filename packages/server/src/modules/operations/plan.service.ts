@@ -1,4 +1,5 @@
 import {
+  COLLECT_CMD,
   type CommandRecord,
   type DeviceKind,
   MAX_BATCH_DEVICES,
@@ -85,8 +86,7 @@ export class PlanService {
     }
     if (body.crontab && (body.crontab.count > 1 || body.crontab.freq > 0))
       throw fieldError(RESULT.badRequest, 'crontab', 'recurringPlanNotYet');
-    const [order] = body.orders;
-    if (!order) throw fieldError(RESULT.badRequest, 'orders', 'mandatory');
+    const order = operationOrder(body);
     const operation = order.cmd;
     const definition = OPERATIONS[operation];
     await this.requireButton(session, operation);
@@ -164,8 +164,7 @@ export class PlanService {
     const row = await this.planInScope(body.planid, session);
     if (row.planStatus !== 'pendingApproval' || row.createdBy !== session.username)
       throw new ApiError(RESULT.badRequest, 'planNotEditable');
-    const [order] = body.orders;
-    if (!order) throw fieldError(RESULT.badRequest, 'orders', 'mandatory');
+    const order = operationOrder(body);
     const definition = OPERATIONS[order.cmd];
     if (!('disconnect' in definition && definition.disconnect))
       throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'planNotEditable');
@@ -547,6 +546,21 @@ const created = (row: PlanRow) => ({
   planStatus: row.planStatus as PlanStatus,
   jobId: row.jobId,
 });
+
+/**
+ * The one operation order of a one-shot plan on 1 to 30 devices (the plan schema also carries
+ * collection tasks, which take more of both).
+ */
+function operationOrder(body: PlanCreate): PlanCreate['orders'][number] & { cmd: OperationName } {
+  if (body.orders.length > 1) throw fieldError(RESULT.badRequest, 'orders', 'tooLong');
+  const [order] = body.orders;
+  if (!order) throw fieldError(RESULT.badRequest, 'orders', 'mandatory');
+  if (order.cmd === COLLECT_CMD) throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'invalidValue');
+  if (body.devs.devList.length === 0) throw fieldError(RESULT.badRequest, 'devs.devList', 'mandatory');
+  if (body.devs.devList.length > MAX_BATCH_DEVICES)
+    throw fieldError(RESULT.badRequest, 'devs.devList', 'batchTooLarge');
+  return { ...order, cmd: order.cmd };
+}
 
 function parseParams(operation: OperationName, params: unknown): unknown {
   const result = (OPERATIONS[operation].params as z.ZodType).safeParse(params);

@@ -58,7 +58,7 @@ export function TaskRunsPage() {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [params] = useSearchParams();
-  const planid = params.get('planid') ?? '';
+  const planid = params.get('id') ?? '';
   const permissions = usePermissions();
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
