@@ -333,9 +333,15 @@ describe('resilience', () => {
   }, 180_000);
 
   it("run now starts a manual occurrence, and an operator's one-off read is not starved by it", async () => {
+    // Made by a grid user, the task names its grid nodes (as createplan stores them): the operator sees it.
     const planid = await dailyTask(
       meters.map((m) => m.devAddr),
-      { concurrent: 3, enabled: false, nextRunAt: null },
+      {
+        concurrent: 3,
+        enabled: false,
+        nextRunAt: null,
+        devs: { itemType: 0, devList: meters.map((m) => m.devAddr), devParams: { grid_ids: [gridId] } },
+      },
     );
     const target = meters[23]?.devAddr as string;
     // The run's reads hang on silent meters, holding every slot a bulk command may take on the DCU.
