@@ -30,6 +30,7 @@ export {
 } from './auth/auth.api';
 export * from './collection/devices';
 export * from './collection/readings.api';
+export * from './collection/run.api';
 export * from './collection/schedule';
 export * from './collection/task.api';
 export * from './collection/task.schema';

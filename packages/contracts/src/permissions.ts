@@ -98,6 +98,8 @@ const TREE: Draft[] = [
         del(),
         button('enable', '启用/停用', 'Enable/Disable'),
         button('pause', '暂停/恢复', 'Pause/Resume'),
+        button('runNow', '立即执行', 'Run now'),
+        button('gapCollect', '补抄', 'Gap re-collection'),
         exp(),
       ),
     ),

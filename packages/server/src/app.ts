@@ -25,6 +25,8 @@ import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerCollectionRoutes } from './modules/collection/collection';
 import { registerReadingsRoutes } from './modules/collection/readings.routes';
+import { registerRunRoutes } from './modules/collection/run.routes';
+import type { CollectionRuns } from './modules/collection/run.service';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
@@ -69,6 +71,8 @@ export interface App {
   deviceReadings: DeviceReadings;
   /** The readings pipeline: stopped (its rows flushed) after everything that pushes into it. */
   readingIngest: ReadingIngest;
+  /** Collection runs: a test calls its scheduler tick rather than wait for the minute's schedule. */
+  collectionRuns: CollectionRuns;
   /** Every registered route with its access rule (the route sweep test walks it). */
   routes: RouteRecord[];
   /** Device broker passwords: main.ts writes the simulator's fleet with them. */
@@ -173,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerPlanRoutes(http, services.plans, services.collection.tasks);
   registerCollectionRoutes(http, services.collection);
   registerReadingsRoutes(http, services);
+  registerRunRoutes(http, { db: services.db, runs: services.collectionRuns, tasks: services.collection.tasks });
   registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));
@@ -185,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     headEnd: services.headEnd,
     deviceReadings: services.deviceReadings,
     readingIngest: services.readingIngest,
+    collectionRuns: services.collectionRuns,
     routes,
     deviceCredentials: services.deviceCredentials,
   };

@@ -16,6 +16,8 @@ import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
 import { createCollection } from './modules/collection/collection';
 import { ReadingsService } from './modules/collection/readings.service';
+import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
+import { CollectionRuns } from './modules/collection/run.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
@@ -84,6 +86,7 @@ export function createServices({
   const readingRetention = new ReadingRetentionSetting(db, config.readingsRetentionMonths);
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);
+  const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest);
   jobs.register(
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
@@ -94,6 +97,8 @@ export function createServices({
     readingPartitionsJob(db),
     readingRollupsJob(db),
     readingRetentionJob(db, readingRetention, log),
+    collectionDueJob(collectionRuns),
+    collectionRunJob(collectionRuns),
   );
   return {
     db,
@@ -112,6 +117,7 @@ export function createServices({
     readingIngest,
     /** The broker side of the ingest: main.ts starts it with the head-end and stops it before the ingest. */
     deviceReadings: new DeviceReadings(db, broker, readingIngest, headEnd, log),
+    collectionRuns,
     resources: new ResourceService(db),
     orgs: new OrgService(db),
     users: new UserService(db, sessions),

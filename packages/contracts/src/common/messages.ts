@@ -142,6 +142,8 @@ export const MESSAGES = {
   pocWithoutMeter: 'This POC has no meter to replace',
   pocIsPrimaryTable: 'This POC is the primary table of a transformer area',
   futureTime: 'The time cannot be later than now',
+  afterToday: 'The date cannot be later than today',
+  unknownCollectionItem: 'Unknown collection item',
   importGridAmbiguous: 'More than one power grid node has this name: enter its code',
   pocHasMeter: 'This POC already has a meter',
   pocOtherConsumer: 'This POC belongs to another consumer',

@@ -1,6 +1,7 @@
 /** Every table, one file per area under tables/; drizzle-kit and the driver read this index. */
 export * from './tables/access';
 export * from './tables/archive';
+export * from './tables/collection';
 export * from './tables/device';
 export * from './tables/grid';
 export * from './tables/headend';

@@ -40,6 +40,8 @@ export const DEFAULT_HEADEND_OPTIONS: HeadEndOptions = {
 /** A command to queue; the head-end gives it its reqId. */
 export interface NewCommand {
   planId: string | null;
+  /** A collection run's read (its own key; the run, not the head-end, says when the run is over). */
+  runId?: string;
   deviceKind: DeviceKind;
   deviceKey: string;
   /** The DCU a meter hangs off; null for a DCU or a direct meter. */
@@ -51,6 +53,8 @@ export interface NewCommand {
   command: StoredCommand;
   priority: number;
   bulk: boolean;
+  /** At most this many of the commands sharing its run in flight on its route at once (a task's concurrency). */
+  routeLimit?: number;
   timeoutSeconds: number;
   /** How long the command may wait to be sent (offline, queued behind others) before it fails. */
   expiresInSeconds: number;
@@ -77,6 +81,7 @@ export type RefusedReason = 'malformed' | 'unknownReqId' | 'foreignDevice' | 'du
 
 const routeOf = (kind: DeviceKind, key: string, viaDcu: string | null) => (viaDcu ? `dcu:${viaDcu}` : `${kind}:${key}`);
 const linkKey = (kind: string, key: string) => `${kind}:${key}`;
+const runRoute = (runId: string, route: string) => `run:${runId}:${route}`;
 const QUEUE_BATCH = 200;
 
 /**
@@ -148,6 +153,7 @@ export class HeadEnd {
           id: newId(),
           reqId: newId(),
           planId: c.planId,
+          runId: c.runId ?? null,
           deviceKind: c.deviceKind,
           deviceKey: c.deviceKey,
           route: routeOf(c.deviceKind, c.deviceKey, c.viaDcu),
@@ -158,6 +164,7 @@ export class HeadEnd {
           command: c.command,
           priority: c.priority,
           bulk: c.bulk,
+          routeLimit: c.routeLimit ?? null,
           notBefore: c.notBefore ?? sql`now()`,
           expiresAt: sql`now() + make_interval(secs => ${c.expiresInSeconds})`,
           waitOnline: c.waitOnline,
@@ -235,18 +242,21 @@ export class HeadEnd {
         .select()
         .from(deviceCommand)
         .where(and(eq(deviceCommand.state, 'queued'), lte(deviceCommand.notBefore, sql`now()`)))
-        .orderBy(sql`${deviceCommand.priority} desc`, deviceCommand.notBefore, deviceCommand.id)
+        // One-off commands ahead of bulk ones of the same priority: a run's thousands of queued reads
+        // would otherwise fill every batch read here and keep an operator's command out of sight.
+        .orderBy(sql`${deviceCommand.priority} desc`, deviceCommand.bulk, deviceCommand.notBefore, deviceCommand.id)
         .limit(QUEUE_BATCH);
       if (!due.length) return;
-      const inFlight = new Map(
-        (
-          await this.db
-            .select({ route: deviceCommand.route, n: sql<number>`count(*)::int` })
-            .from(deviceCommand)
-            .where(eq(deviceCommand.state, 'sent'))
-            .groupBy(deviceCommand.route)
-        ).map((r) => [r.route, Number(r.n)]),
-      );
+      const sent = await this.db
+        .select({ route: deviceCommand.route, runId: deviceCommand.runId, n: sql<number>`count(*)::int` })
+        .from(deviceCommand)
+        .where(eq(deviceCommand.state, 'sent'))
+        .groupBy(deviceCommand.route, deviceCommand.runId);
+      const inFlight = new Map<string, number>();
+      for (const r of sent) {
+        inFlight.set(r.route, (inFlight.get(r.route) ?? 0) + Number(r.n));
+        if (r.runId) inFlight.set(runRoute(r.runId, r.route), Number(r.n));
+      }
       const online = await this.onlineStates(due.map(dueDevice));
       const picked: CommandRow[] = [];
       const offline: CommandRow[] = [];
@@ -258,7 +268,11 @@ export class HeadEnd {
         const busy = inFlight.get(row.route) ?? 0;
         const limit = this.options.routeConcurrency - (row.bulk && this.options.routeConcurrency > 1 ? 1 : 0);
         if (busy >= limit) continue;
+        const ownKey = row.runId && row.routeLimit ? runRoute(row.runId, row.route) : null;
+        const own = ownKey ? (inFlight.get(ownKey) ?? 0) : 0;
+        if (ownKey && own >= (row.routeLimit ?? 0)) continue;
         inFlight.set(row.route, busy + 1);
+        if (ownKey) inFlight.set(ownKey, own + 1);
         picked.push(row);
       }
       await this.park(offline);

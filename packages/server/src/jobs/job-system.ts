@@ -161,11 +161,15 @@ export class JobSystem {
     const workOptions = { batchSize: 1, pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 2 };
     for (let i = 0; i < (definition.concurrency ?? 1); i++)
       await boss.work<Record<string, unknown>>(definition.name, workOptions, async ([job]) => {
-        if (job) return this.run(definition, job);
+        if (job) return this.run(boss, definition, job);
       });
   }
 
-  private async run(definition: AnyDefinition, job: PgBoss.Job<Record<string, unknown>>): Promise<unknown> {
+  private async run(
+    boss: PgBoss,
+    definition: AnyDefinition,
+    job: PgBoss.Job<Record<string, unknown>>,
+  ): Promise<unknown> {
     const { startedBy, ...data } = job.data ?? {};
     const owner = typeof startedBy === 'string' ? startedBy : null;
     const context: JobContext = {
@@ -180,6 +184,13 @@ export class JobSystem {
       return output;
     } catch (err) {
       this.options.log.warn({ err, job: definition.name, jobId: job.id }, 'job failed');
+      // pg-boss records a handler's failure without awaiting it, so during stop() the write can lose the
+      // race with closing the pool and the job stays active until it expires (hours for a long run).
+      // Written here, before the handler settles, the run is retried at the next start.
+      if (context.signal.aborted)
+        await boss
+          .fail(definition.name, job.id, { message: 'the job system stopped' })
+          .catch((failErr: unknown) => this.options.log.warn({ err: failErr, jobId: job.id }, 'job not marked failed'));
       throw err;
     }
   }
@@ -189,11 +200,19 @@ export class JobSystem {
     return this.boss;
   }
 
-  /** Queues a run of a declared job; `startedBy` is the user who will see its progress. */
-  async send(name: string, data: Record<string, unknown> = {}, options: { startedBy?: string } = {}): Promise<string> {
+  /**
+   * Queues a run of a declared job; `startedBy` is the user who will see its progress. With `id` (a
+   * UUID) the job is sent once: sending it again while it is queued or running answers the same id.
+   */
+  async send(
+    name: string,
+    data: Record<string, unknown> = {},
+    options: { startedBy?: string; id?: string } = {},
+  ): Promise<string> {
     if (!this.definitions.has(name)) throw new Error(`no job "${name}" is declared`);
     const payload = options.startedBy ? { ...data, startedBy: options.startedBy } : data;
-    const id = await this.require().send(name, payload);
+    const id = await this.require().send(name, payload, options.id ? { id: options.id } : {});
+    if (!id && options.id) return options.id;
     // null means the queue's policy refused a second run (stately): say so rather than return a fake id.
     if (!id) throw new Error(`job "${name}" is already queued`);
     return id;

@@ -18,6 +18,7 @@ import {
   pocEntity,
   RES,
   RESOURCE_TREE,
+  RUN_RES,
   resourceEntity,
   roleEntity,
   supplierEntity,
@@ -87,6 +88,7 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   ...crudRoutes(eventDefinitionEntity.pagePath, () =>
     import('./parameter/event-definition.resource').then((m) => m.eventDefinitionPages),
   ),
+  [RUN_RES.detail, lazyPage(() => import('@/pages/collection/task-runs.page').then((m) => m.TaskRunsPage))],
   [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
   ...crudRoutes(templateEntity.pagePath, () =>
     import('@/pages/collection/template.resource').then((m) => m.templatePages),

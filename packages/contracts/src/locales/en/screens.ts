@@ -13,6 +13,7 @@ import { operations } from './operations';
 import { poc } from './poc';
 import { readings } from './readings';
 import { resource } from './resource';
+import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 
@@ -41,6 +42,7 @@ export const enScreens = {
   gis,
   operations,
   readings,
+  runs,
   obis,
   eventDefinition,
   template,

@@ -127,6 +127,8 @@ export const errors: LocaleMessages['errors'] = {
   pocWithoutMeter: '该计量点没有可更换的电表',
   pocIsPrimaryTable: '该计量点是台区的总表计量点',
   futureTime: '时间不能晚于当前时间',
+  afterToday: '日期不能晚于今天',
+  unknownCollectionItem: '未知的采集项',
   importGridAmbiguous: '有多个电网节点使用此名称，请填写节点编码',
   pocHasMeter: '该计量点已有电表',
   pocOtherConsumer: '该计量点属于其他用户',

@@ -15,6 +15,7 @@ import { operations } from './operations';
 import { poc } from './poc';
 import { readings } from './readings';
 import { resource } from './resource';
+import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 
@@ -39,6 +40,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   gis,
   operations,
   readings,
+  runs,
   obis,
   eventDefinition,
   template,

@@ -29,6 +29,8 @@ export const deviceCommand = pgTable(
     /** What the device sees; a device executes a reqId once, whatever the attempt. */
     reqId: varchar({ length: 64 }).notNull(),
     planId: ref(),
+    /** The collection run a read belongs to (collection_run); its key, as the plan is a one-shot plan's. */
+    runId: ref(),
     /** meter or dcu. */
     deviceKind: varchar({ length: 8 }).notNull(),
     deviceKey: varchar({ length: 50 }).notNull(),
@@ -44,6 +46,8 @@ export const deviceCommand = pgTable(
     priority: smallint().notNull().default(5),
     /** Part of a batch or a scheduled run: it never takes a route's last slot, kept for one-off commands. */
     bulk: boolean().notNull().default(false),
+    /** Commands of its kind (its run) in flight at once on one route; a task's concurrency. Null: the route's. */
+    routeLimit: smallint(),
     state: varchar({ length: 8 }).notNull().default('queued'),
     notBefore: time().notNull().defaultNow(),
     /** Not sent by then: 50 (server time-out). */
@@ -69,12 +73,17 @@ export const deviceCommand = pgTable(
     uniqueIndex('device_command_req_uq').on(t.reqId),
     // A plan's device gets one command per order, however often its run is retried.
     uniqueIndex('device_command_plan_uq').on(t.planId, t.deviceKind, t.deviceKey, t.operation),
+    // A collection run reads each device once per run; a repair is a run of its own.
+    uniqueIndex('device_command_run_uq').on(t.runId, t.deviceKind, t.deviceKey, t.operation),
     // Dispatch reads the due commands by priority; time-outs read the sent ones by deadline.
-    index('device_command_queue_idx').on(t.priority.desc(), t.notBefore, t.id).where(sql`${t.state} = 'queued'`),
+    index('device_command_queue_idx')
+      .on(t.priority.desc(), t.bulk, t.notBefore, t.id)
+      .where(sql`${t.state} = 'queued'`),
     index('device_command_sent_idx').on(t.deadline).where(sql`${t.state} = 'sent'`),
     index('device_command_device_idx').on(t.deviceKind, t.deviceKey, t.createTime),
     index('device_command_meter_idx').on(t.meterId, t.createTime),
     index('device_command_plan_idx').on(t.planId),
+    index('device_command_run_idx').on(t.runId, t.state),
   ],
 );
 

@@ -1,0 +1,130 @@
+/*
+ * The collection field run: the simulator plays 10,000 meters (100 DCUs × 100) of which 5 % flap
+ * offline and back, with 1 % of messages lost; a daily collection task (load profile and daily frozen
+ * values, two repairs a minute apart) runs through the server's own scheduler. Prints the read success
+ * before and after repair, the time from the occurrence to the last repair's end, and the reads the
+ * repairs sent against re-reading every meter's whole day. On PostgreSQL:
+ *   npm run bench -- field        (BENCH_DATABASE_URL names the server; BENCH_DCUS, BENCH_METERS_PER_DCU scale it)
+ */
+import { newId } from '../packages/server/src/db/ids';
+import {
+  apiClient,
+  fleetDatabase,
+  fleetOnline,
+  freePort,
+  ready,
+  startServer,
+  startSimulatorProcess,
+} from './lib/fleet-server';
+
+const DCUS = Number(process.env.BENCH_DCUS ?? 100);
+const METERS_PER_DCU = Number(process.env.BENCH_METERS_PER_DCU ?? 100);
+const QUARTER_MS = 900_000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const db = await fleetDatabase('meterdesk_bench_field', DCUS, METERS_PER_DCU);
+const port = await freePort();
+const mqttPort = await freePort();
+const server = startServer(db, port, mqttPort, { HEADEND_DCU_CONCURRENCY: '4' });
+const api = apiClient(port);
+await ready(api, server);
+const sim = startSimulatorProcess(db, mqttPort, '50:200:800', [
+  '--flapping',
+  '0.05',
+  '--flap-period',
+  '30',
+  '--loss',
+  '0.01',
+]);
+// Flapping meters come and go: most of the fleet online is enough to start.
+await fleetOnline(db, Math.floor(db.meters.length * 0.9));
+console.log(`fleet online: ${DCUS} DCUs, ${db.meters.length} meters, 5 % flapping, 1 % message loss`);
+
+const anchor = Math.floor(Date.now() / QUARTER_MS) * QUARTER_MS;
+const planId = newId();
+const dcuNos = Array.from({ length: DCUS }, (_, d) => `BD${String(d).padStart(4, '0')}`);
+await db.sql.query(
+  `insert into plan (id, plan_name, kind, plan_status, enabled, devs, crontab, orders, pri, timeout, concurrent, created_by, next_run_at)
+   values ($1, 'field run', 'collection', 'waiting', true, $2, $3, $4, 3, 10, 3, 'admin', $5)`,
+  [
+    planId,
+    JSON.stringify({ itemType: 1, devList: dcuNos }),
+    JSON.stringify({
+      starttime: anchor / 1000,
+      freq: 1,
+      unit: 'day',
+      count: 1,
+      repairConf: { repairFreq: 1, repairUnit: 'minute', repairCount: 2 },
+    }),
+    JSON.stringify([
+      { cgcode: 'loadProfile', cmd: 'collect', params: {}, isCyclePlan: false },
+      { cgcode: 'dailyFrozen', cmd: 'collect', params: {}, isCyclePlan: false },
+    ]),
+    new Date(anchor),
+  ],
+);
+console.log('task due; the scheduler picks it up at its next minute');
+
+interface RunRow {
+  id: string;
+  kind: string;
+  status: string;
+  expected: number;
+  received: number;
+  requests: number;
+  ranges: number;
+  devices: number;
+  create_time: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+const runs = async (): Promise<RunRow[]> =>
+  (
+    await db.sql.query(
+      `select id, kind, status, expected, received, requests, ranges, devices, create_time, started_at, finished_at
+       from collection_run where plan_id = $1 order by due_at`,
+      [planId],
+    )
+  ).rows;
+
+const deadline = Date.now() + 20 * 60_000;
+for (;;) {
+  const all = await runs();
+  if (all.length === 3 && all.every((r) => r.status === 'finished')) break;
+  if (Date.now() > deadline) throw new Error(`runs not finished: ${JSON.stringify(all.map((r) => r.status))}`);
+  await pause(1000);
+}
+const [scheduled, ...repairs] = await runs();
+if (!scheduled) throw new Error('no scheduled run');
+const rate = (r: RunRow) => ((100 * r.received) / Math.max(1, r.expected)).toFixed(2);
+const last = repairs.at(-1) ?? scheduled;
+const seconds = ((last.finished_at?.getTime() ?? 0) - scheduled.create_time.getTime()) / 1000;
+const { rows: asked } = await db.sql.query(
+  `select count(*)::int as reads, coalesce(sum(jsonb_array_length(command->'items')), 0)::int as ranges
+   from device_command where run_id = any($1)`,
+  [repairs.map((r) => r.id)],
+);
+const { rows: twice } = await db.sql.query(
+  `select (count(*) - count(distinct (meter_id, ts)))::int as n from reading_profile
+   where meter_id in (select meter_id from collection_run_device where run_id = $1)`,
+  [scheduled.id],
+);
+
+console.log(`meters: ${scheduled.devices}, readings expected: ${scheduled.expected}`);
+console.log(`before repair: ${rate(scheduled)} % (${scheduled.received} of ${scheduled.expected})`);
+for (const [i, r] of repairs.entries())
+  console.log(`after repair ${i + 1}: ${rate(r)} % (${r.requests} reads, ${r.ranges} ranges)`);
+console.log(`after repair: ${rate(last)} %`);
+console.log(`time from the occurrence to the last repair's end: ${seconds.toFixed(1)} s`);
+console.log(
+  `repair reads: ${asked[0].reads} (${asked[0].ranges} ranges) vs ${scheduled.devices} to re-read every meter's whole day: ${(
+    scheduled.devices / Math.max(1, asked[0].reads)
+  ).toFixed(1)}× fewer`,
+);
+console.log(`profile readings stored twice: ${twice[0].n}`);
+
+await sim.stop();
+server.child.kill('SIGTERM');
+await server.exited;
+api.close();
+await db.drop();

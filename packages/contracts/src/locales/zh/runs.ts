@@ -1,0 +1,32 @@
+import type { runs as en } from '../en/runs';
+
+export const runs: typeof en = {
+  title: '任务执行记录',
+  runNow: '立即执行',
+  runStarted: '任务已开始执行',
+  refresh: '刷新',
+  noTask: '请从任务列表打开一个任务查看其执行记录',
+  progress: '已抄读 {{done}}/{{total}} 块表，数据 {{received}}/{{expected}} 条',
+  fields: {
+    dueAt: '时间',
+    kind: '类型',
+    status: '状态',
+    period: '数据时段',
+    devices: '电表数',
+    expected: '应抄',
+    received: '实抄',
+    successRate: '成功率',
+    byCode: '结果码',
+    requests: '下发请求',
+    missed: '错过的执行',
+    devAddr: '电表',
+    dcuNo: '集中器',
+    resultCode: '结果码',
+    items: '抄读项',
+  },
+  kinds: { scheduled: '定时执行', repair: '补抄', manual: '立即执行', gap: '手动补抄' },
+  statuses: { pending: '等待', queued: '排队', running: '执行中', finished: '已完成', cancelled: '已取消' },
+  devicesOf: '{{time}} 执行的电表',
+  failedOnly: '仅未完成',
+  notRequested: '完整，无需抄读',
+};

@@ -1,0 +1,84 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, smallint, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { createdAt, id, ref } from './columns';
+
+const time = () => timestamp({ withTimezone: true, mode: 'date' });
+
+/**
+ * One run of a collection task (or a gap re-collection an operator asked for). The scheduler records a
+ * run in the transaction that advances its task, so an occurrence is run once whatever restarts; the
+ * run's job expands the device set once into `collection_run_device` and queues the reads.
+ *
+ * kind: scheduled (an occurrence of the crontab), repair (re-reads the gaps a run left, repairConf),
+ * manual (run now), gap (an operator's gap re-collection of a meter, DCU or grid node).
+ * status: pending (a repair waiting for its time, or for the run before it), queued (its job is sent),
+ * running, finished, cancelled.
+ */
+export const collectionRun = pgTable(
+  'collection_run',
+  {
+    id: id(),
+    /** The task; null for a gap re-collection asked for by hand. */
+    planId: ref(),
+    kind: varchar({ length: 10 }).notNull(),
+    status: varchar({ length: 10 }).notNull(),
+    /** The occurrence's index in the crontab (0 first); null for run now and gap re-collection. */
+    occurrence: integer(),
+    /** Occurrences skipped because the server was down when they fell due (only the latest runs). */
+    missed: integer().notNull().default(0),
+    /** The run whose gaps a repair re-reads. */
+    parentRunId: ref(),
+    /** When it is due (a repair: occurrence + k × repairFreq). */
+    dueAt: time().notNull(),
+    /** The readings it covers: interval ends in (periodFrom, periodTo]. */
+    periodFrom: time().notNull(),
+    periodTo: time().notNull(),
+    /** The orders it reads: [{cgcode, obis}]. */
+    items: jsonb().notNull(),
+    /** What it reads from, for a gap re-collection: {kind: meter|dcu|grid, key}; a task's run reads the task's devs. */
+    target: jsonb(),
+    priority: smallint().notNull().default(5),
+    timeoutSeconds: integer().notNull().default(30),
+    concurrency: smallint().notNull().default(4),
+    devices: integer().notNull().default(0),
+    expected: integer().notNull().default(0),
+    received: integer().notNull().default(0),
+    /** Devices by result code. */
+    byCode: jsonb().notNull().default(sql`'{}'::jsonb`),
+    /** Reads (commands) and interval ranges sent. */
+    requests: integer().notNull().default(0),
+    ranges: integer().notNull().default(0),
+    requestedBy: varchar({ length: 50 }).notNull(),
+    jobId: varchar({ length: 36 }),
+    startedAt: time(),
+    finishedAt: time(),
+    createTime: createdAt(),
+  },
+  (t) => [
+    index('collection_run_plan_idx').on(t.planId, t.dueAt),
+    index('collection_run_open_idx').on(t.dueAt).where(sql`${t.status} in ('pending', 'queued')`),
+    index('collection_run_parent_idx').on(t.parentRunId),
+  ],
+);
+
+/** A run's devices, expanded once when it starts: what was expected of each, what arrived, how it ended. */
+export const collectionRunDevice = pgTable(
+  'collection_run_device',
+  {
+    runId: varchar({ length: 32 }).notNull(),
+    meterId: varchar({ length: 32 }).notNull(),
+    devAddr: varchar({ length: 50 }).notNull(),
+    dcuId: ref(),
+    dcuNo: varchar({ length: 50 }),
+    gridId: varchar({ length: 32 }).notNull(),
+    expected: integer().notNull().default(0),
+    received: integer().notNull().default(0),
+    /** The read's result code; null while it is outstanding (or when nothing had to be read). */
+    resultCode: varchar({ length: 2 }),
+    /** Per item: {cgcode, expected, received, ranges}. */
+    items: jsonb().notNull().default(sql`'[]'::jsonb`),
+    /** Whether a read was sent (a repair sends none to a meter that misses nothing). */
+    requested: boolean().notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.meterId] }), index('collection_run_device_dcu_idx').on(t.runId, t.dcuId)],
+);

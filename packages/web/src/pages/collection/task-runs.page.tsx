@@ -1,0 +1,240 @@
+import {
+  type CollectionRun,
+  progressTopic,
+  RUN_RES,
+  type RunDevice,
+  RunProgressSchema,
+  runApi,
+} from '@meterdesk/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Card, Checkbox, Flex, Progress, Space, Table, type TableColumnsType, Tag } from 'antd';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { callApi } from '@/api/api-client';
+import { followTopic } from '@/app/live/broker-topics';
+import { usePermissions } from '@/app/permissions/permission-context';
+import { isGranted } from '@/app/permissions/permission-index';
+import { formatDateTime } from '@/fields/date-text';
+import { errorText } from '@/i18n/message-text';
+
+/** While a run is open the list is asked again this often (the live stream only reaches who pressed run now). */
+const OPEN_POLL_MS = 3_000;
+const isOpen = (run: CollectionRun) => run.status === 'queued' || run.status === 'running';
+
+interface LiveProgress {
+  runId: string;
+  done: number;
+  total: number;
+  expected: number;
+  received: number;
+}
+
+/** Follows `progress/{jobId}` of a run this user started; null until the first message. */
+function useRunProgress(jobId: string | null): LiveProgress | null {
+  const [progress, setProgress] = useState<LiveProgress | null>(null);
+  useEffect(() => {
+    if (!jobId) return;
+    setProgress(null);
+    return followTopic(() => progressTopic(jobId), {
+      onMessage: (payload) => {
+        try {
+          const parsed = RunProgressSchema.safeParse(
+            JSON.parse(typeof payload === 'string' ? payload : new TextDecoder().decode(payload)),
+          );
+          if (parsed.success) setProgress(parsed.data);
+        } catch {
+          // A message that does not parse is skipped; the list's refresh shows the counts anyway.
+        }
+      },
+      onLive: () => {},
+    });
+  }, [jobId]);
+  return progress;
+}
+
+/** taskMGT view/detail: a task's runs (expected, received, success rate, result codes) and each run's meters. */
+export function TaskRunsPage() {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const [params] = useSearchParams();
+  const planid = params.get('id') ?? '';
+  const permissions = usePermissions();
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [startedJob, setStartedJob] = useState<string | null>(null);
+  const live = useRunProgress(startedJob);
+
+  const runs = useQuery({
+    queryKey: ['plan', 'runs', planid, page],
+    queryFn: ({ signal }) => callApi(runApi.runs, { planid, pageSize: 10, curPage: page }, { signal }),
+    enabled: !!planid,
+    refetchInterval: (query) => (query.state.data?.list.some(isOpen) || startedJob ? OPEN_POLL_MS : false),
+  });
+  const runNow = useMutation({
+    mutationFn: () => callApi(runApi.runnow, { planid }),
+    onSuccess: (started) => {
+      message.success(t('runs.runStarted'));
+      setStartedJob(started.jobId);
+      setSelected(started.runId);
+      void queryClient.invalidateQueries({ queryKey: ['plan', 'runs', planid] });
+    },
+    onError: (error) => message.error(errorText(t, error)),
+  });
+
+  if (!planid) return <Card>{t('runs.noTask')}</Card>;
+  const list = runs.data?.list ?? [];
+  const current = list.find((r) => r.runId === selected) ?? null;
+
+  const columns: TableColumnsType<CollectionRun> = [
+    { key: 'dueAt', title: t('runs.fields.dueAt'), render: (_, r) => formatDateTime(r.dueAt) },
+    { key: 'kind', title: t('runs.fields.kind'), render: (_, r) => t(`runs.kinds.${r.kind}`) },
+    {
+      key: 'status',
+      title: t('runs.fields.status'),
+      render: (_, r) => <Tag color={isOpen(r) ? 'processing' : 'default'}>{t(`runs.statuses.${r.status}`)}</Tag>,
+    },
+    {
+      key: 'period',
+      title: t('runs.fields.period'),
+      render: (_, r) => `${formatDateTime(r.periodFrom)} – ${formatDateTime(r.periodTo)}`,
+    },
+    { key: 'devices', title: t('runs.fields.devices'), dataIndex: 'devices' },
+    { key: 'expected', title: t('runs.fields.expected'), dataIndex: 'expected' },
+    { key: 'received', title: t('runs.fields.received'), dataIndex: 'received' },
+    {
+      key: 'successRate',
+      title: t('runs.fields.successRate'),
+      render: (_, r) => (r.successRate === null ? '—' : `${r.successRate} %`),
+    },
+    { key: 'byCode', title: t('runs.fields.byCode'), render: (_, r) => <CodeTags byCode={r.byCode} /> },
+    { key: 'requests', title: t('runs.fields.requests'), dataIndex: 'requests' },
+  ];
+
+  return (
+    <Flex vertical gap={16}>
+      <Card
+        title={t('runs.title')}
+        extra={
+          <Space>
+            <Button onClick={() => void runs.refetch()} data-testid="runs-refresh">
+              {t('runs.refresh')}
+            </Button>
+            {isGranted(permissions, RUN_RES.runNow) && (
+              <Button type="primary" loading={runNow.isPending} onClick={() => runNow.mutate()} data-testid="run-now">
+                {t('runs.runNow')}
+              </Button>
+            )}
+          </Space>
+        }
+      >
+        {live && live.total > 0 && (
+          <Progress
+            data-testid="run-progress"
+            percent={Math.round((100 * live.done) / live.total)}
+            format={() => t('runs.progress', { ...live })}
+          />
+        )}
+        <Table<CollectionRun>
+          rowKey="runId"
+          size="small"
+          loading={runs.isLoading}
+          columns={columns}
+          dataSource={list}
+          onRow={(r) => ({ onClick: () => setSelected(r.runId) })}
+          rowClassName={(r) => (r.runId === selected ? 'ant-table-row-selected' : '')}
+          pagination={{
+            current: page,
+            pageSize: 10,
+            total: runs.data?.total ?? 0,
+            onChange: setPage,
+            showSizeChanger: false,
+          }}
+        />
+      </Card>
+      {current && <RunDevices run={current} />}
+    </Flex>
+  );
+}
+
+function CodeTags({ byCode }: { byCode: Record<string, number> }) {
+  const { t } = useTranslation();
+  return (
+    <Space size={4} wrap>
+      {Object.entries(byCode).map(([code, n]) => (
+        <Tag key={code} color={code === '00' ? 'green' : 'red'} title={t(`operations.resultCodes.${code}`)}>
+          {code}: {n}
+        </Tag>
+      ))}
+    </Space>
+  );
+}
+
+/** A run's meters with their result code and the items read (expected and received per item). */
+function RunDevices({ run }: { run: CollectionRun }) {
+  const { t } = useTranslation();
+  const [page, setPage] = useState(1);
+  const [failedOnly, setFailedOnly] = useState(false);
+  const devices = useQuery({
+    queryKey: ['plan', 'runDevices', run.runId, page, failedOnly, run.status, run.received],
+    queryFn: ({ signal }) =>
+      callApi(runApi.runDevices, { runId: run.runId, pageSize: 20, curPage: page, failedOnly }, { signal }),
+  });
+  const columns: TableColumnsType<RunDevice> = [
+    { key: 'devAddr', title: t('runs.fields.devAddr'), dataIndex: 'devAddr' },
+    { key: 'dcuNo', title: t('runs.fields.dcuNo'), render: (_, d) => d.dcuNo ?? '—' },
+    {
+      key: 'resultCode',
+      title: t('runs.fields.resultCode'),
+      render: (_, d) =>
+        d.resultCode ? (
+          <Tag color={d.resultCode === '00' ? 'green' : 'red'}>
+            {d.resultCode} {t(`operations.resultCodes.${d.resultCode}`)}
+          </Tag>
+        ) : d.requested ? (
+          '…'
+        ) : (
+          t('runs.notRequested')
+        ),
+    },
+    { key: 'expected', title: t('runs.fields.expected'), dataIndex: 'expected' },
+    { key: 'received', title: t('runs.fields.received'), dataIndex: 'received' },
+    {
+      key: 'items',
+      title: t('runs.fields.items'),
+      render: (_, d) => d.items.map((i) => `${i.cgcode} ${i.received}/${i.expected}`).join(', '),
+    },
+  ];
+  return (
+    <Card
+      title={t('runs.devicesOf', { time: formatDateTime(run.dueAt) })}
+      extra={
+        <Checkbox
+          checked={failedOnly}
+          onChange={(e) => {
+            setFailedOnly(e.target.checked);
+            setPage(1);
+          }}
+        >
+          {t('runs.failedOnly')}
+        </Checkbox>
+      }
+    >
+      <Table<RunDevice>
+        rowKey="meterId"
+        size="small"
+        loading={devices.isLoading}
+        columns={columns}
+        dataSource={devices.data?.list ?? []}
+        pagination={{
+          current: page,
+          pageSize: 20,
+          total: devices.data?.total ?? 0,
+          onChange: setPage,
+          showSizeChanger: false,
+        }}
+      />
+    </Card>
+  );
+}
