@@ -16,6 +16,7 @@ describe('session, captcha and login-failure purges', () => {
     const schedules = await t.db.execute(sql`select name from pgboss.schedule order by name`);
     expect((schedules as unknown as { rows: { name: string }[] }).rows.map((r) => r.name)).toEqual([
       'captcha-purge',
+      'collection-due',
       'log-retention',
       'login-failure-purge',
       'reading-partitions',
