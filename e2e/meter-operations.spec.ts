@@ -5,8 +5,9 @@ test.use({ storageState: STORED_LOGIN.admin });
 
 /**
  * The journeys command the demo archive's meters, which the simulator started with the server plays
- * (a meter made during the run is not in its fleet). Warehouse meters (status 0) have no consumer, so
- * none is protected from a disconnect; the batch takes activated ones (status 2).
+ * (a meter made during the run is not in its fleet). An operation needs the consumer the meter
+ * supplies, and a disconnect one that is not protected: the relay journey takes an activated meter
+ * (status 2) of such a consumer; the batch takes activated ones.
  */
 async function demoMeter(admin: APIRequestContext, status: number): Promise<{ id: string; devAddr: string }> {
   const { list } = await call<{ list: { id: string; devAddr: string }[] }>(admin, '/meter/list', {
@@ -20,6 +21,22 @@ async function demoMeter(admin: APIRequestContext, status: number): Promise<{ id
 }
 
 /** Until the simulator's devices are on the broker (it starts after the server), a plan is refused as offline. */
+/** An activated meter supplying a consumer that is not protected from a disconnect. */
+async function disconnectableMeter(admin: APIRequestContext): Promise<{ id: string; devAddr: string }> {
+  const [meters, protectedConsumers] = await Promise.all([
+    call<{ list: { id: string; devAddr: string; consumerCode: string | null }[] }>(admin, '/meter/list', {
+      status: 2,
+      pageSize: 100,
+      curPage: 1,
+    }),
+    call<{ list: { consumerCode: string }[] }>(admin, '/consumer/list', { protected: true, pageSize: 100, curPage: 1 }),
+  ]);
+  const guarded = new Set(protectedConsumers.list.map((c) => c.consumerCode));
+  const meter = meters.list.find((m) => m.consumerCode && !guarded.has(m.consumerCode));
+  if (!meter) throw new Error('no activated demo meter of an unprotected consumer');
+  return meter;
+}
+
 async function untilOnline(admin: APIRequestContext, devAddr: string) {
   await expect
     .poll(
@@ -50,7 +67,7 @@ async function confirm(page: Page, title: string) {
 test('disconnects and reconnects a meter from its detail page; the history lists both', async ({ page }) => {
   test.setTimeout(LONG_JOURNEY_MS);
   const admin = await adminApi();
-  const meter = await demoMeter(admin, 0);
+  const meter = await disconnectableMeter(admin);
   await untilOnline(admin, meter.devAddr);
   await admin.dispose();
 
