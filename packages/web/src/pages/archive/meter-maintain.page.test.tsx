@@ -3,42 +3,20 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fail, ok, stubApi } from '@/test/api-stub';
+import { meterFixture } from '@/test/meter-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
 const id = (n: number) => String(n).repeat(32).slice(0, 32);
-const meter = (n: number, status: Meter['status']): Meter => ({
-  id: id(n),
-  devAddr: `2024000${n}`,
-  gridId: 'a'.repeat(32),
-  gridName: 'Transformer T1',
-  meterTypeId: null,
-  meterTypeName: null,
-  supplierId: null,
-  supplierName: null,
-  status,
-  commType: 'PLC',
-  authType: 'none',
-  securityType: 0,
-  dataChannel: '',
-  interfaceType: null,
-  virtual: false,
-  meterBoxNo: '',
-  moduleId: null,
-  moduleNo: null,
-  dcuId: null,
-  dcuNo: null,
-  tariffId: '',
-  hesPasswordSet: false,
-  longitude: null,
-  latitude: null,
-  remark: '',
-  pocNo: 'POC-1',
-  consumerCode: 'C1',
-  consumerName: 'Amira Haddad',
-  createTime: '2026-01-01T00:00:00.000Z',
-  updateTime: '2026-01-01T00:00:00.000Z',
-});
+const meter = (n: number, status: Meter['status']): Meter =>
+  meterFixture({
+    id: id(n),
+    devAddr: `2024000${n}`,
+    status,
+    pocNo: 'POC-1',
+    consumerCode: 'C1',
+    consumerName: 'Amira Haddad',
+  });
 const history: MeterStatusChange[] = [
   {
     id: id(9),

@@ -1,6 +1,5 @@
 import {
   FROZEN_REGISTER_KEYS,
-  type Meter,
   type MeterFrozen,
   type MeterProfile,
   meterApi,
@@ -13,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
 import '@/locales/screen-texts';
 import { ok, stubApi } from '@/test/api-stub';
+import { meterFixture } from '@/test/meter-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 import { MeterData } from './meter-data';
@@ -158,38 +158,7 @@ describe('meter data tab', () => {
   });
 
   it("opens as the meter detail page's Data tab, kept in the URL", async () => {
-    const meter = {
-      id: METER,
-      devAddr: 'DATA0001',
-      gridId: 'b'.repeat(32),
-      gridName: 'Transformer T1',
-      meterTypeId: null,
-      meterTypeName: null,
-      supplierId: null,
-      supplierName: null,
-      status: 2,
-      commType: 'PLC',
-      authType: 'none',
-      securityType: 0,
-      dataChannel: '',
-      interfaceType: null,
-      virtual: false,
-      meterBoxNo: '',
-      moduleId: null,
-      moduleNo: null,
-      dcuId: null,
-      dcuNo: null,
-      tariffId: '',
-      hesPasswordSet: false,
-      longitude: null,
-      latitude: null,
-      remark: '',
-      pocNo: '',
-      consumerCode: '',
-      consumerName: '',
-      createTime: '2026-01-01T00:00:00.000Z',
-      updateTime: '2026-01-01T00:00:00.000Z',
-    } satisfies Meter;
+    const meter = meterFixture({ id: METER, devAddr: 'DATA0001', gridId: 'b'.repeat(32) });
     stubApi({
       [meterApi.detail.path]: () => ok(meter),
       [meterApi.history.path]: () => ok([]),

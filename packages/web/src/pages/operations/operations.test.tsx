@@ -14,6 +14,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { CONFIRM_CANCEL, CONFIRM_OK } from '@/crud/row-actions';
 import { fail, file, ok, stubApi } from '@/test/api-stub';
+import { meterFixture } from '@/test/meter-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
@@ -28,38 +29,7 @@ vi.mock('@/app/live/broker-topics', () => ({
 
 const id = (n: number) => n.toString(16).padStart(32, '0');
 const DETAIL = '/archiveSetting/meter/detail';
-const meter = (n: number): Meter => ({
-  id: id(n),
-  devAddr: `OPS${String(n).padStart(4, '0')}`,
-  gridId: 'a'.repeat(32),
-  gridName: 'Transformer T1',
-  meterTypeId: null,
-  meterTypeName: null,
-  supplierId: null,
-  supplierName: null,
-  status: 2,
-  commType: 'PLC',
-  authType: 'none',
-  securityType: 0,
-  dataChannel: '',
-  interfaceType: null,
-  virtual: false,
-  meterBoxNo: '',
-  moduleId: null,
-  moduleNo: null,
-  dcuId: null,
-  dcuNo: null,
-  tariffId: '',
-  hesPasswordSet: false,
-  longitude: null,
-  latitude: null,
-  remark: '',
-  pocNo: '',
-  consumerCode: '',
-  consumerName: '',
-  createTime: '2026-01-01T00:00:00.000Z',
-  updateTime: '2026-01-01T00:00:00.000Z',
-});
+const meter = (n: number): Meter => meterFixture({ id: id(n), devAddr: `OPS${String(n).padStart(4, '0')}` });
 const record = (deviceKey: string, operation: CommandRecord['operation'], resultCode: CommandRecord['resultCode']) =>
   ({
     id: id(900),
