@@ -1,10 +1,4 @@
-import {
-  FROZEN_REGISTER_KEYS,
-  type MeterFrozen,
-  type MeterProfile,
-  meterApi,
-  readingsApi,
-} from '@meterdesk/contracts';
+import { FROZEN_REGISTER_KEYS, type MeterFrozen, type MeterProfile, meterApi, readingsApi } from '@meterdesk/contracts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { App } from 'antd';
