@@ -48,6 +48,14 @@ function vitest(title, projects, reportName, env) {
     return;
   }
   const report = JSON.parse(readFileSync(outputFile, 'utf8'));
+  // CI keeps only the end of the output: the failed tests are named again in the summary.
+  for (const file of report.testResults) {
+    const where = path.relative(root, file.name);
+    const tests = file.assertionResults.filter((test) => test.status === 'failed');
+    for (const test of tests) summary.push(`     failed: ${where} › ${test.fullName}`);
+    if (file.status === 'failed' && tests.length === 0)
+      summary.push(`     failed: ${where} (${file.message.split('\n')[0]})`);
+  }
   passed += report.numPassedTests;
   failed += report.numFailedTests + (ok || report.numFailedTests > 0 ? 0 : 1);
 }
@@ -69,6 +77,17 @@ function answers(url, defaultPort) {
       resolve(false);
     });
   });
+}
+
+/** Titles of the Playwright tests that did not end as expected (failed, or passed only on retry). */
+function failedJourneys(suites, titles = []) {
+  for (const suite of suites ?? []) {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests ?? [])
+        if (test.status !== 'expected' && test.status !== 'skipped') titles.push(`${spec.file} › ${spec.title}`);
+    failedJourneys(suite.suites, titles);
+  }
+  return titles;
 }
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -131,7 +150,9 @@ if (ensureChromium()) {
   });
   const results = path.join(root, '.tmp/e2e-results');
   if (existsSync(outputFile)) {
-    const stats = JSON.parse(readFileSync(outputFile, 'utf8')).stats;
+    const report = JSON.parse(readFileSync(outputFile, 'utf8'));
+    const stats = report.stats;
+    for (const title of failedJourneys(report.suites)) summary.push(`     failed: ${title}`);
     // Traces stay only when there is something to look at.
     if (ok && stats.flaky === 0) rmSync(results, { recursive: true, force: true });
     else summary.push(`     traces of the failed journeys: ${path.relative(root, results)}`);
