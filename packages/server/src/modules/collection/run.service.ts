@@ -6,7 +6,7 @@ import {
   RESULT_CODES,
   type TaskDevs,
 } from '@meterdesk/contracts';
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
@@ -67,6 +67,8 @@ const POLL_MS = 1000;
 /** A queued run whose job has not started after this long is sent again (the send after its commit was lost). */
 const RESEND_AFTER_SECONDS = 60;
 const TIMEOUT_RETRIES = 2;
+/** A job in one of these states never runs its handler again. */
+const ENDED_JOB_STATES: ReadonlySet<string> = new Set(['completed', 'cancelled', 'failed']);
 const BUSY_RETRIES = 3;
 /** How long a read waits for its offline device when no repair follows. */
 const DEFAULT_WAIT_SECONDS = 1800;
@@ -107,6 +109,7 @@ export class CollectionRuns {
       const run = await this.db.transaction((tx) => this.recordOccurrence(tx, id, now));
       if (run) queued.push(run);
     }
+    await this.closeAbandoned();
     queued.push(...(await this.releaseRepairs(now)));
     queued.push(...(await this.db.select().from(collectionRun).where(staleQueued())));
     for (const run of uniqueRuns(queued)) await this.send(run, null);
@@ -197,6 +200,40 @@ export class CollectionRuns {
       const kind = ITEM_KINDS[r.obis];
       return kind ? [{ cgcode: r.cgcode, obis: r.obis, kind }] : [];
     });
+  }
+
+  /**
+   * Runs whose job has ended without closing them (its retries spent, or the job gone): nothing would ever move them
+   * again, so they are closed with what the store holds and their unanswered devices count as a server
+   * time-out (50). Their task leaves "executing" and their repairs, released next, re-read what is missing.
+   */
+  private async closeAbandoned(): Promise<void> {
+    const open = await this.db
+      .select()
+      .from(collectionRun)
+      .where(and(inArray(collectionRun.status, ['queued', 'running']), isNotNull(collectionRun.jobId)));
+    for (const run of open) {
+      const job = await this.jobs.getJob(run.jobId as string);
+      if (job && !ENDED_JOB_STATES.has(job.state)) continue;
+      if (run.status === 'queued') {
+        await this.db
+          .update(collectionRun)
+          .set({ status: 'cancelled', finishedAt: sql`now()` })
+          .where(and(eq(collectionRun.id, run.id), eq(collectionRun.status, 'queued')));
+        continue;
+      }
+      await this.db
+        .update(collectionRunDevice)
+        .set({ resultCode: RESULT_CODES.serverTimeout })
+        .where(
+          and(
+            eq(collectionRunDevice.runId, run.id),
+            eq(collectionRunDevice.requested, true),
+            isNull(collectionRunDevice.resultCode),
+          ),
+        );
+      await this.finish(run);
+    }
   }
 
   /** Due repairs whose chain has no run still open; a repair of a deleted task is cancelled. */

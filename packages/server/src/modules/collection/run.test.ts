@@ -1,12 +1,21 @@
-import type { CollectionRun, DeviceCommand, Plan, RunDevice } from '@meterdesk/contracts';
+import { type CollectionRun, type DeviceCommand, OBIS, type Plan, type RunDevice } from '@meterdesk/contracts';
 import { type Simulator, startSimulator } from '@meterdesk/simulator';
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
-import { collectionRun, dcu, deviceCommand, plan, readingDaily, readingProfile } from '../../db/schema';
+import {
+  collectionRun,
+  collectionRunDevice,
+  dcu,
+  deviceCommand,
+  plan,
+  readingDaily,
+  readingProfile,
+} from '../../db/schema';
 import { buildFleet } from '../../headend/fleet';
 import { gridNode, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { COLLECTION_RUN_JOB, runJobId } from './run.service';
 
 /*
  * Collection runs against the simulator on a real broker (the embedded one, or TEST_MQTT_URL's):
@@ -382,4 +391,42 @@ describe('resilience', () => {
     const [task] = await t.db.select().from(plan).where(eq(plan.id, planid));
     expect(task?.executedCount).toBe(0);
   }, 240_000);
+
+  it('a run whose job has ended without closing it is closed by the next tick; its silent devices count as 50', async () => {
+    const [first, second] = meters.slice(20, 22) as { id: string; devAddr: string }[];
+    const planid = await dailyTask([first.devAddr, second.devAddr], { enabled: false, nextRunAt: null });
+    await t.db.update(plan).set({ planStatus: 'executing' }).where(eq(plan.id, planid));
+    // A job that has run to its end: its id is the one a run with this id would be queued under.
+    const runId = newId();
+    const jobId = await t.app.jobs.send(COLLECTION_RUN_JOB, { runId }, { id: runJobId(runId) });
+    await expect.poll(async () => (await t.app.jobs.getJob(jobId))?.state, LONG).toBe('completed');
+    const period = { periodFrom: new Date(anchor - DAY_MS), periodTo: new Date(anchor) };
+    const items = [{ cgcode: 'loadProfile', obis: OBIS.loadProfile, kind: 'profile' }];
+    const common = { planId: planid, dueAt: new Date(anchor), items, requestedBy: 'admin', ...period };
+    // One run whose job ended, one whose job is gone altogether (its record purged).
+    const goneId = newId();
+    await t.db.insert(collectionRun).values([
+      { ...common, id: runId, kind: 'scheduled', status: 'running', jobId, devices: 2, expected: 2 * 96 },
+      { ...common, id: goneId, kind: 'manual', status: 'queued', jobId: runJobId(newId()) },
+    ]);
+    await t.db.insert(collectionRunDevice).values(
+      [first, second].map((m, i) => ({
+        runId,
+        meterId: m.id,
+        devAddr: m.devAddr,
+        gridId,
+        expected: 96,
+        requested: true,
+        resultCode: i === 0 ? '00' : null,
+      })),
+    );
+
+    await t.app.collectionRuns.tick();
+    const closed = await runOf(runId);
+    expect(closed).toMatchObject({ status: 'finished', byCode: { '00': 1, '50': 1 } });
+    expect(closed.finishedAt).not.toBeNull();
+    expect((await runOf(goneId)).status).toBe('cancelled');
+    const [task] = await t.db.select().from(plan).where(eq(plan.id, planid));
+    expect(task?.planStatus).toBe('waiting');
+  }, 120_000);
 });
