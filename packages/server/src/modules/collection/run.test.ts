@@ -393,7 +393,7 @@ describe('resilience', () => {
   }, 240_000);
 
   it('a run whose job has ended without closing it is closed by the next tick; its silent devices count as 50', async () => {
-    const [first, second] = meters.slice(20, 22) as { id: string; devAddr: string }[];
+    const [first, second] = meters.slice(20, 22) as [(typeof meters)[number], (typeof meters)[number]];
     const planid = await dailyTask([first.devAddr, second.devAddr], { enabled: false, nextRunAt: null });
     await t.db.update(plan).set({ planStatus: 'executing' }).where(eq(plan.id, planid));
     // A job that has run to its end: its id is the one a run with this id would be queued under.
