@@ -1,9 +1,14 @@
 // The server the journeys run against, on a data directory of its own that goes when the server
 // stops: Playwright ends the web server with SIGTERM (gracefulShutdown in playwright.config.ts),
 // and only this wrapper outlives the server to remove what it wrote, the stored logins included.
+//
+// Where PostgreSQL answers (E2E_DATABASE_URL, or the local server CI's machine runs), the journeys run
+// on a database of their own there, dropped at the end: the production setup, and one that serves two
+// browsers at once, where the embedded PGlite answers one statement at a time. Elsewhere on PGlite.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 
 const scratch = process.env.E2E_SCRATCH;
 if (!scratch) throw new Error('E2E_SCRATCH is not set: start the journeys with `npx playwright test`');
@@ -11,13 +16,39 @@ const dataDir = path.join(scratch, 'data');
 rmSync(scratch, { recursive: true, force: true });
 mkdirSync(dataDir, { recursive: true });
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
-  stdio: 'inherit',
-  env: { ...process.env, DATA_DIR: dataDir },
-});
+const adminUrl = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const databaseName = `meterdesk_e2e_${process.pid}`;
+
+/** Runs one statement as the PostgreSQL administrator; false when the server does not answer. */
+async function admin(statement) {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+  } catch {
+    if (process.env.E2E_DATABASE_URL) throw new Error(`E2E_DATABASE_URL=${adminUrl} does not answer`);
+    return false;
+  }
+  try {
+    await client.query(statement);
+    return true;
+  } finally {
+    await client.end();
+  }
+}
+
+const env = { ...process.env, DATA_DIR: dataDir };
+if (process.env.E2E_DATABASE !== 'pglite' && (await admin(`CREATE DATABASE ${databaseName}`))) {
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  // The journeys expect what a first start on PGlite brings: the demo archive and its simulated fleet.
+  Object.assign(env, { DATABASE_URL: url.toString(), DEMO: 'on', SIMULATOR: 'on' });
+}
+
+const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], { stdio: 'inherit', env });
 // Playwright signals the whole process group; the server stops on its own signal, this one only waits.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code, signal) => {
+server.on('exit', async (code, signal) => {
   rmSync(scratch, { recursive: true, force: true });
+  if (env.DATABASE_URL) await admin(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`).catch(() => undefined);
   process.exit(code ?? (signal ? 1 : 0));
 });
