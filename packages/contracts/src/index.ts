@@ -34,6 +34,8 @@ export * from './collection/run.api';
 export * from './collection/schedule';
 export * from './collection/task.api';
 export * from './collection/task.schema';
+export * from './collection/task-analysis.api';
+export * from './collection/task-analysis.schema';
 export * from './collection/task-form';
 export * from './collection/template.api';
 export * from './collection/template.schema';

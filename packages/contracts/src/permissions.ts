@@ -161,7 +161,7 @@ const TREE: Draft[] = [
     page('monthlyConsumption', '月用电量', 'Monthly Consumption', detail()),
     page('monthlyBilling', '月结算数据', 'Monthly Billing', detail()),
     page('loadProfile', '负荷曲线', 'Load Profile', detail()),
-    page('taskAnalysis', '任务分析', 'Task Analysis', detail()),
+    page('taskAnalysis', '任务分析', 'Task Analysis', detail(), exp()),
     page(
       'deviceOnlineReport',
       '设备在线报告',

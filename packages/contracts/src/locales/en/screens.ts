@@ -16,6 +16,7 @@ import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
+import { taskAnalysis } from './task-analysis';
 
 /**
  * The texts of the screens behind the login. Only the web's locales/screen-texts.ts (and the server, for exports) imports this (the shell
@@ -47,4 +48,5 @@ export const enScreens = {
   eventDefinition,
   template,
   task,
+  taskAnalysis,
 };

@@ -18,6 +18,7 @@ import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
+import { taskAnalysis } from './task-analysis';
 
 export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   crud,
@@ -45,4 +46,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   eventDefinition,
   template,
   task,
+  taskAnalysis,
 };

@@ -7,22 +7,27 @@ import { entityColumns, translator } from '../../i18n/labels';
 import { ArchiveService, registerArchiveRoutes } from '../archive/archive-kit';
 import type { SettingsService } from '../system/settings.service';
 import { TaskService } from './task.service';
+import { registerTaskAnalysisRoutes } from './task-analysis.routes';
+import { TaskAnalysisService } from './task-analysis.service';
 import { templateArchive } from './template.archive';
 
 /** Scheduled collection's services (templates and tasks), built once by the composition root. */
 export function createCollection(db: Db, settings: SettingsService) {
+  const tasks = new TaskService(db, settings);
   return {
     templates: new ArchiveService(db, templateArchive),
-    tasks: new TaskService(db, settings),
+    tasks,
+    analysis: new TaskAnalysisService(db, tasks),
   };
 }
 
 export type Collection = ReturnType<typeof createCollection>;
 
-/** templateMGT's calls and taskMGT's beyond the plan calls (plan.routes.ts dispatches those). */
+/** templateMGT's calls, taskMGT's beyond the plan calls (plan.routes.ts dispatches those) and task analysis. */
 export function registerCollectionRoutes(app: FastifyInstance, collection: Collection): void {
   const { tasks } = collection;
   registerArchiveRoutes(app, collection.templates);
+  registerTaskAnalysisRoutes(app, collection.analysis);
   registerOperation(app, taskApi.list, ({ body, session }) => tasks.list(body, session));
   registerOperation(app, taskApi.detail, ({ body, session }) => tasks.detail(body.id, session));
   registerOperation(app, taskApi.check, async ({ body }) => ({ existed: await tasks.nameTaken(body.value, body.id) }));

@@ -11,7 +11,7 @@ import {
   type TaskState,
   taskEntity,
 } from '@meterdesk/contracts';
-import { and, eq, inArray, ne, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { SessionContext } from '../../auth/session';
 import { permittedUris } from '../../auth/session';
 import type { Db } from '../../db/driver';
@@ -63,6 +63,10 @@ function taskScope(scope: Scope): SQL | undefined {
 }
 
 const isCollection = eq(plan.kind, COLLECTION);
+
+/** The tasks taskMGT shows the caller and answers one of (deleted ones never): the rule task analysis shares. */
+export const visibleTasks = (scope: Scope): SQL | undefined =>
+  and(isCollection, ne(plan.planStatus, 'deleted'), taskScope(scope));
 
 /**
  * Scheduled collection tasks (taskMGT): a `plan` row of kind `collection`. This service keeps the
@@ -336,7 +340,7 @@ export class TaskService {
     const [row] = await this.db
       .select()
       .from(plan)
-      .where(and(eq(plan.id, planId), isCollection, notInArray(plan.planStatus, ['deleted']), taskScope(scope)));
+      .where(and(eq(plan.id, planId), visibleTasks(scope)));
     if (!row) throw notFound();
     return row;
   }

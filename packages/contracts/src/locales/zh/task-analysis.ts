@@ -1,0 +1,46 @@
+import type { taskAnalysis as en } from '../en/task-analysis';
+
+export const taskAnalysis: typeof en = {
+  fields: {
+    planName: '任务名称',
+    runs: '执行次数',
+    devices: '电表数',
+    expected: '应采数据',
+    received: '实采数据',
+    successRate: '采集成功率 (%)',
+    failedDevices: '失败电表',
+  },
+  exportName: '任务分析',
+  timeRange: '统计时段',
+  actions: { detail: '分析' },
+  detail: {
+    title: '任务分析：{{name}}',
+    noTask: '请从任务分析列表打开任务查看分析',
+    runs: '时段内的执行',
+    byCode: '按结果码统计电表',
+    dcus: '按集中器统计成功率',
+    noDcu: '无集中器',
+    refresh: '刷新',
+  },
+  runFields: {
+    dueAt: '时间',
+    kind: '类型',
+    status: '状态',
+    devices: '电表数',
+    expected: '应采',
+    received: '实采',
+    successRate: '成功率 (%)',
+    repairs: '补采次数',
+    repairedShare: '补采占比 (%)',
+    failedDevices: '失败电表',
+  },
+  codeFields: { code: '结果码', meaning: '含义', devices: '电表数', share: '占比 (%)' },
+  dcuFields: {
+    dcuNo: '集中器',
+    devices: '电表数',
+    expected: '应采',
+    received: '实采',
+    successRate: '成功率 (%)',
+    failedDevices: '失败电表',
+  },
+};
