@@ -23,6 +23,7 @@ import {
   roleEntity,
   supplierEntity,
   systemLogEntity,
+  TASK_ANALYSIS_RES,
   taskEntity,
   templateEntity,
   userEntity,
@@ -97,6 +98,14 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [PLAN_RES.taskView, lazyPage(() => import('@/pages/collection/task.resource').then((m) => m.TaskViewPage))],
   [PLAN_RES.taskAdd, lazyPage(() => import('@/pages/collection/task-form.page').then((m) => m.TaskFormPage))],
   [PLAN_RES.taskEdit, lazyPage(() => import('@/pages/collection/task-form.page').then((m) => m.TaskFormPage))],
+  [
+    TASK_ANALYSIS_RES.list,
+    lazyPage(() => import('@/pages/collection/task-analysis.resource').then((m) => m.TaskAnalysisListPage)),
+  ],
+  [
+    TASK_ANALYSIS_RES.detail,
+    lazyPage(() => import('@/pages/collection/task-analysis-detail.page').then((m) => m.TaskAnalysisDetailPage)),
+  ],
   [
     PLAN_RES.dcuOperating,
     lazyPage(() => import('@/pages/operations/dcu-operating.page').then((m) => m.DcuOperatingPage)),

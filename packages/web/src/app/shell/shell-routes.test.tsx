@@ -74,6 +74,7 @@ describe('page registry', () => {
       '/parameterSetting/eventDefinition',
       '/serviceRequest/scheduledTask/templateMGT',
       '/serviceRequest/scheduledTask/taskMGT',
+      '/dataAnalytic/taskAnalysis',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
     expect(built.length).toBeGreaterThan(15);
