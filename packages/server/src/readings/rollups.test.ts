@@ -1,8 +1,8 @@
 import { OBIS } from '@meterdesk/contracts';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { meter, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
-import { gridNode, meterAt } from '../test/archive-fixtures';
+import { meter, rollupDcuDay, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
+import { dcuAt, gridNode, meterAt } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
 import { runJob } from '../test/jobs';
 import { foldPending, READING_ROLLUPS_JOB, rollupDay } from './rollups';
@@ -28,6 +28,8 @@ describe('reading rollups', () => {
   let other: string;
   let m1: string;
   let m2: string;
+  let dcuA: string;
+  let dcuB: string;
 
   const meterDay = async (meterId: string, day = DAY) => {
     const [row] = await t.db
@@ -38,6 +40,7 @@ describe('reading rollups', () => {
     return row;
   };
   const gridDays = () => t.db.select().from(rollupGridDay).orderBy(asc(rollupGridDay.gridId), asc(rollupGridDay.day));
+  const dcuDays = () => t.db.select().from(rollupDcuDay).orderBy(asc(rollupDcuDay.dcuId), asc(rollupDcuDay.day));
   const pending = () => t.db.select().from(rollupPending);
 
   beforeAll(async () => {
@@ -45,8 +48,10 @@ describe('reading rollups', () => {
     writer = new ReadingWriter(t.database);
     grid = await gridNode(t);
     other = await gridNode(t);
-    m1 = (await meterAt(t, grid)).id;
-    m2 = (await meterAt(t, grid)).id;
+    dcuA = (await dcuAt(t, grid)).id;
+    dcuB = (await dcuAt(t, other)).id;
+    m1 = (await meterAt(t, grid, undefined, dcuA)).id;
+    m2 = (await meterAt(t, grid, undefined, dcuA)).id;
   });
   afterAll(() => t.close());
 
@@ -76,6 +81,7 @@ describe('reading rollups', () => {
     expect(await pending()).toEqual([]);
     expect(await meterDay(m1)).toMatchObject({
       gridId: grid,
+      dcuId: dcuA,
       consumption: 12_500,
       intervals: 96,
       demandMin: 1000,
@@ -94,10 +100,16 @@ describe('reading rollups', () => {
       consumption: 12_500,
       metersWithConsumption: 1,
       intervals: 189,
+      metersComplete: 1,
       demandMax: 1095,
       eventsRegular: 2,
       eventsSevere: 1,
     });
+    expect((await dcuDays()).map((d) => [d.dcuId, d.day, d.meters, d.intervals, d.metersComplete])).toEqual([
+      [dcuA, '2026-10-13', 1, 0, 0],
+      [dcuA, DAY, 2, 189, 1],
+      [dcuA, '2026-10-15', 2, 0, 0],
+    ]);
   });
 
   it('changes nothing when the same rows are written again, and folding a key twice gives the same rows', async () => {
@@ -131,11 +143,17 @@ describe('reading rollups', () => {
       consumption: 13_100,
       metersWithConsumption: 2,
       intervals: 192,
+      metersComplete: 2,
+    });
+    expect((await dcuDays()).find((d) => d.day === DAY)).toMatchObject({
+      meters: 2,
+      intervals: 192,
+      metersComplete: 2,
     });
   });
 
   it("moves a meter's day to its new grid node when it is recomputed, and a day rolls up from raw rows at once", async () => {
-    await t.db.update(meter).set({ gridId: other }).where(eq(meter.id, m2));
+    await t.db.update(meter).set({ gridId: other, dcuId: dcuB }).where(eq(meter.id, m2));
     await t.db.insert(rollupPending).values({ meterId: m2, day: DAY });
     await foldPending(t.db);
     const day = (await gridDays()).filter((g) => g.day === DAY);
@@ -145,9 +163,17 @@ describe('reading rollups', () => {
         [other, 1, 600],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
+    const byDcu = async () =>
+      (await dcuDays()).filter((d) => d.day === DAY).map((d) => [d.dcuId, d.meters, d.intervals, d.metersComplete]);
+    const moved = [
+      [dcuA, 1, 96, 1],
+      [dcuB, 1, 96, 1],
+    ].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(await byDcu()).toEqual(moved);
 
     await t.db.delete(rollupMeterDay);
     await t.db.delete(rollupGridDay);
+    await t.db.delete(rollupDcuDay);
     expect(await rollupDay(t.db, DAY)).toBe(2);
     expect(await meterDay(m1)).toMatchObject({ consumption: 12_500, intervals: 96, eventsSevere: 1 });
     expect((await gridDays()).map((g) => [g.gridId, g.day, g.meters])).toEqual(
@@ -156,6 +182,15 @@ describe('reading rollups', () => {
         [other, DAY, 1],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
+    expect(await byDcu()).toEqual(moved);
+  });
+
+  it('leaves a direct meter out of the DCU rows, and empties a DCU row whose meters all moved away', async () => {
+    await t.db.update(meter).set({ dcuId: null }).where(eq(meter.id, m2));
+    await t.db.insert(rollupPending).values({ meterId: m2, day: DAY });
+    await foldPending(t.db);
+    expect(await meterDay(m2)).toMatchObject({ dcuId: null, intervals: 96 });
+    expect((await dcuDays()).filter((d) => d.day === DAY).map((d) => d.dcuId)).toEqual([dcuA]);
   });
 
   // An app of its own: its minutely fold would otherwise race the assertions above on what waits.

@@ -1,3 +1,4 @@
+import { INTERVALS_PER_DAY } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
@@ -46,7 +47,7 @@ export async function markPending(db: Executor, keys: readonly RollupKey[]): Pro
 /** Keys folded per transaction: large enough to amortise the statements, small enough to keep locks short. */
 export const FOLD_BATCH = 5000;
 
-/** The columns of a meter's day, in rollup_meter_day's order after (meter_id, day, grid_id). */
+/** The columns of a meter's day, in rollup_meter_day's order after (meter_id, day, grid_id, dcu_id, consumption). */
 const DAY_FIGURES = sql.raw(`p.intervals, p.demand_min, p.demand_max, p.demand_avg, e.regular, e.medium, e.severe`);
 const PROFILE_FIGURES = sql.raw(`count(*)::int as intervals, min(p.active_power) as demand_min,
   max(p.active_power) as demand_max, round(avg(p.active_power))::int as demand_avg`);
@@ -64,8 +65,8 @@ function keyedDays(keys: readonly RollupKey[]): { old: SQL; computed: SQL } {
   const end = sql.raw(`((k.day + 1)::timestamp at time zone 'UTC')`);
   return {
     old: sql`keys as (select * from jsonb_to_recordset(${keyJson}::jsonb) as k(meter_id varchar, day date)),
-      old as (select r.grid_id, r.day from rollup_meter_day r join keys k on r.meter_id = k.meter_id and r.day = k.day)`,
-    computed: sql`select k.meter_id, k.day, m.grid_id,
+      old as (select r.grid_id, r.dcu_id, r.day from rollup_meter_day r join keys k on r.meter_id = k.meter_id and r.day = k.day)`,
+    computed: sql`select k.meter_id, k.day, m.grid_id, m.dcu_id,
         (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day)
           - (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day - 1),
         ${DAY_FIGURES}
@@ -94,8 +95,8 @@ function wholeDay(day: string): { old: SQL; computed: SQL } {
       b as (select meter_id, active_import from reading_daily where day = ${day}::date - 1),
       keys as (select meter_id from p union select meter_id from e union select meter_id from d
         union select meter_id from b),
-      old as (select r.grid_id, r.day from rollup_meter_day r where r.day = ${day}::date)`,
-    computed: sql`select k.meter_id, ${day}::date, m.grid_id, d.active_import - b.active_import,
+      old as (select r.grid_id, r.dcu_id, r.day from rollup_meter_day r where r.day = ${day}::date)`,
+    computed: sql`select k.meter_id, ${day}::date, m.grid_id, m.dcu_id, d.active_import - b.active_import,
         coalesce(p.intervals, 0), p.demand_min, p.demand_max, p.demand_avg,
         coalesce(e.regular, 0), coalesce(e.medium, 0), coalesce(e.severe, 0)
       from keys k
@@ -108,53 +109,78 @@ function wholeDay(day: string): { old: SQL; computed: SQL } {
 }
 
 /**
- * Recomputes the meter rows of some days from the raw rows, and the grid rows they touch: the same
- * keys folded twice give the same rows. Runs in the caller's transaction; answers the meter rows written.
+ * Recomputes the meter rows of some days from the raw rows, and the grid and DCU rows they touch: the
+ * same keys folded twice give the same rows. Runs in the caller's transaction; answers the meter rows written.
  */
 async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: SQL }): Promise<number> {
-  // A meter moved to another node since its row was computed leaves its old node's row to recompute too.
-  const touched = await rowsOf<{ grid_id: string; day: string; meters: number }>(
+  // A meter moved to another node or DCU since its row was computed leaves its old one's row to recompute too.
+  const touched = await rowsOf<{ kind: 'grid' | 'dcu'; id: string; day: string; meters: number }>(
     tx,
     sql`with ${old},
       upserted as (
-        insert into rollup_meter_day as r (meter_id, day, grid_id, consumption, intervals, demand_min, demand_max,
-          demand_avg, events_regular, events_medium, events_severe)
+        insert into rollup_meter_day as r (meter_id, day, grid_id, dcu_id, consumption, intervals, demand_min,
+          demand_max, demand_avg, events_regular, events_medium, events_severe)
         ${computed}
-        on conflict (meter_id, day) do update set grid_id = excluded.grid_id, consumption = excluded.consumption,
+        on conflict (meter_id, day) do update set grid_id = excluded.grid_id, dcu_id = excluded.dcu_id,
+          consumption = excluded.consumption,
           intervals = excluded.intervals, demand_min = excluded.demand_min, demand_max = excluded.demand_max,
           demand_avg = excluded.demand_avg, events_regular = excluded.events_regular,
           events_medium = excluded.events_medium, events_severe = excluded.events_severe, updated_at = now()
-        returning r.grid_id, r.day
-      )
-      select grid_id, day::text as day, sum(meters)::int as meters
-      from (select grid_id, day, 1 as meters from upserted union all select grid_id, day, 0 from old) t
-      group by grid_id, day`,
+        returning r.grid_id, r.dcu_id, r.day
+      ),
+      changed as (select grid_id, dcu_id, day, 1 as meters from upserted
+        union all select grid_id, dcu_id, day, 0 from old)
+      select 'grid' as kind, grid_id as id, day::text as day, sum(meters)::int as meters from changed group by grid_id, day
+      union all
+      select 'dcu', dcu_id, day::text, 0 from changed where dcu_id is not null group by dcu_id, day`,
   );
-  if (touched.length === 0) return 0;
-  await recomputeGrids(tx, touched);
-  return touched.reduce((sum, node) => sum + node.meters, 0);
+  const nodes = touched.filter((row) => row.kind === 'grid');
+  if (nodes.length === 0) return 0;
+  await recomputeGrids(tx, nodes);
+  await recomputeDcus(
+    tx,
+    touched.filter((row) => row.kind === 'dcu'),
+  );
+  return nodes.reduce((sum, node) => sum + node.meters, 0);
 }
 
 /**
  * Grid rows from their meters' rows. The CTE above cannot see its own upserts, so this is its own
  * statement; a node left without meter rows loses its row.
  */
-async function recomputeGrids(tx: Executor, nodes: readonly { grid_id: string; day: string }[]): Promise<void> {
-  const nodeJson = JSON.stringify(nodes.map((n) => ({ grid_id: n.grid_id, day: n.day })));
+async function recomputeGrids(tx: Executor, nodes: readonly { id: string; day: string }[]): Promise<void> {
+  const nodeJson = JSON.stringify(nodes.map((n) => ({ grid_id: n.id, day: n.day })));
   await tx.execute(
     sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date)),
       gone as (delete from rollup_grid_day g using nodes n where g.grid_id = n.grid_id and g.day = n.day)
-      insert into rollup_grid_day (grid_id, day, meters, consumption, meters_with_consumption, intervals, demand_max,
-        events_regular, events_medium, events_severe, updated_at)
+      insert into rollup_grid_day (grid_id, day, meters, consumption, meters_with_consumption, intervals,
+        meters_complete, demand_max, events_regular, events_medium, events_severe, updated_at)
       select r.grid_id, r.day, count(*)::int, coalesce(sum(r.consumption), 0), count(r.consumption)::int,
-        sum(r.intervals), max(r.demand_max), sum(r.events_regular)::int, sum(r.events_medium)::int,
-        sum(r.events_severe)::int, now()
+        sum(r.intervals), (count(*) filter (where r.intervals >= ${INTERVALS_PER_DAY}))::int, max(r.demand_max),
+        sum(r.events_regular)::int, sum(r.events_medium)::int, sum(r.events_severe)::int, now()
       from nodes n join rollup_meter_day r on r.grid_id = n.grid_id and r.day = n.day
       group by r.grid_id, r.day
       on conflict (grid_id, day) do update set meters = excluded.meters, consumption = excluded.consumption,
         meters_with_consumption = excluded.meters_with_consumption, intervals = excluded.intervals,
-        demand_max = excluded.demand_max, events_regular = excluded.events_regular,
+        meters_complete = excluded.meters_complete, demand_max = excluded.demand_max, events_regular = excluded.events_regular,
         events_medium = excluded.events_medium, events_severe = excluded.events_severe, updated_at = now()`,
+  );
+}
+
+/** DCU rows from their meters' rows, as recomputeGrids does for grid rows. */
+async function recomputeDcus(tx: Executor, dcus: readonly { id: string; day: string }[]): Promise<void> {
+  if (dcus.length === 0) return;
+  const dcuJson = JSON.stringify(dcus.map((d) => ({ dcu_id: d.id, day: d.day })));
+  await tx.execute(
+    sql`with dcus as (select * from jsonb_to_recordset(${dcuJson}::jsonb) as d(dcu_id varchar, day date)),
+      gone as (delete from rollup_dcu_day g using dcus d where g.dcu_id = d.dcu_id and g.day = d.day)
+      insert into rollup_dcu_day (dcu_id, day, meters, intervals, meters_complete, updated_at)
+      select r.dcu_id, r.day, count(*)::int, sum(r.intervals),
+        (count(*) filter (where r.intervals >= ${INTERVALS_PER_DAY}))::int, now()
+      from dcus d join rollup_meter_day r on r.dcu_id = d.dcu_id and r.day = d.day
+      group by r.dcu_id, r.day
+      on conflict (dcu_id, day) do update set meters = excluded.meters, intervals = excluded.intervals,
+        meters_complete = excluded.meters_complete, updated_at = now()`,
   );
 }
 

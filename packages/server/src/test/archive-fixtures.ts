@@ -2,7 +2,7 @@ import { type Page, ROOT_PARENT_ID } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { newId } from '../db/ids';
-import { consumer, meter, poc, powerGrid, sysGroup, sysUserGroup } from '../db/schema';
+import { consumer, dcu, meter, poc, powerGrid, sysGroup, sysUserGroup } from '../db/schema';
 import type { TestApp } from './harness';
 import { uniqueName } from './unique';
 
@@ -25,10 +25,17 @@ export async function meterAt(
   t: TestApp,
   gridId: string,
   devAddr = code('M'),
+  dcuId?: string,
 ): Promise<{ id: string; devAddr: string }> {
   const id = newId();
-  await t.db.insert(meter).values({ id, devAddr, gridId });
+  await t.db.insert(meter).values({ id, devAddr, gridId, dcuId });
   return { id, devAddr };
+}
+
+export async function dcuAt(t: TestApp, gridId: string, dcuNo = code('D')): Promise<{ id: string; dcuNo: string }> {
+  const id = newId();
+  await t.db.insert(dcu).values({ id, dcuNo, gridId });
+  return { id, dcuNo };
 }
 
 export async function consumerAt(

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, date, index, integer, pgTable, primaryKey, timestamp, varchar } from 'drizzle-orm/pg-core';
 
 /*
@@ -31,6 +32,8 @@ export const rollupMeterDay = pgTable(
     day: date({ mode: 'string' }).notNull(),
     /** The meter's grid node when the row was computed; its grid rollup counts it there. */
     gridId: varchar({ length: 32 }).notNull(),
+    /** The meter's DCU when the row was computed (none for a direct meter); its DCU rollup counts it there. */
+    dcuId: varchar({ length: 32 }),
     /** Active import of the day, Wh: daily(day) − daily(day − 1); null while either is missing. */
     consumption: bigint({ mode: 'number' }),
     /** Load profile intervals received for the day (96 when complete). */
@@ -42,7 +45,13 @@ export const rollupMeterDay = pgTable(
     ...eventCounts(),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.meterId, t.day] }), index('rollup_meter_day_grid_idx').on(t.gridId, t.day)],
+  (t) => [
+    primaryKey({ columns: [t.meterId, t.day] }),
+    index('rollup_meter_day_grid_idx').on(t.gridId, t.day),
+    // A meter's last day with intervals (never-read and stopped-reading meters) is one probe here,
+    // however many days of events only or frozen values only lie after it.
+    index('rollup_meter_day_read_idx').on(t.meterId, t.day).where(sql`${t.intervals} > 0`),
+  ],
 );
 
 /**
@@ -62,10 +71,30 @@ export const rollupGridDay = pgTable(
     /** Meters whose consumption is known that day. */
     metersWithConsumption: integer().notNull(),
     intervals: bigint({ mode: 'number' }).notNull(),
+    /** Meters whose day holds all its intervals (INTERVALS_PER_DAY). */
+    metersComplete: integer().notNull().default(0),
     /** The highest of its meters' maximum demand, W. */
     demandMax: integer(),
     ...eventCounts(),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.gridId, t.day] }), index('rollup_grid_day_day_idx').on(t.day)],
+);
+
+/**
+ * The meters of one DCU for a day, for the collection report's DCU view: the collection figures of
+ * rollup_grid_day, keyed by the DCU the meters hung off when their rows were computed.
+ */
+export const rollupDcuDay = pgTable(
+  'rollup_dcu_day',
+  {
+    dcuId: varchar({ length: 32 }).notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    /** Meters with a rollup row that day. */
+    meters: integer().notNull(),
+    intervals: bigint({ mode: 'number' }).notNull(),
+    metersComplete: integer().notNull(),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.dcuId, t.day] })],
 );
