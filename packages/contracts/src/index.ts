@@ -61,6 +61,7 @@ export * from './parameter/obis.api';
 export * from './parameter/obis.schema';
 export * from './parameter/obis-value';
 export * from './permissions';
+export * from './report/collection-report.api';
 export * as groupApi from './system/group.api';
 export * from './system/group.schema';
 export * as noticeApi from './system/notice.api';

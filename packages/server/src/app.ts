@@ -24,6 +24,7 @@ import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerCollectionRoutes } from './modules/collection/collection';
+import { registerCollectionReportRoutes } from './modules/collection/collection-report.routes';
 import { registerReadingsRoutes } from './modules/collection/readings.routes';
 import { registerRunRoutes } from './modules/collection/run.routes';
 import type { CollectionRuns } from './modules/collection/run.service';
@@ -177,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerPlanRoutes(http, services.plans, services.collection.tasks);
   registerCollectionRoutes(http, services.collection);
   registerReadingsRoutes(http, services);
+  registerCollectionReportRoutes(http, services);
   registerRunRoutes(http, { db: services.db, runs: services.collectionRuns, tasks: services.collection.tasks });
   registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });

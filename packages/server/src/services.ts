@@ -15,6 +15,7 @@ import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
 import { createCollection } from './modules/collection/collection';
+import { CollectionReportService } from './modules/collection/collection-report.service';
 import { ReadingsService } from './modules/collection/readings.service';
 import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
 import { CollectionRuns } from './modules/collection/run.service';
@@ -134,6 +135,8 @@ export function createServices({
     events: new EventCatalogue(db),
     /** A meter's readings for its data tab. */
     readings: new ReadingsService(db),
+    /** The data collection report, from the rollups. */
+    collectionReport: new CollectionReportService(db),
     deviceCredentials: new DeviceCredentials(db, secrets),
   };
 }

@@ -40,6 +40,8 @@ export const gridApi = {
       '/serviceRequest/batchOperation',
       // Collection templates and tasks filter their meters by grid node.
       ...SCHEDULED_TASK_FORMS,
+      // The collection report picks the node it reports on.
+      '/report/dataCollectionReport',
       RES.userGroupMGT,
       RES.groupAdd,
       RES.groupEdit,

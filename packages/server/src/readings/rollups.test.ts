@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { OBIS } from '@meterdesk/contracts';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meter, rollupDcuDay, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
 import { dcuAt, gridNode, meterAt } from '../test/archive-fixtures';
@@ -191,6 +192,32 @@ describe('reading rollups', () => {
     await foldPending(t.db);
     expect(await meterDay(m2)).toMatchObject({ dcuId: null, intervals: 96 });
     expect((await dcuDays()).filter((d) => d.day === DAY).map((d) => d.dcuId)).toEqual([dcuA]);
+  });
+
+  it('gives, by the backfill of migration 0017, the DCU rows and complete meters the fold gives', async () => {
+    await t.db.update(meter).set({ dcuId: dcuB }).where(eq(meter.id, m2));
+    await t.db.insert(rollupPending).values({ meterId: m2, day: DAY });
+    await foldPending(t.db);
+    const folded = { meters: await t.db.select().from(rollupMeterDay), grids: await gridDays(), dcus: await dcuDays() };
+    expect(folded.dcus.filter((d) => d.day === DAY)).toHaveLength(2);
+
+    await t.db.update(rollupMeterDay).set({ dcuId: null });
+    await t.db.update(rollupGridDay).set({ metersComplete: 0 });
+    await t.db.delete(rollupDcuDay);
+    const migration = readFileSync(new URL('../db/migrations/0017_collection_report.sql', import.meta.url), 'utf8');
+    const backfill = migration
+      .split('--> statement-breakpoint')
+      .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
+      .filter((statement) => /^(UPDATE|INSERT)/.test(statement));
+    expect(backfill).toHaveLength(3);
+    for (const statement of backfill) await t.db.execute(sql.raw(statement));
+
+    const strip = <T extends { updatedAt: Date }>(rows: T[]) => rows.map((row) => ({ ...row, updatedAt: null }));
+    const byKey = <T extends { meterId: string; day: string }>(rows: T[]) =>
+      [...rows].sort((a, b) => `${a.meterId}${a.day}`.localeCompare(`${b.meterId}${b.day}`));
+    expect(strip(byKey(await t.db.select().from(rollupMeterDay)))).toEqual(strip(byKey(folded.meters)));
+    expect(strip(await gridDays())).toEqual(strip(folded.grids));
+    expect(strip(await dcuDays())).toEqual(strip(folded.dcus));
   });
 
   // An app of its own: its minutely fold would otherwise race the assertions above on what waits.

@@ -12,6 +12,7 @@ import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
 import { readings } from './readings';
+import { collectionReport } from './report';
 import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
@@ -44,6 +45,7 @@ export const enScreens = {
   operations,
   readings,
   runs,
+  collectionReport,
   obis,
   eventDefinition,
   template,

@@ -14,6 +14,7 @@ import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
 import { readings } from './readings';
+import { collectionReport } from './report';
 import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
@@ -42,6 +43,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   operations,
   readings,
   runs,
+  collectionReport,
   obis,
   eventDefinition,
   template,

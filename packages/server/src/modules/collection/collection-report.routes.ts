@@ -1,0 +1,146 @@
+import {
+  collectionReportApi,
+  MAX_PDF_ROWS,
+  type Page,
+  type ReportDay,
+  type ReportDcuRow,
+  type ReportExport,
+  type ReportGridRow,
+  type ReportMeterRow,
+  type ReportTable,
+} from '@meterdesk/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/driver';
+import { streamWorkbook } from '../../http/export';
+import { registerDownload, registerOperation } from '../../http/operation';
+import { renderPdf } from '../../http/pdf';
+import { type ColumnText, formatMoment, translator } from '../../i18n/labels';
+import { type Scope, scopeOf } from '../../rbac/scope';
+import type { CollectionReportService } from './collection-report.service';
+
+/** Rows an export reads at a time. */
+const EXPORT_CHUNK = 1000;
+
+type Row = ReportDay | ReportGridRow | ReportDcuRow | ReportMeterRow;
+
+const FIGURES = ['meters', 'expected', 'stored', 'successRate', 'metersComplete'] as const;
+const COLUMNS: Record<ReportTable, readonly string[]> = {
+  daily: ['day', ...FIGURES],
+  grid: ['day', 'gridName', ...FIGURES],
+  dcu: ['day', 'dcuNo', 'gridName', ...FIGURES],
+  neverRead: ['devAddr', 'dcuNo', 'gridName', 'status'],
+  stopped: ['devAddr', 'dcuNo', 'gridName', 'status', 'lastDay'],
+};
+
+/** The columns of a table as the page shows them, in the caller's language. */
+function columnsOf(table: ReportTable, language: number): ColumnText<Row>[] {
+  const t = translator(language);
+  return COLUMNS[table].map((key) => ({
+    key,
+    title: t(`collectionReport.fields.${key}`),
+    text: (row) => {
+      const value = (row as Record<string, unknown>)[key];
+      if (key === 'status') return t(`meter.statuses.${value}`);
+      if (key === 'gridName' && (row as ReportGridRow).own)
+        return t('collectionReport.ownMeters').replace('{{name}}', String(value));
+      return typeof value === 'number' ? value : String(value ?? '');
+    },
+  }));
+}
+
+/** /report/dataCollectionReport's calls. */
+export function registerCollectionReportRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; collectionReport: CollectionReportService },
+): void {
+  const { db, collectionReport: report } = deps;
+  registerOperation(app, collectionReportApi.daily, async ({ body, session }) => {
+    const period = report.period(body);
+    return report.daily(await report.node(body.gridId, await scopeOf(db, session)), period);
+  });
+  registerOperation(app, collectionReportApi.byGrid, async ({ body, session }) => {
+    const period = report.period(body);
+    return report.byGrid(await report.node(body.gridId, await scopeOf(db, session)), period, body);
+  });
+  registerOperation(app, collectionReportApi.byDcu, async ({ body, session }) => {
+    const period = report.period(body);
+    const scope = await scopeOf(db, session);
+    return report.byDcu(await report.node(body.gridId, scope), scope, period, body);
+  });
+  registerOperation(app, collectionReportApi.neverRead, async ({ body, session }) => {
+    const scope = await scopeOf(db, session);
+    return report.meters(await report.node(body.gridId, scope), scope, body, null);
+  });
+  registerOperation(app, collectionReportApi.stopped, async ({ body, session }) => {
+    const scope = await scopeOf(db, session);
+    return report.meters(await report.node(body.gridId, scope), scope, body, report.stoppedSince(body.days));
+  });
+
+  registerDownload(app, collectionReportApi.export, async ({ body, session, req }) => {
+    const limit = body.format === 'pdf' ? MAX_PDF_ROWS + 1 : Number.POSITIVE_INFINITY;
+    const { node, period, chunks } = await exportRows(report, body, await scopeOf(db, session), limit);
+    const t = translator(session.language);
+    const title = t(`collectionReport.exportNames.${body.table}`);
+    const now = new Date();
+    const filename = `${title}-${now.toISOString().slice(0, 10)}`;
+    const columns = columnsOf(body.table, session.language);
+    if (body.format === 'pdf') {
+      const texts: Record<string, string> = {
+        node: node.name || t('collectionReport.allScope'),
+        from: period?.startDay ?? '',
+        to: period?.endDay ?? '',
+        days: String(body.days),
+        time: formatMoment(now.toISOString()),
+      };
+      const subtitle = period ? 'exportSubtitle' : body.table === 'stopped' ? 'stoppedSubtitle' : 'neverReadSubtitle';
+      const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
+      return renderPdf({
+        filename: `${filename}.pdf`,
+        title,
+        subtitle: t(`collectionReport.${subtitle}`).replace(/\{\{(\w+)\}\}/g, (_, key: string) => texts[key] ?? ''),
+        columns,
+        chunks,
+        maxRows: MAX_PDF_ROWS,
+        moreRows: t('crud.exportDialog.moreRows').replaceAll('{{max}}', max),
+      });
+    }
+    return streamWorkbook({
+      filename: `${filename}.xlsx`,
+      sheetName: title,
+      columns,
+      chunks,
+      onError: (err) => req.log.error({ err }, 'collection report export failed'),
+    });
+  });
+}
+
+const PERIOD_TABLES: ReadonlySet<ReportTable> = new Set(['daily', 'grid', 'dcu']);
+
+/**
+ * The rows of one table, up to `limit`, a chunk at a time. The node and the period are settled here,
+ * before the file's first byte goes out, so a refusal is still an answer the page can show.
+ */
+async function exportRows(report: CollectionReportService, body: ReportExport, scope: Scope, limit: number) {
+  const period = PERIOD_TABLES.has(body.table) ? report.period(body) : null;
+  const node = await report.node(body.gridId, scope);
+  const read = (curPage: number): Promise<Page<Row>> => {
+    const page = { curPage, pageSize: EXPORT_CHUNK };
+    if (body.table === 'grid' && period) return report.byGrid(node, period, page);
+    if (body.table === 'dcu' && period) return report.byDcu(node, scope, period, page);
+    return report.meters(node, scope, page, body.table === 'stopped' ? report.stoppedSince(body.days) : null);
+  };
+  async function* chunks(): AsyncGenerator<Row[]> {
+    if (body.table === 'daily' && period) {
+      yield (await report.daily(node, period)).days;
+      return;
+    }
+    let rows = 0;
+    for (let curPage = 1; rows < limit; curPage++) {
+      const page = await read(curPage);
+      yield page.list;
+      rows += page.list.length;
+      if (page.list.length === 0 || rows >= page.total) return;
+    }
+  }
+  return { node, period, chunks: chunks() };
+}

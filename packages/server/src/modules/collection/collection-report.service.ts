@@ -1,0 +1,328 @@
+import {
+  DEFAULT_REPORT_DAYS,
+  INTERVALS_PER_DAY,
+  MAX_REPORT_DAYS,
+  type Page,
+  type PageQuery,
+  REPORTING_METER_STATUSES,
+  RESULT,
+  type ReportDaily,
+  type ReportDay,
+  type ReportDcuRow,
+  type ReportGridRow,
+  type ReportMeterRow,
+  type ReportPeriod,
+  ROOT_PARENT_ID,
+} from '@meterdesk/contracts';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../../db/driver';
+import { inSubtree } from '../../db/list';
+import { rowsOf } from '../../db/rows';
+import { meter, powerGrid } from '../../db/schema';
+import { fieldError, notFound } from '../../http/api-error';
+import { GRID_TREE, gridScope, type Scope } from '../../rbac/scope';
+
+const DAY_MS = 86_400_000;
+const utcDay = (at: Date) => at.toISOString().slice(0, 10);
+const addDays = (day: string, days: number) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
+
+/** The node a report is about, resolved once per call (and before an export's first byte). */
+export interface ReportNode {
+  /** The chosen node, or null for the caller's whole scope. */
+  gridId: string | null;
+  /** Its name; '' for the whole scope. */
+  name: string;
+  /** Nodes whose subtrees the report covers: the chosen node, or the caller's scope roots. */
+  roots: readonly string[];
+}
+
+export interface ResolvedPeriod {
+  startDay: string;
+  endDay: string;
+  /** Every day of the period, oldest first. */
+  days: string[];
+}
+
+/** A grid node, or a DCU, the report has a row for on each day. */
+interface Unit {
+  id: string;
+  name: string;
+  gridName: string;
+  /** A grid unit of the chosen node's own meters only (not its subtree). */
+  own: boolean;
+}
+
+interface Figures {
+  meters: number;
+  stored: number;
+  metersComplete: number;
+}
+
+/** Expected meters by unit, and what the rollups stored by unit and day (`${unit}|${day}`). */
+interface UnitFigures {
+  expected: Map<string, number>;
+  stored: Map<string, Omit<Figures, 'meters'>>;
+}
+
+const rate = (stored: number, expected: number) =>
+  expected === 0 ? null : Math.round((stored * 1000) / expected) / 10;
+
+function figuresOf({ meters, stored, metersComplete }: Figures) {
+  const expected = meters * INTERVALS_PER_DAY;
+  return { meters, expected, stored, successRate: rate(stored, expected), metersComplete };
+}
+
+const reporting = (alias: string) =>
+  sql.raw(`${alias}.status in (${REPORTING_METER_STATUSES.join(', ')}) and not ${alias}.virtual`);
+const idList = (ids: readonly string[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  );
+
+/**
+ * The data collection report: read success per day, per grid node and per DCU, from the rollups only
+ * (rollup_grid_day, rollup_dcu_day, rollup_meter_day), never the raw readings. Meters expected to
+ * report are counted in the archive as it is now (REPORTING_METER_STATUSES, not virtual): the archive
+ * keeps no daily picture of itself, so a meter installed yesterday counts on every day of the period.
+ */
+export class CollectionReportService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** spec §5/§9: whole UTC days, at most MAX_REPORT_DAYS, none after today; the last 7 days by default. */
+  period({ startDay, endDay }: Pick<ReportPeriod, 'startDay' | 'endDay'>): ResolvedPeriod {
+    const today = utcDay(this.clock());
+    if (startDay === undefined && endDay === undefined) {
+      endDay = today;
+      startDay = addDays(today, 1 - DEFAULT_REPORT_DAYS);
+    }
+    if (startDay === undefined) throw fieldError(RESULT.badRequest, 'startDay', 'mandatory');
+    if (endDay === undefined) throw fieldError(RESULT.badRequest, 'endDay', 'mandatory');
+    if (endDay > today) throw fieldError(RESULT.badRequest, 'endDay', 'dateAfterToday');
+    if (startDay > endDay) throw fieldError(RESULT.badRequest, 'startDay', 'timeRangeInvalid');
+    const length = (Date.parse(endDay) - Date.parse(startDay)) / DAY_MS + 1;
+    if (length > MAX_REPORT_DAYS) throw fieldError(RESULT.badRequest, 'endDay', 'timeRangeTooLong');
+    return { startDay, endDay, days: Array.from({ length }, (_, i) => addDays(startDay, i)) };
+  }
+
+  /** The chosen node within the caller's scope (404 like one that does not exist), or the scope's roots. */
+  async node(gridId: string | undefined, scope: Scope): Promise<ReportNode> {
+    if (gridId) {
+      const [found] = await this.db
+        .select({ name: powerGrid.gridName })
+        .from(powerGrid)
+        .where(and(eq(powerGrid.id, gridId), gridScope(scope, powerGrid.id)));
+      if (!found) throw notFound();
+      return { gridId, name: found.name, roots: [gridId] };
+    }
+    if (scope.all) {
+      const tops = await this.db
+        .select({ id: powerGrid.id })
+        .from(powerGrid)
+        .where(eq(powerGrid.parentId, ROOT_PARENT_ID));
+      return { gridId: null, name: '', roots: tops.map((t) => t.id) };
+    }
+    if (scope.gridIds.length === 0) return { gridId: null, name: '', roots: [] };
+    // A group's node may lie below another group's: only the uppermost ones are roots.
+    const below = await rowsOf<{ id: string }>(
+      this.db,
+      sql`with recursive d(id) as (
+          select g.id from power_grid g where g.parent_id in (${idList(scope.gridIds)})
+          union select g.id from power_grid g join d on g.parent_id = d.id)
+        select id from d where id in (${idList(scope.gridIds)})`,
+    );
+    const nested = new Set(below.map((b) => b.id));
+    return { gridId: null, name: '', roots: scope.gridIds.filter((id) => !nested.has(id)) };
+  }
+
+  /** The meters, and DCUs, a report lists: those placed in the node's subtree (the caller's scope without one). */
+  private placed(column: SQL | typeof meter.gridId, node: ReportNode, scope: Scope): SQL | undefined {
+    return node.gridId ? inSubtree(column, GRID_TREE, node.gridId) : gridScope(scope, column);
+  }
+
+  async daily(node: ReportNode, period: ResolvedPeriod): Promise<ReportDaily> {
+    const units = node.roots.map((id) => ({ id, name: '', gridName: '', own: false }));
+    const { expected, stored } = await this.gridFigures(units, period.days);
+    const meters = [...expected.values()].reduce((sum, n) => sum + n, 0);
+    const days: ReportDay[] = period.days.map((day) => {
+      const totals = { meters, stored: 0, metersComplete: 0 };
+      for (const unit of units) {
+        const figures = stored.get(`${unit.id}|${day}`);
+        totals.stored += figures?.stored ?? 0;
+        totals.metersComplete += figures?.metersComplete ?? 0;
+      }
+      return { day, ...figuresOf(totals) };
+    });
+    return { startDay: period.startDay, endDay: period.endDay, days };
+  }
+
+  /** One row per day (newest first) and unit, paged over units × days. */
+  private async perDay<R>(
+    units: Unit[],
+    period: ResolvedPeriod,
+    page: PageQuery,
+    figures: (units: Unit[], days: string[]) => Promise<UnitFigures>,
+    row: (unit: Unit, day: string, figures: ReturnType<typeof figuresOf>) => R,
+  ): Promise<Page<R>> {
+    const days = [...period.days].reverse();
+    const total = units.length * days.length;
+    const from = (page.curPage - 1) * page.pageSize;
+    const cells: { unit: Unit; day: string }[] = [];
+    for (let i = from; i < Math.min(total, from + page.pageSize); i++) {
+      const unit = units[i % units.length];
+      const day = days[Math.floor(i / units.length)];
+      if (unit && day) cells.push({ unit, day });
+    }
+    const pageUnits = [...new Map(cells.map((c) => [c.unit.id, c.unit])).values()];
+    const { expected, stored } = pageUnits.length
+      ? await figures(pageUnits, [...new Set(cells.map((c) => c.day))])
+      : { expected: new Map(), stored: new Map() };
+    const list = cells.map(({ unit, day }) => {
+      const s = stored.get(`${unit.id}|${day}`);
+      return row(
+        unit,
+        day,
+        figuresOf({
+          meters: expected.get(unit.id) ?? 0,
+          stored: s?.stored ?? 0,
+          metersComplete: s?.metersComplete ?? 0,
+        }),
+      );
+    });
+    return { list, total, curPage: page.curPage, pageSize: page.pageSize };
+  }
+
+  /** Per child node of the chosen one (each with its subtree) and its own meters; per scope root without one. */
+  async byGrid(node: ReportNode, period: ResolvedPeriod, page: PageQuery): Promise<Page<ReportGridRow>> {
+    return this.perDay(await this.gridUnits(node), period, page, this.gridFigures, (unit, day, figures) => ({
+      day,
+      gridId: unit.id,
+      gridName: unit.name,
+      own: unit.own,
+      ...figures,
+    }));
+  }
+
+  /** Per DCU placed in the node's subtree, counting all of the DCU's meters. */
+  async byDcu(node: ReportNode, scope: Scope, period: ResolvedPeriod, page: PageQuery): Promise<Page<ReportDcuRow>> {
+    const units = await rowsOf<Unit>(
+      this.db,
+      sql`select d.id, d.dcu_no as name, g.grid_name as "gridName", false as own
+        from dcu d join power_grid g on g.id = d.grid_id
+        where ${this.placed(sql`d.grid_id`, node, scope) ?? sql`true`}
+        order by d.dcu_no, d.id`,
+    );
+    return this.perDay(units, period, page, this.dcuFigures, (unit, day, figures) => ({
+      day,
+      dcuId: unit.id,
+      dcuNo: unit.name,
+      gridName: unit.gridName,
+      ...figures,
+    }));
+  }
+
+  private async gridUnits(node: ReportNode): Promise<Unit[]> {
+    if (!node.gridId) {
+      if (node.roots.length === 0) return [];
+      const roots = await this.db
+        .select({ id: powerGrid.id, name: powerGrid.gridName })
+        .from(powerGrid)
+        .where(inArray(powerGrid.id, [...node.roots]))
+        .orderBy(powerGrid.gridName, powerGrid.id);
+      return roots.map((r) => ({ ...r, gridName: r.name, own: false }));
+    }
+    const children = await this.db
+      .select({ id: powerGrid.id, name: powerGrid.gridName })
+      .from(powerGrid)
+      .where(eq(powerGrid.parentId, node.gridId))
+      .orderBy(powerGrid.gridName, powerGrid.id);
+    // The node's own meters get a row of their own, first, when it has any.
+    const [own] = await this.db.select({ id: meter.id }).from(meter).where(eq(meter.gridId, node.gridId)).limit(1);
+    return [
+      ...(own ? [{ id: node.gridId, name: node.name, gridName: node.name, own: true }] : []),
+      ...children.map((c) => ({ ...c, gridName: c.name, own: false })),
+    ];
+  }
+
+  /** Expected meters per unit and the rollup's figures per unit and day; a unit's subtree unless it is `own`. */
+  private gridFigures = async (units: readonly Unit[], days: readonly string[]) => {
+    const unitJson = JSON.stringify(units.map((u) => ({ id: u.id, own: u.own })));
+    const tree = sql`with recursive unit(id, top, own) as (
+        select u.id, u.id, u.own from jsonb_to_recordset(${unitJson}::jsonb) as u(id varchar, own boolean)
+        union all
+        select g.id, unit.top, false from power_grid g join unit on g.parent_id = unit.id where not unit.own)`;
+    const expected = await rowsOf<{ id: string; meters: number }>(
+      this.db,
+      sql`${tree} select unit.top as id, count(*)::int as meters
+        from unit join meter m on m.grid_id = unit.id and ${reporting('m')} group by unit.top`,
+    );
+    const stored = await rowsOf<{ id: string; day: string; stored: number; complete: number }>(
+      this.db,
+      sql`${tree} select unit.top as id, r.day::text as day, sum(r.intervals)::float8 as stored,
+          sum(r.meters_complete)::int as complete
+        from unit join rollup_grid_day r on r.grid_id = unit.id and r.day in (${idList(days)})
+        group by unit.top, r.day`,
+    );
+    return maps(expected, stored);
+  };
+
+  private dcuFigures = async (units: readonly Unit[], days: readonly string[]) => {
+    const ids = idList(units.map((u) => u.id));
+    const expected = await rowsOf<{ id: string; meters: number }>(
+      this.db,
+      sql`select m.dcu_id as id, count(*)::int as meters from meter m
+        where m.dcu_id in (${ids}) and ${reporting('m')} group by m.dcu_id`,
+    );
+    const stored = await rowsOf<{ id: string; day: string; stored: number; complete: number }>(
+      this.db,
+      sql`select r.dcu_id as id, r.day::text as day, r.intervals::float8 as stored, r.meters_complete as complete
+        from rollup_dcu_day r where r.dcu_id in (${ids}) and r.day in (${idList(days)})`,
+    );
+    return maps(expected, stored);
+  };
+
+  /**
+   * Meters expected to report in the node's subtree, by serial, with the last day they stored an
+   * interval (one probe of rollup_meter_day_read_idx each): never read (`before` null), or not since
+   * before `before`.
+   */
+  async meters(node: ReportNode, scope: Scope, page: PageQuery, before: string | null): Promise<Page<ReportMeterRow>> {
+    if (!node.gridId && node.roots.length === 0)
+      return { list: [], total: 0, curPage: page.curPage, pageSize: page.pageSize };
+    const where = sql`${reporting('meter')} and ${this.placed(meter.gridId, node, scope) ?? sql`true`}
+      and ${before === null ? sql`l.last_day is null` : sql`l.last_day < ${before}::date`}`;
+    const from = sql`from meter left join lateral (select max(r.day) as last_day from rollup_meter_day r
+        where r.meter_id = meter.id and r.intervals > 0) l on true`;
+    const [count] = await rowsOf<{ total: number }>(this.db, sql`select count(*)::int as total ${from} where ${where}`);
+    const list = await rowsOf<ReportMeterRow>(
+      this.db,
+      sql`select meter.id as "meterId", meter.dev_addr as "devAddr",
+          (select d.dcu_no from dcu d where d.id = meter.dcu_id) as "dcuNo",
+          (select g.grid_name from power_grid g where g.id = meter.grid_id) as "gridName",
+          meter.status::int as status, l.last_day::text as "lastDay"
+        ${from} where ${where}
+        order by meter.dev_addr, meter.id limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}`,
+    );
+    return { list, total: count?.total ?? 0, curPage: page.curPage, pageSize: page.pageSize };
+  }
+
+  /** The first day a meter must have stored nothing from (today included) to count as stopped. */
+  stoppedSince(days: number): string {
+    return addDays(utcDay(this.clock()), -days);
+  }
+}
+
+function maps(
+  expected: readonly { id: string; meters: number }[],
+  stored: readonly { id: string; day: string; stored: number; complete: number }[],
+): UnitFigures {
+  return {
+    expected: new Map(expected.map((e) => [e.id, Number(e.meters)])),
+    stored: new Map(
+      stored.map((s) => [`${s.id}|${s.day}`, { stored: Number(s.stored), metersComplete: Number(s.complete) }]),
+    ),
+  };
+}
