@@ -1,4 +1,5 @@
 import {
+  COLLECTION_REPORT_RES,
   consumerEntity,
   dcuEntity,
   eventDefinitionEntity,
@@ -109,6 +110,10 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [
     PLAN_RES.dcuOperating,
     lazyPage(() => import('@/pages/operations/dcu-operating.page').then((m) => m.DcuOperatingPage)),
+  ],
+  [
+    COLLECTION_REPORT_RES.page,
+    lazyPage(() => import('@/pages/report/collection-report.page').then((m) => m.CollectionReportPage)),
   ],
 ]);
 

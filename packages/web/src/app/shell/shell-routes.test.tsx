@@ -75,6 +75,7 @@ describe('page registry', () => {
       '/serviceRequest/scheduledTask/templateMGT',
       '/serviceRequest/scheduledTask/taskMGT',
       '/dataAnalytic/taskAnalysis',
+      '/report/dataCollectionReport',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
     expect(built.length).toBeGreaterThan(15);

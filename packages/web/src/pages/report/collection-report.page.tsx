@@ -1,0 +1,365 @@
+import {
+  COLLECTION_REPORT_RES,
+  collectionReportApi,
+  DEFAULT_REPORT_DAYS,
+  DEFAULT_STOPPED_DAYS,
+  type ExportFormat,
+  MAX_REPORT_DAYS,
+  MAX_STOPPED_DAYS,
+  type Page,
+  type ReportDay,
+  type ReportDcuRow,
+  type ReportGridRow,
+  type ReportMeterRow,
+  type ReportTable,
+} from '@meterdesk/contracts';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  DatePicker,
+  Empty,
+  Flex,
+  InputNumber,
+  Progress,
+  Space,
+  Statistic,
+  Table,
+  type TableColumnsType,
+  Tabs,
+  TreeSelect,
+  Typography,
+} from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
+import { type ReactNode, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { callApi } from '@/api/api-client';
+import { downloadFile } from '@/api/download';
+import { usePermissions } from '@/app/permissions/permission-context';
+import { isGranted } from '@/app/permissions/permission-index';
+import { isDisabledRangeDay, keepTypedDate, presetRange, RANGE_PRESETS } from '@/fields/date-range';
+import { useLookup } from '@/fields/use-lookup';
+import { errorText } from '@/i18n/message-text';
+import { addDays, utcToday } from '@/pages/collection/meter-data-days';
+
+const PAGE_SIZE = 20;
+const DAY = 'YYYY-MM-DD';
+
+/**
+ * Today's UTC date as a local calendar day: the store files days by UTC, so the picker's "today" and
+ * its shortcuts are counted on the UTC calendar whatever the browser's time zone.
+ */
+const utcNow = () => dayjs(utcToday());
+
+interface Filters {
+  gridId: string | undefined;
+  startDay: string;
+  endDay: string;
+  days: number;
+}
+
+/** /report/dataCollectionReport: read success by day, grid node and DCU, and the meters that do not read. */
+export function CollectionReportPage() {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const permissions = usePermissions();
+  const [filters, setFilters] = useState<Filters>(() => ({
+    gridId: undefined,
+    startDay: addDays(utcToday(), 1 - DEFAULT_REPORT_DAYS),
+    endDay: utcToday(),
+    days: DEFAULT_STOPPED_DAYS,
+  }));
+  const [tab, setTab] = useState<ReportTable>('daily');
+  const [pages, setPages] = useState<Record<ReportTable, number>>({
+    daily: 1,
+    grid: 1,
+    dcu: 1,
+    neverRead: 1,
+    stopped: 1,
+  });
+  const { gridId, startDay, endDay, days } = filters;
+  const change = (next: Partial<Filters>) => {
+    setFilters((current) => ({ ...current, ...next }));
+    setPages({ daily: 1, grid: 1, dcu: 1, neverRead: 1, stopped: 1 });
+  };
+  const paged = { pageSize: PAGE_SIZE, curPage: pages[tab] };
+  const period = { gridId, startDay, endDay };
+
+  // Each tab asks only while shown; the daily figures also feed the headline.
+  const daily = useQuery({
+    queryKey: ['collectionReport', 'daily', period],
+    queryFn: ({ signal }) => callApi(collectionReportApi.daily, period, { signal }),
+  });
+  const table = useQuery<Page<ReportGridRow | ReportDcuRow | ReportMeterRow>>({
+    queryKey: ['collectionReport', tab, period, days, paged.curPage],
+    queryFn: ({ signal }) => {
+      switch (tab) {
+        case 'grid':
+          return callApi(collectionReportApi.byGrid, { ...period, ...paged }, { signal });
+        case 'dcu':
+          return callApi(collectionReportApi.byDcu, { ...period, ...paged }, { signal });
+        case 'neverRead':
+          return callApi(collectionReportApi.neverRead, { gridId, ...paged }, { signal });
+        default:
+          return callApi(collectionReportApi.stopped, { gridId, days, ...paged }, { signal });
+      }
+    },
+    enabled: tab !== 'daily',
+  });
+  const exportFile = useMutation({
+    mutationFn: (format: ExportFormat) =>
+      downloadFile(collectionReportApi.export, { table: tab, format, ...period, days }),
+    onError: (error) => message.error(errorText(t, error)),
+  });
+  const refresh = () => {
+    void daily.refetch();
+    if (tab !== 'daily') void table.refetch();
+  };
+
+  const canExport = isGranted(permissions, COLLECTION_REPORT_RES.export);
+  const totals = (daily.data?.days ?? []).reduce(
+    (sum, day) => ({ expected: sum.expected + day.expected, stored: sum.stored + day.stored }),
+    { expected: 0, stored: 0 },
+  );
+  const periodRate = totals.expected ? Math.round((totals.stored * 1000) / totals.expected) / 10 : null;
+
+  const pagination = (total: number) => ({
+    current: pages[tab],
+    pageSize: PAGE_SIZE,
+    total,
+    showSizeChanger: false,
+    onChange: (curPage: number) => setPages((current) => ({ ...current, [tab]: curPage })),
+  });
+  const pagedTable = <R extends object>(testId: string, rowKey: (row: R) => string, columns: TableColumnsType<R>) =>
+    table.error ? (
+      <Alert type="error" showIcon title={errorText(t, table.error)} />
+    ) : (
+      <Table<R>
+        data-testid={testId}
+        rowKey={rowKey}
+        size="small"
+        loading={table.isFetching}
+        columns={columns}
+        dataSource={(table.data?.list as R[] | undefined) ?? []}
+        pagination={pagination(table.data?.total ?? 0)}
+        locale={{
+          emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('collectionReport.emptyMeters')} />,
+        }}
+      />
+    );
+
+  const figureColumns = <R extends ReportDay>(): TableColumnsType<R> => [
+    { key: 'meters', title: t('collectionReport.fields.meters'), dataIndex: 'meters', align: 'right' },
+    { key: 'expected', title: t('collectionReport.fields.expected'), dataIndex: 'expected', align: 'right' },
+    { key: 'stored', title: t('collectionReport.fields.stored'), dataIndex: 'stored', align: 'right' },
+    {
+      key: 'successRate',
+      title: t('collectionReport.fields.successRate'),
+      width: 200,
+      render: (_, row) => <Rate value={row.successRate} />,
+    },
+    {
+      key: 'metersComplete',
+      title: t('collectionReport.fields.metersComplete'),
+      dataIndex: 'metersComplete',
+      align: 'right',
+    },
+  ];
+  const dayColumn = { key: 'day', title: t('collectionReport.fields.day'), dataIndex: 'day', width: 120 };
+  const meterColumns = (withLastDay: boolean): TableColumnsType<ReportMeterRow> => [
+    { key: 'devAddr', title: t('collectionReport.fields.devAddr'), dataIndex: 'devAddr' },
+    { key: 'dcuNo', title: t('collectionReport.fields.dcuNo'), render: (_, row) => row.dcuNo ?? '—' },
+    { key: 'gridName', title: t('collectionReport.fields.gridName'), dataIndex: 'gridName' },
+    {
+      key: 'status',
+      title: t('collectionReport.fields.status'),
+      render: (_, row) => t(`meter.statuses.${row.status}`),
+    },
+    ...(withLastDay
+      ? [{ key: 'lastDay', title: t('collectionReport.fields.lastDay'), dataIndex: 'lastDay' as const }]
+      : []),
+  ];
+
+  const tabs: { key: ReportTable; children: ReactNode }[] = [
+    {
+      key: 'daily',
+      children: daily.error ? (
+        <Alert type="error" showIcon title={errorText(t, daily.error)} />
+      ) : daily.data?.days.every((day) => day.meters === 0) ? (
+        <Empty data-testid="report-empty" description={t('collectionReport.empty')} />
+      ) : (
+        <Table<ReportDay>
+          data-testid="report-daily"
+          rowKey="day"
+          size="small"
+          loading={daily.isFetching}
+          columns={[dayColumn, ...figureColumns<ReportDay>()]}
+          dataSource={daily.data?.days ?? []}
+          pagination={false}
+        />
+      ),
+    },
+    {
+      key: 'grid',
+      children: pagedTable<ReportGridRow>('report-grid', (row) => `${row.day}|${row.gridId}|${row.own}`, [
+        dayColumn,
+        {
+          key: 'gridName',
+          title: t('collectionReport.fields.gridName'),
+          render: (_, row) => (row.own ? t('collectionReport.ownMeters', { name: row.gridName }) : row.gridName),
+        },
+        ...figureColumns<ReportGridRow>(),
+      ]),
+    },
+    {
+      key: 'dcu',
+      children: pagedTable<ReportDcuRow>('report-dcu', (row) => `${row.day}|${row.dcuId}`, [
+        dayColumn,
+        { key: 'dcuNo', title: t('collectionReport.fields.dcuNo'), dataIndex: 'dcuNo' },
+        { key: 'gridName', title: t('collectionReport.fields.gridName'), dataIndex: 'gridName' },
+        ...figureColumns<ReportDcuRow>(),
+      ]),
+    },
+    {
+      key: 'neverRead',
+      children: pagedTable<ReportMeterRow>('report-never-read', (row) => row.meterId, meterColumns(false)),
+    },
+    {
+      key: 'stopped',
+      children: pagedTable<ReportMeterRow>('report-stopped', (row) => row.meterId, meterColumns(true)),
+    },
+  ];
+
+  return (
+    <Card
+      title={t('collectionReport.title')}
+      data-testid="collection-report"
+      extra={
+        <Space>
+          <Button onClick={refresh} data-testid="report-refresh">
+            {t('collectionReport.refresh')}
+          </Button>
+          {canExport && (
+            <>
+              <Button
+                data-testid="report-export-xlsx"
+                loading={exportFile.isPending && exportFile.variables === 'xlsx'}
+                onClick={() => exportFile.mutate('xlsx')}
+              >
+                {t('collectionReport.exportXlsx')}
+              </Button>
+              <Button
+                data-testid="report-export-pdf"
+                loading={exportFile.isPending && exportFile.variables === 'pdf'}
+                onClick={() => exportFile.mutate('pdf')}
+              >
+                {t('collectionReport.exportPdf')}
+              </Button>
+            </>
+          )}
+        </Space>
+      }
+    >
+      <Flex vertical gap="middle">
+        <Flex gap="middle" align="center" wrap>
+          <GridPicker value={gridId} onChange={(next) => change({ gridId: next })} />
+          <DayRange value={[startDay, endDay]} onChange={([start, end]) => change({ startDay: start, endDay: end })} />
+          {tab === 'stopped' && (
+            <Space>
+              <Typography.Text>{t('collectionReport.stoppedDays')}</Typography.Text>
+              <InputNumber
+                data-testid="report-stopped-days"
+                min={1}
+                max={MAX_STOPPED_DAYS}
+                precision={0}
+                value={days}
+                onChange={(next) => typeof next === 'number' && change({ days: next })}
+              />
+              <Typography.Text>{t('collectionReport.daysUnit')}</Typography.Text>
+            </Space>
+          )}
+          <Typography.Text type="secondary">{t('collectionReport.periodHint')}</Typography.Text>
+        </Flex>
+        <Statistic
+          data-testid="report-period-rate"
+          title={t('collectionReport.periodRate')}
+          loading={daily.isLoading}
+          value={periodRate ?? '—'}
+          suffix={periodRate === null ? undefined : '%'}
+        />
+        <Tabs
+          activeKey={tab}
+          onChange={(key) => setTab(key as ReportTable)}
+          items={tabs.map(({ key, children }) => ({
+            key,
+            label: <span data-testid={`report-tab-${key}`}>{t(`collectionReport.tabs.${key}`)}</span>,
+            // The paged tables share one query: only the shown tab may draw it.
+            children: key === tab ? children : null,
+          }))}
+        />
+      </Flex>
+    </Card>
+  );
+}
+
+/** A success rate as a bar: green from the 98 % regulators ask for, orange below, red under half. */
+function Rate({ value }: { value: number | null }) {
+  if (value === null) return '—';
+  const color = value >= 98 ? '#52c41a' : value >= 50 ? '#fa8c16' : '#f5222d';
+  return (
+    <Progress percent={Math.min(100, value)} strokeColor={color} size="small" format={() => `${value.toFixed(1)}`} />
+  );
+}
+
+function GridPicker({ value, onChange }: { value: string | undefined; onChange: (next: string | undefined) => void }) {
+  const { t } = useTranslation();
+  const { options, loading } = useLookup('gridTree');
+  return (
+    <Space>
+      <Typography.Text>{t('collectionReport.gridId')}</Typography.Text>
+      <TreeSelect
+        data-testid="report-grid-node"
+        value={value}
+        onChange={(next) => onChange(next ?? undefined)}
+        treeData={options}
+        loading={loading}
+        allowClear
+        showSearch={{ treeNodeFilterProp: 'title' }}
+        treeDefaultExpandedKeys={options.map((option) => option.value)}
+        placeholder={t('collectionReport.allScope')}
+        style={{ minWidth: 240 }}
+      />
+    </Space>
+  );
+}
+
+/** Whole UTC days, at most MAX_REPORT_DAYS, none after today, with the spec §9 shortcuts that fit. */
+function DayRange({ value, onChange }: { value: [string, string]; onChange: (next: [string, string]) => void }) {
+  const { t } = useTranslation();
+  const presets = useMemo(
+    () =>
+      RANGE_PRESETS.map((preset) => ({
+        label: t(`crud.rangePresets.${preset}`),
+        value: presetRange(preset, utcNow()),
+      })),
+    [t],
+  );
+  return (
+    <Space>
+      <Typography.Text>{t('collectionReport.period')}</Typography.Text>
+      <DatePicker.RangePicker
+        data-testid="report-period"
+        allowClear={false}
+        onKeyDown={keepTypedDate}
+        value={[dayjs(value[0]), dayjs(value[1])] as [Dayjs, Dayjs]}
+        presets={presets}
+        disabledDate={(date, info) => isDisabledRangeDay(date, info.from, MAX_REPORT_DAYS, utcNow())}
+        onChange={(dates) => {
+          if (dates?.[0] && dates[1]) onChange([dates[0].format(DAY), dates[1].format(DAY)]);
+        }}
+      />
+    </Space>
+  );
+}

@@ -1,0 +1,130 @@
+import { COLLECTION_REPORT_RES, type ReportDaily, type ReportGridRow, type ReportMeterRow } from '@meterdesk/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { addDays, utcToday } from '@/pages/collection/meter-data-days';
+import { fail, file, ok, stubApi } from '@/test/api-stub';
+import { renderInShell } from '@/test/render-in-shell';
+import { permittedTree } from '@/test/resource-tree';
+
+const PAGE = COLLECTION_REPORT_RES.page;
+const GRID = 'a'.repeat(32);
+const today = utcToday();
+const figures = (meters: number, stored: number, metersComplete: number) => ({
+  meters,
+  expected: meters * 96,
+  stored,
+  successRate: meters ? Math.round((stored * 1000) / (meters * 96)) / 10 : null,
+  metersComplete,
+});
+const daily = (meters: number): ReportDaily => ({
+  startDay: addDays(today, -1),
+  endDay: today,
+  days: [
+    { day: addDays(today, -1), ...figures(meters, meters ? 288 : 0, 2) },
+    { day: today, ...figures(meters, meters ? 96 : 0, 1) },
+  ],
+});
+const page = <T,>(list: T[]) => ({ list, total: list.length, curPage: 1, pageSize: 20 });
+const gridRow = (own: boolean, gridName: string): ReportGridRow => ({
+  day: today,
+  gridId: GRID,
+  gridName,
+  own,
+  ...figures(2, 144, 1),
+});
+const stoppedMeter: ReportMeterRow = {
+  meterId: 'b'.repeat(32),
+  devAddr: 'M000123',
+  dcuNo: 'DCU01',
+  gridName: 'Beta feeder',
+  status: 3,
+  lastDay: addDays(today, -9),
+};
+
+describe('data collection report page', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('shows the daily success, each tab asked with the filters, and exports the shown table', async () => {
+    const api = stubApi({
+      '/powergrid/tree': () => ok([]),
+      '/collectionreport/daily': () => ok(daily(4)),
+      '/collectionreport/bygrid': () => ok(page([gridRow(true, 'Region'), gridRow(false, 'Alpha feeder')])),
+      '/collectionreport/stopped': () => ok(page([stoppedMeter])),
+      '/collectionreport/export': () => file('%PDF-1.7', 'application/pdf', 'report.pdf'),
+    });
+    URL.createObjectURL = vi.fn(() => 'blob:report');
+    URL.revokeObjectURL = vi.fn();
+    renderInShell(permittedTree([PAGE, COLLECTION_REPORT_RES.export]), PAGE);
+    const user = userEvent.setup();
+
+    const table = await screen.findByTestId('report-daily');
+    await waitFor(() => expect(within(table).getByText(addDays(today, -1))).toBeTruthy());
+    // 384 of 768 intervals over the period.
+    expect(screen.getByTestId('report-period-rate').textContent).toContain('50');
+    expect(api.callsTo('/collectionreport/daily')[0]?.body).toEqual({ startDay: addDays(today, -6), endDay: today });
+
+    await user.click(screen.getByTestId('report-tab-grid'));
+    const grid = await screen.findByTestId('report-grid');
+    expect(await within(grid).findByText('Region (own meters)')).toBeTruthy();
+    expect(within(grid).getByText('Alpha feeder')).toBeTruthy();
+    expect(api.callsTo('/collectionreport/bygrid')[0]?.body).toEqual({
+      startDay: addDays(today, -6),
+      endDay: today,
+      pageSize: 20,
+      curPage: 1,
+    });
+
+    await user.click(screen.getByTestId('report-tab-stopped'));
+    const stopped = await screen.findByTestId('report-stopped');
+    expect(await within(stopped).findByText('M000123')).toBeTruthy();
+    expect(within(stopped).getByText('Anomaly')).toBeTruthy();
+    expect(api.callsTo('/collectionreport/stopped')[0]?.body).toMatchObject({ days: 3 });
+    const days = screen.getByTestId('report-stopped-days');
+    await user.clear(days);
+    await user.type(days, '7');
+    await user.tab();
+    await waitFor(() => expect(api.callsTo('/collectionreport/stopped').at(-1)?.body).toMatchObject({ days: 7 }));
+
+    await user.click(screen.getByTestId('report-export-pdf'));
+    await waitFor(() => expect(api.callsTo('/collectionreport/export')).toHaveLength(1));
+    expect(api.callsTo('/collectionreport/export')[0]?.body).toEqual({
+      table: 'stopped',
+      format: 'pdf',
+      startDay: addDays(today, -6),
+      endDay: today,
+      days: 7,
+    });
+
+    const before = api.callsTo('/collectionreport/daily').length;
+    await user.click(screen.getByTestId('report-refresh'));
+    await waitFor(() => expect(api.callsTo('/collectionreport/daily').length).toBe(before + 1));
+  }, 20_000);
+
+  it('offers no export without the export button, and says so when no meter is expected to report', async () => {
+    stubApi({
+      '/powergrid/tree': () => ok([]),
+      '/collectionreport/daily': () => ok(daily(0)),
+      '/collectionreport/neverread': () => ok(page([])),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    expect(await screen.findByTestId('report-empty')).toBeTruthy();
+    expect(screen.getByText('No meter of this grid node is expected to report')).toBeTruthy();
+    expect(screen.queryByTestId('report-export-xlsx')).toBeNull();
+    expect(screen.queryByTestId('report-export-pdf')).toBeNull();
+    expect(screen.getByTestId('report-period-rate').textContent).toContain('—');
+
+    await userEvent.setup().click(screen.getByTestId('report-tab-neverRead'));
+    expect(await screen.findByText('No meter in this list')).toBeTruthy();
+  });
+
+  it("shows the server's refusal instead of a table", async () => {
+    stubApi({
+      '/powergrid/tree': () => ok([]),
+      '/collectionreport/daily': () => fail(404, 'notFound'),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    expect(await screen.findByRole('alert')).toBeTruthy();
+    expect(screen.queryByTestId('report-daily')).toBeNull();
+  });
+});
