@@ -33,7 +33,7 @@ try {
   const pairs: { meterId: string; day: string }[] = [];
   const withHistory = new Set(
     (
-      await pool.query(`select distinct meter_id from reading_profile where ts >= $1::date and ts < $1::date + 1`, [
+      await pool.query(`select distinct meter_id from reading_profile where ts > $1::date and ts <= $1::date + 1`, [
         HISTORY.at(-1),
       ])
     ).rows.map((r: { meter_id: string }) => r.meter_id),

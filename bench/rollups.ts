@@ -40,12 +40,12 @@ try {
     from rollup_grid_day where day = $1`;
   const fromRaw = `select
       (select count(*)::int from meter m where exists (select 1 from reading_daily d where d.meter_id = m.id and d.day = $1)
-        or exists (select 1 from reading_profile p where p.meter_id = m.id and p.ts >= $1::date::timestamp at time zone 'UTC'
-          and p.ts < ($1::date + 1)::timestamp at time zone 'UTC')) as meters,
+        or exists (select 1 from reading_profile p where p.meter_id = m.id and p.ts > $1::date::timestamp at time zone 'UTC'
+          and p.ts <= ($1::date + 1)::timestamp at time zone 'UTC')) as meters,
       (select sum(d.active_import - b.active_import)::bigint from reading_daily d
         join reading_daily b on b.meter_id = d.meter_id and b.day = d.day - 1 where d.day = $1) as consumption,
-      (select count(*)::bigint from reading_profile p where p.ts >= $1::date::timestamp at time zone 'UTC'
-        and p.ts < ($1::date + 1)::timestamp at time zone 'UTC') as intervals`;
+      (select count(*)::bigint from reading_profile p where p.ts > $1::date::timestamp at time zone 'UTC'
+        and p.ts <= ($1::date + 1)::timestamp at time zone 'UTC') as intervals`;
   const time = async (text: string) => {
     const samples: number[] = [];
     let result: unknown;

@@ -141,3 +141,44 @@ export async function logOut(page: Page): Promise<void> {
   await page.getByTestId('menu-logout').click();
   await expect(page).toHaveURL(/\/login$/);
 }
+
+/**
+ * The demo archive's meters are played by the simulator started with the server (a meter made during
+ * the run is not in its fleet): a journey that talks to a device takes one of them.
+ */
+export async function demoMeter(
+  admin: APIRequestContext,
+  status: number,
+  index = 0,
+): Promise<{ id: string; devAddr: string }> {
+  const { list } = await call<{ list: { id: string; devAddr: string }[] }>(admin, '/meter/list', {
+    status,
+    pageSize: index + 1,
+    curPage: 1,
+  });
+  const meter = list[index];
+  if (!meter) throw new Error(`no demo meter of status ${status} at ${index}`);
+  return meter;
+}
+
+/** Until the simulator's devices are on the broker (it starts after the server), a plan is refused as offline. */
+export async function untilOnline(admin: APIRequestContext, devAddr: string) {
+  await expect
+    .poll(
+      async () => {
+        const response = await admin.post('/apis/plan/createplan', {
+          data: {
+            planName: 'Real-time Metering Plan',
+            pushType: 2,
+            pri: 5,
+            timeout: 30,
+            devs: { itemType: 0, devList: [devAddr] },
+            orders: [{ cmd: 'read', params: { obis: ['0-0:1.0.0.255'] } }],
+          },
+        });
+        return (await response.json()).msg;
+      },
+      { timeout: 90_000, intervals: [2_000] },
+    )
+    .not.toBe('MThasOffline');
+}

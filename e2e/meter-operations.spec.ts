@@ -1,27 +1,12 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { adminApi, call, LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN } from './helpers';
+import { adminApi, call, demoMeter, LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN, untilOnline } from './helpers';
 
 test.use({ storageState: STORED_LOGIN.admin });
 
 /**
- * The journeys command the demo archive's meters, which the simulator started with the server plays
- * (a meter made during the run is not in its fleet). An operation needs the consumer the meter
- * supplies, and a disconnect one that is not protected: the relay journey takes an activated meter
- * (status 2) of such a consumer; the batch takes activated ones.
+ * An operation needs the consumer the meter supplies, and a disconnect one that is not protected: the
+ * relay journey takes an activated meter (status 2) of such a consumer; the batch takes activated ones.
  */
-async function demoMeter(admin: APIRequestContext, status: number): Promise<{ id: string; devAddr: string }> {
-  const { list } = await call<{ list: { id: string; devAddr: string }[] }>(admin, '/meter/list', {
-    status,
-    pageSize: 1,
-    curPage: 1,
-  });
-  const [meter] = list;
-  if (!meter) throw new Error(`no demo meter of status ${status}`);
-  return meter;
-}
-
-/** Until the simulator's devices are on the broker (it starts after the server), a plan is refused as offline. */
-/** An activated meter supplying a consumer that is not protected from a disconnect. */
 async function disconnectableMeter(admin: APIRequestContext): Promise<{ id: string; devAddr: string }> {
   const [meters, protectedConsumers] = await Promise.all([
     call<{ list: { id: string; devAddr: string; consumerCode: string | null }[] }>(admin, '/meter/list', {
@@ -35,27 +20,6 @@ async function disconnectableMeter(admin: APIRequestContext): Promise<{ id: stri
   const meter = meters.list.find((m) => m.consumerCode && !guarded.has(m.consumerCode));
   if (!meter) throw new Error('no activated demo meter of an unprotected consumer');
   return meter;
-}
-
-async function untilOnline(admin: APIRequestContext, devAddr: string) {
-  await expect
-    .poll(
-      async () => {
-        const response = await admin.post('/apis/plan/createplan', {
-          data: {
-            planName: 'Real-time Metering Plan',
-            pushType: 2,
-            pri: 5,
-            timeout: 30,
-            devs: { itemType: 0, devList: [devAddr] },
-            orders: [{ cmd: 'read', params: { obis: ['0-0:1.0.0.255'] } }],
-          },
-        });
-        return (await response.json()).msg;
-      },
-      { timeout: 90_000, intervals: [2_000] },
-    )
-    .not.toBe('MThasOffline');
 }
 
 async function confirm(page: Page, title: string) {

@@ -64,7 +64,12 @@ export async function readingsDatabase(): Promise<string> {
   const database = await openDatabase({ databaseUrl: readingsUrl() });
   await database.migrate();
   await seed(database.db, { adminPassword: ADMIN_PASSWORD });
-  await ensurePartitions(database.db, new Date(`${HISTORY.at(-1)}T00:00:00Z`), new Date(`${DAY}T00:00:00Z`));
+  // Up to the fleet day's end: its last interval is stamped 24:00, which may open the next month.
+  await ensurePartitions(
+    database.db,
+    new Date(`${HISTORY.at(-1)}T00:00:00Z`),
+    new Date(Date.parse(`${DAY}T00:00:00Z`) + 86_400_000),
+  );
   await database.close();
 
   const c = new pg.Client({ connectionString: readingsUrl() });
@@ -91,10 +96,11 @@ export async function readingsDatabase(): Promise<string> {
      select ${meterId('i')}, 'BM' || lpad(i::text, 8, '0'), ${node('area', 'i % 1000')} from generate_series(0, $1::int - 1) i`,
     [METERS],
   );
-  // A meter's power wanders with the time of day; its energy register is the running sum.
+  // A meter's power wanders with the time of day; its energy register is the running sum. A row is
+  // stamped with its interval's end, so a day's 96 are 00:15 … 24:00.
   const profile = (meters: string, days: string) =>
     `insert into reading_profile (meter_id, ts, active_import, active_export, reactive_import, reactive_export, active_power, voltage_l1, current_l1)
-     select ${meterId('i')}, d::timestamp at time zone 'UTC' + n * interval '15 minutes',
+     select ${meterId('i')}, d::timestamp at time zone 'UTC' + (n + 1) * interval '15 minutes',
        1000000 + (extract(epoch from d) / 86400)::bigint * 24000 + n * 250 + i % 97, 0, 100 + n, 0,
        800 + (n * 37 + i) % 1200, 2300 + (i + n) % 60, 3000 + (i * 7 + n) % 2000
      from ${days} cross join ${meters} cross join generate_series(0, 95) n

@@ -12,11 +12,11 @@ import { ReadingWriter } from './writer';
 
 const DAY = '2026-10-14';
 const at = (day: string, minutes: number) => new Date(Date.parse(`${day}T00:00:00Z`) + minutes * 60_000).toISOString();
-/** A day of 15-minute captures whose power rises by one watt an interval from `base`. */
+/** A day of 15-minute captures (00:15 … 24:00, each stamped with its interval's end) whose power rises by one watt an interval from `base`. */
 const intervals = (day: string, base: number, skip: number[] = []) =>
   Array.from({ length: 96 }, (_, i) => i)
     .filter((i) => !skip.includes(i))
-    .map((i) => ({ ts: at(day, i * 15), values: { [OBIS.activePower]: base + i } }));
+    .map((i) => ({ ts: at(day, (i + 1) * 15), values: { [OBIS.activePower]: base + i } }));
 const frozen = (day: string, activeImport: number) => ({
   ts: at(day, 24 * 60),
   values: { [OBIS.activeImport]: activeImport, [OBIS.maxDemand]: 5000 },

@@ -9,6 +9,11 @@ import type { ReadingBatch } from './rows';
 const DAY_MS = 86_400_000;
 const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 const nextDay = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS));
+/**
+ * A profile row is stamped with its interval's end (run-items.ts): a day's 96 intervals are those of
+ * (00:00, 24:00], so the row of 24:00 is the day's last, not the next day's first. Events are instants: [00:00, 24:00).
+ */
+const profileDay = (ts: Date) => utcDay(new Date(ts.getTime() - 1));
 
 /** A meter's UTC day whose rollup row must be recomputed. */
 export interface RollupKey {
@@ -23,7 +28,7 @@ export interface RollupKey {
 export function rollupKeys(stored: Pick<ReadingBatch, 'profile' | 'daily' | 'meterEvents'>): RollupKey[] {
   const keys = new Map<string, RollupKey>();
   const add = (meterId: string, day: string) => keys.set(`${meterId}|${day}`, { meterId, day });
-  for (const r of stored.profile ?? []) add(r.meterId, utcDay(r.ts));
+  for (const r of stored.profile ?? []) add(r.meterId, profileDay(r.ts));
   for (const r of stored.meterEvents ?? []) add(r.meterId, utcDay(r.ts));
   for (const r of stored.daily ?? []) {
     add(r.meterId, r.day);
@@ -73,7 +78,7 @@ function keyedDays(keys: readonly RollupKey[]): { old: SQL; computed: SQL } {
       from keys k
       join meter m on m.id = k.meter_id
       cross join lateral (select ${PROFILE_FIGURES} from reading_profile p
-        where p.meter_id = k.meter_id and p.ts >= ${start} and p.ts < ${end}) p
+        where p.meter_id = k.meter_id and p.ts > ${start} and p.ts <= ${end}) p
       cross join lateral (select ${EVENT_FIGURES} from meter_event e
         where e.meter_id = k.meter_id and e.ts >= ${start} and e.ts < ${end}) e`,
   };
@@ -88,7 +93,7 @@ function wholeDay(day: string): { old: SQL; computed: SQL } {
   const end = sql`((${day}::date + 1)::timestamp at time zone 'UTC')`;
   return {
     old: sql`p as (select p.meter_id, ${PROFILE_FIGURES} from reading_profile p
-        where p.ts >= ${start} and p.ts < ${end} group by p.meter_id),
+        where p.ts > ${start} and p.ts <= ${end} group by p.meter_id),
       e as (select e.meter_id, ${EVENT_FIGURES} from meter_event e
         where e.ts >= ${start} and e.ts < ${end} group by e.meter_id),
       d as (select meter_id, active_import from reading_daily where day = ${day}::date),

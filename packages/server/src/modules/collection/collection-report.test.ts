@@ -26,10 +26,10 @@ const TODAY = daysAgo(0);
 const D1 = daysAgo(2);
 const D2 = daysAgo(1);
 const PERIOD = { startDay: D1, endDay: D2 };
-/** `count` 15-minute intervals of a UTC day from 00:00. */
+/** `count` 15-minute intervals of a UTC day from its first (stamped 00:15, as an interval is by its end). */
 const intervals = (day: string, count = 96) =>
   Array.from({ length: count }, (_, i) => ({
-    ts: new Date(Date.parse(`${day}T00:00:00Z`) + i * 15 * 60_000).toISOString(),
+    ts: new Date(Date.parse(`${day}T00:00:00Z`) + (i + 1) * 15 * 60_000).toISOString(),
     values: { [OBIS.activePower]: 500 + i },
   }));
 const issuesOf = (body: unknown) =>

@@ -106,7 +106,7 @@ export class ReadingsService {
     const row = await this.one<{ catalogue: Catalogue; rows: [number, ...(number | null)[]][] }>(scope, meterId, {
       catalogue: catalogueOf(PROFILE_CHANNEL_KEYS.map((k) => PROFILE_CHANNELS[k])),
       rows: sql`(select coalesce(json_agg(json_build_array(extract(epoch from p.ts) * 1000, ${columnList(PROFILE_CHANNEL_KEYS, 'p')}) order by p.ts), '[]')
-        from reading_profile p where p.meter_id = ${meterId} and p.ts >= ${from} and p.ts < ${to})`,
+        from reading_profile p where p.meter_id = ${meterId} and p.ts > ${from} and p.ts <= ${to})`,
     });
     const { channels, scale } = channelsOf<ProfileChannelKey>(PROFILE_CHANNELS, PROFILE_CHANNEL_KEYS, row.catalogue);
     return {

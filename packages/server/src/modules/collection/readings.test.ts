@@ -37,7 +37,8 @@ describe("a meter's readings", () => {
     theirs = (await meterAt(t, gridB)).id;
     scoped = await userOfGrid(t, gridA, [METER_RES.page, METER_RES.detail]);
     const writer = new ReadingWriter(t.db);
-    // A whole day of 15-minute captures (00:00 … 23:45) and the next day's first, which is not this day's.
+    // A whole day of 15-minute captures stamped with their interval's end (00:15 … 24:00), and the
+    // one of 00:00, which closes the day before.
     const intervals = Array.from({ length: 97 }, (_, i) => ({
       ts: at(DAY, i * 15),
       values: {
@@ -68,9 +69,9 @@ describe("a meter's readings", () => {
     const profile = res.body.data;
     expect(profile.expected).toBe(96);
     expect(profile.rows).toHaveLength(96);
-    expect(profile.rows[0]?.ts).toBe(`${DAY}T00:00:00.000Z`);
-    expect(profile.rows[95]?.ts).toBe(`${DAY}T23:45:00.000Z`);
-    expect(profile.rows[1]?.values).toEqual({
+    expect(profile.rows[0]?.ts).toBe(`${DAY}T00:15:00.000Z`);
+    expect(profile.rows[95]?.ts).toBe(at(DAY, 24 * 60));
+    expect(profile.rows[0]?.values).toEqual({
       activeImport: 1_000_250,
       activeExport: null,
       reactiveImport: null,
@@ -89,7 +90,7 @@ describe("a meter's readings", () => {
     // The catalogue is read with the rows: an operator's new scaler shows on the next read.
     await t.db.update(obisItem).set({ scaler: -3 }).where(eq(obisItem.obis, OBIS.activeImport));
     const rescaled = await t.call<MeterProfile>('/readings/profile', { meterId: mine, day: DAY }, admin);
-    expect(rescaled.body.data.rows[1]?.values.activeImport).toBe(1000.25);
+    expect(rescaled.body.data.rows[0]?.values.activeImport).toBe(1000.25);
     await t.db.update(obisItem).set({ scaler: 0 }).where(eq(obisItem.obis, OBIS.activeImport));
 
     const empty = await t.call<MeterProfile>('/readings/profile', { meterId: mine, day: '2026-10-01' }, admin);
