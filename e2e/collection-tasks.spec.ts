@@ -18,6 +18,7 @@ function typed(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:00`;
 }
 
+const DAY_MS = 86_400_000;
 const utcDay = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 test('an administrator builds a collection template, creates a daily task from it, runs it now and finds its readings', async ({
@@ -65,11 +66,10 @@ test('an administrator builds a collection template, creates a daily task from i
   await start.press('Enter');
   await form.getByTestId('crud-save').click();
   await expect(form.getByText('The start time must be later than now')).toBeVisible();
-  const tomorrow = new Date();
-  tomorrow.setDate(tomorrow.getDate() + 1);
-  tomorrow.setHours(0, 15, 0, 0);
+  // The coming UTC midnight: run now then reads yesterday, the UTC day the data tab and the report show.
+  const nextMidnight = new Date(Math.ceil(Date.now() / DAY_MS) * DAY_MS);
   await start.click();
-  await start.fill(typed(tomorrow));
+  await start.fill(typed(nextMidnight));
   await start.press('Enter');
   await form.getByTestId('crud-save').click();
   await expect(page).toHaveURL(new RegExp(`${TASKS}(\\?|$)`));
@@ -114,7 +114,7 @@ test('an administrator builds a collection template, creates a daily task from i
   await expect(page.getByTestId('profile-chart')).toBeVisible();
 
   // The data collection report counts the day once the rollups have folded it (a job each minute).
-  const yesterday = utcDay(Date.now() - 86_400_000);
+  const yesterday = utcDay(Date.now() - DAY_MS);
   await page.goto(REPORT);
   const day = page.getByTestId('report-daily').getByRole('row').filter({ hasText: yesterday });
   await expect
