@@ -225,6 +225,10 @@ export const meter = pgTable(
     index('meter_update_time_idx').on(t.updateTime, t.id),
     index('meter_grid_update_time_idx').on(t.gridId, t.updateTime, t.id),
     index('meter_dcu_idx').on(t.dcuId),
+    // A collection task's device set filters on these (device-set.ts): a million meters are not scanned.
+    index('meter_supplier_idx').on(t.supplierId),
+    index('meter_meter_type_idx').on(t.meterTypeId),
+    index('meter_tariff_idx').on(t.tariffId),
     // The map's covering position index is a GiST index in migration 0009 (drizzle cannot declare INCLUDE).
   ],
 );
