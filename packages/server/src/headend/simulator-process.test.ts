@@ -50,7 +50,10 @@ process.exit(3);
 );
 const runLines = () => {
   try {
-    return readFileSync(runs, 'utf8').trim().split('\n');
+    // The child's append creates the file before it writes: an empty file is no line yet.
+    return readFileSync(runs, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
   } catch {
     return [];
   }
