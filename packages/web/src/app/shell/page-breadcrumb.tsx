@@ -2,14 +2,14 @@ import { Breadcrumb } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { usePermissions } from '@/app/permissions/permission-context';
-import { ancestry, nodeName } from '@/app/permissions/permission-index';
+import { ancestry, nodeName, RESOURCE_TYPE } from '@/app/permissions/permission-index';
 import { SHELL_PATHS } from '@/app/routing/paths';
 import { normalizePath } from '@/app/routing/route-table';
 import { useLanguage } from '@/i18n/use-language';
 
 export function PageBreadcrumb() {
   const { t } = useTranslation();
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
   const permissions = usePermissions();
   const language = useLanguage();
   const path = normalizePath(pathname);
@@ -22,7 +22,10 @@ export function PageBreadcrumb() {
           key: node.resourceUri,
           title:
             position < chain.length - 1 ? (
-              <Link to={node.resourceUri}>{nodeName(node, language)}</Link>
+              // A hidden page above this one (view above view/detail) shows the same record: it keeps the query naming it.
+              <Link to={node.resourceType === RESOURCE_TYPE.hidden ? `${node.resourceUri}${search}` : node.resourceUri}>
+                {nodeName(node, language)}
+              </Link>
             ) : (
               nodeName(node, language)
             ),
