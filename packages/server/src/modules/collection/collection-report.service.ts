@@ -67,8 +67,19 @@ interface UnitFigures {
 const rate = (stored: number, expected: number) =>
   expected === 0 ? null : Math.round((stored * 1000) / expected) / 10;
 
-function figuresOf({ meters, stored, metersComplete }: Figures) {
-  const expected = meters * INTERVALS_PER_DAY;
+const INTERVAL_MS = DAY_MS / INTERVALS_PER_DAY;
+
+/**
+ * Intervals of a UTC day captured by `now`: a whole day's before today, today's only those whose
+ * end has passed, so the day in progress is not counted short of readings that cannot exist yet.
+ */
+export function intervalsDue(day: string, now: Date): number {
+  const elapsed = now.getTime() - Date.parse(`${day}T00:00:00Z`);
+  return Math.max(0, Math.min(INTERVALS_PER_DAY, Math.floor(elapsed / INTERVAL_MS)));
+}
+
+function figuresOf({ meters, stored, metersComplete }: Figures, due: number) {
+  const expected = meters * due;
   return { meters, expected, stored, successRate: rate(stored, expected), metersComplete };
 }
 
@@ -154,7 +165,7 @@ export class CollectionReportService {
         totals.stored += figures?.stored ?? 0;
         totals.metersComplete += figures?.metersComplete ?? 0;
       }
-      return { day, ...figuresOf(totals) };
+      return { day, ...figuresOf(totals, intervalsDue(day, this.clock())) };
     });
     return { startDay: period.startDay, endDay: period.endDay, days };
   }
@@ -185,11 +196,14 @@ export class CollectionReportService {
       return row(
         unit,
         day,
-        figuresOf({
-          meters: expected.get(unit.id) ?? 0,
-          stored: s?.stored ?? 0,
-          metersComplete: s?.metersComplete ?? 0,
-        }),
+        figuresOf(
+          {
+            meters: expected.get(unit.id) ?? 0,
+            stored: s?.stored ?? 0,
+            metersComplete: s?.metersComplete ?? 0,
+          },
+          intervalsDue(day, this.clock()),
+        ),
       );
     });
     return { list, total, curPage: page.curPage, pageSize: page.pageSize };

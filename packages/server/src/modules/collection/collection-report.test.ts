@@ -19,6 +19,7 @@ import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { pdfText } from '../../test/pdf-text';
+import { intervalsDue } from './collection-report.service';
 
 const DAY_MS = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
@@ -99,6 +100,13 @@ describe('the data collection report', () => {
   });
   afterAll(() => t.close());
 
+  it('expects of a day the intervals that have ended: a past day all 96, today those up to now', () => {
+    expect(intervalsDue('2026-01-01', new Date('2026-01-01T01:07:00Z'))).toBe(4);
+    expect(intervalsDue('2026-01-01', new Date('2026-01-01T00:14:59Z'))).toBe(0);
+    expect(intervalsDue('2026-01-01', new Date('2026-01-02T00:00:00Z'))).toBe(96);
+    expect(intervalsDue('2026-01-01', new Date('2026-03-01T00:00:00Z'))).toBe(96);
+  });
+
   it('counts expected and stored intervals per day of a subtree, from the rollups', async () => {
     const res = await t.call<ReportDaily>('/collectionreport/daily', { gridId: grid.region, ...PERIOD }, admin);
     expect(res.status).toBe(200);
@@ -115,6 +123,15 @@ describe('the data collection report', () => {
     const mine = await t.call<ReportDaily>('/collectionreport/daily', {}, scoped);
     expect(mine.body.data.days.map((d) => d.day)).toEqual([6, 5, 4, 3, 2, 1, 0].map(daysAgo));
     expect(mine.body.data.days.find((d) => d.day === D1)).toMatchObject({ meters: 6, stored: 384 });
+    // Today expects only the intervals that have ended: none of them is a reading that cannot exist yet.
+    const dueBefore = intervalsDue(TODAY, new Date());
+    const today = await t.call<ReportDaily>(
+      '/collectionreport/daily',
+      { gridId: grid.region, startDay: TODAY, endDay: TODAY },
+      admin,
+    );
+    const dueAfter = intervalsDue(TODAY, new Date());
+    expect([6 * dueBefore, 6 * dueAfter]).toContain(today.body.data.days[0]?.expected);
   });
 
   it('breaks a day down by child grid node (with their subtrees) and the node’s own meters, newest day first', async () => {

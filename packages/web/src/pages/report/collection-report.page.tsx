@@ -119,6 +119,8 @@ export function CollectionReportPage() {
   };
 
   const canExport = isGranted(permissions, COLLECTION_REPORT_RES.export);
+  // The meter lists are as of today (never read; nothing for the last days): the period is not theirs.
+  const overPeriod = tab === 'daily' || tab === 'grid' || tab === 'dcu';
   const totals = (daily.data?.days ?? []).reduce(
     (sum, day) => ({ expected: sum.expected + day.expected, stored: sum.stored + day.stored }),
     { expected: 0, stored: 0 },
@@ -130,6 +132,7 @@ export function CollectionReportPage() {
     pageSize: PAGE_SIZE,
     total,
     showSizeChanger: false,
+    showTotal: () => t('crud.total', { total }),
     onChange: (curPage: number) => setPages((current) => ({ ...current, [tab]: curPage })),
   });
   const pagedTable = <R extends object>(testId: string, rowKey: (row: R) => string, columns: TableColumnsType<R>) =>
@@ -265,7 +268,12 @@ export function CollectionReportPage() {
       <Flex vertical gap="middle">
         <Flex gap="middle" align="center" wrap>
           <GridPicker value={gridId} onChange={(next) => change({ gridId: next })} />
-          <DayRange value={[startDay, endDay]} onChange={([start, end]) => change({ startDay: start, endDay: end })} />
+          {overPeriod && (
+            <DayRange
+              value={[startDay, endDay]}
+              onChange={([start, end]) => change({ startDay: start, endDay: end })}
+            />
+          )}
           {tab === 'stopped' && (
             <Space>
               <Typography.Text>{t('collectionReport.stoppedDays')}</Typography.Text>
@@ -280,15 +288,17 @@ export function CollectionReportPage() {
               <Typography.Text>{t('collectionReport.daysUnit')}</Typography.Text>
             </Space>
           )}
-          <Typography.Text type="secondary">{t('collectionReport.periodHint')}</Typography.Text>
+          {overPeriod && <Typography.Text type="secondary">{t('collectionReport.periodHint')}</Typography.Text>}
         </Flex>
-        <Statistic
-          data-testid="report-period-rate"
-          title={t('collectionReport.periodRate')}
-          loading={daily.isLoading}
-          value={periodRate ?? '—'}
-          suffix={periodRate === null ? undefined : '%'}
-        />
+        {overPeriod && (
+          <Statistic
+            data-testid="report-period-rate"
+            title={t('collectionReport.periodRate')}
+            loading={daily.isLoading}
+            value={periodRate ?? '—'}
+            suffix={periodRate === null ? undefined : '%'}
+          />
+        )}
         <Tabs
           activeKey={tab}
           onChange={(key) => setTab(key as ReportTable)}

@@ -79,6 +79,10 @@ describe('data collection report page', () => {
     const stopped = await screen.findByTestId('report-stopped');
     expect(await within(stopped).findByText('M000123')).toBeTruthy();
     expect(within(stopped).getByText('Anomaly')).toBeTruthy();
+    expect(screen.getByText('1 items in total')).toBeTruthy();
+    // The meter lists are as of today: no period to pick, no period rate.
+    expect(screen.queryByTestId('report-period')).toBeNull();
+    expect(screen.queryByTestId('report-period-rate')).toBeNull();
     expect(api.callsTo('/collectionreport/stopped')[0]?.body).toMatchObject({ days: 3 });
     const days = screen.getByTestId('report-stopped-days');
     await user.clear(days);
