@@ -2,7 +2,9 @@ import type { MeterProfile } from '@meterdesk/contracts';
 import { useTranslation } from 'react-i18next';
 import { profileGeometry } from './profile-geometry';
 
-const SIZE = { width: 760, height: 260, left: 56, bottom: 24 };
+const SIZE = { width: 1000, height: 280, left: 56, bottom: 24 };
+/** Room outside the plot: above it for the unit and the top value, right of it for the last time (24:00). */
+const PAD = { top: 20, right: 20 };
 
 /**
  * One channel of a day's load profile as a line, drawn in SVG: 96 points need no chart library, and
@@ -23,8 +25,8 @@ export function ProfileChart({ profile, channel }: { profile: MeterProfile; chan
       role="img"
       aria-label={title}
       data-testid="profile-chart"
-      viewBox={`0 0 ${SIZE.width} ${SIZE.height + 4}`}
-      style={{ width: '100%', maxWidth: SIZE.width, height: 'auto', fontSize: 11 }}
+      viewBox={`0 ${-PAD.top} ${SIZE.width + PAD.right} ${SIZE.height + PAD.top + 4}`}
+      style={{ width: '100%', height: 'auto', fontSize: 11 }}
     >
       <title>{title}</title>
       {geometry.yTicks.map((tick) => (
@@ -40,7 +42,7 @@ export function ProfileChart({ profile, channel }: { profile: MeterProfile; chan
           {tick.label}
         </text>
       ))}
-      <text x={4} y={12} fill="#8c8c8c">
+      <text x={4} y={-8} fill="#8c8c8c">
         {unit}
       </text>
       <line x1={SIZE.left} x2={SIZE.width} y1={plotBottom} y2={plotBottom} stroke="#d9d9d9" />
