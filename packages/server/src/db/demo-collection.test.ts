@@ -36,7 +36,7 @@ describe('demo collection task', () => {
 
     const [template] = await templates(database);
     expect(template).toMatchObject({ id: DEMO_TEMPLATE_ID, createdBy: 'admin' });
-    const items = (template?.orders as { cgcode: string; cmd: string }[]).map((o) => o.cgcode);
+    const items = ((template?.orders ?? []) as { cgcode: string }[]).map((o) => o.cgcode);
     expect(items).toEqual(['loadProfile', 'dailyFrozen', 'monthlyFrozen', 'eventLog']);
 
     const [task, ...others] = await tasks(database);
@@ -77,6 +77,12 @@ describe('demo collection task', () => {
     expect(await start(database, { DEMO: 'on' })).toMatchObject({ demoArchive: true });
     expect(await tasks(database)).toHaveLength(1);
     expect(await templates(database)).toHaveLength(1);
+  });
+
+  it('reads 30 days of history unless DEMO_HISTORY_DAYS says otherwise (0 none, at most 30)', () => {
+    expect(loadConfig({}).demoHistoryDays).toBe(30);
+    expect(loadConfig({ DEMO_HISTORY_DAYS: '0' }).demoHistoryDays).toBe(0);
+    expect(() => loadConfig({ DEMO_HISTORY_DAYS: '31' })).toThrow(/DEMO_HISTORY_DAYS/);
   });
 
   it('never comes without the demo archive: DEMO=off, PostgreSQL, or an archive holding anything', async () => {

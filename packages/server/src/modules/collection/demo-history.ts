@@ -16,8 +16,6 @@ import { type CollectionRuns, runJobId } from './run.service';
 export const DEMO_HISTORY_JOB = 'demo-history';
 /** The job's one id: queued at the demo's first start, it is never queued twice. */
 export const DEMO_HISTORY_JOB_ID = runJobId(stableId('job:demo-history'));
-/** Days of history before today (a gap re-collection reads at most MAX_GAP_DAYS = 31). */
-export const DEMO_HISTORY_DAYS = 30;
 
 const DAY_MS = 86_400_000;
 const POLL_MS = 1000;
@@ -30,10 +28,10 @@ const PRIORITY = 1;
 const TIMEOUT_SECONDS = 30;
 
 /**
- * Queues the demo's history: sent by main.ts once the demo archive was added and the simulator
- * started, so the pages have a month to show on the first day.
+ * Queues the demo's history (`DEMO_HISTORY_DAYS`): sent by main.ts once the demo archive was added
+ * and the simulator started, so the pages have a month to show on the first day.
  */
-export function queueDemoHistory(jobs: JobSystem, days = DEMO_HISTORY_DAYS): Promise<string> {
+export function queueDemoHistory(jobs: JobSystem, days: number): Promise<string> {
   return jobs.send(DEMO_HISTORY_JOB, { days }, { id: DEMO_HISTORY_JOB_ID });
 }
 
@@ -48,13 +46,13 @@ export function queueDemoHistory(jobs: JobSystem, days = DEMO_HISTORY_DAYS): Pro
  * same runs instead of starting others.
  */
 export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLogger) =>
-  defineJob<{ days?: number }>({
+  defineJob<{ days: number }>({
     name: DEMO_HISTORY_JOB,
     policy: 'singleton',
     retryLimit: 3,
     retryDelaySeconds: 5,
     expireInSeconds: 8 * 3600,
-    handler: async ({ days = DEMO_HISTORY_DAYS }, context) => {
+    handler: async ({ days }, context) => {
       const started = Date.now();
       const [template] = await db
         .select({ orders: planTemplate.orders })
