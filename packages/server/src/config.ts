@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   CAPTCHA: z.enum(['on', 'off']).default('on'),
   DEMO: z.enum(['on', 'off']).optional(),
   SIMULATOR: z.enum(['on', 'off']).optional(),
+  DEMO_HISTORY_DAYS: int(30).pipe(z.number().max(30)),
   SECRET_KEY: z
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, 'SECRET_KEY must be 32 bytes in base64')
@@ -102,6 +103,8 @@ export interface Config {
   disconnectStaggerPerSecond: number;
   /** Commands in flight at once on one DCU (or direct meter). */
   headendDcuConcurrency: number;
+  /** Days of history the start that adds the demo archive reads from the simulated fleet; 0 reads none. */
+  demoHistoryDays: number;
 }
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -148,5 +151,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     disconnectApprovalThreshold: e.DISCONNECT_APPROVAL_THRESHOLD,
     disconnectStaggerPerSecond: e.DISCONNECT_STAGGER_PER_SECOND,
     headendDcuConcurrency: e.HEADEND_DCU_CONCURRENCY,
+    demoHistoryDays: e.DEMO_HISTORY_DAYS,
   };
 }

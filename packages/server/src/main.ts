@@ -9,6 +9,7 @@ import { openDatabase } from './db/driver';
 import { seed } from './db/seed';
 import { launchSimulator, type SimulatorProcess } from './headend/simulator-process';
 import { createLogger } from './logger';
+import { queueDemoHistory } from './modules/collection/demo-history';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from './mqtt/broker';
 
 async function main(): Promise<void> {
@@ -86,6 +87,17 @@ async function main(): Promise<void> {
       return null;
     });
     if (stopping) await simulator?.stop();
+  }
+  // The demo's month of history is read from the simulated devices: without them there is none to read.
+  if (seeded.demoArchive && simulator && config.demoHistoryDays > 0 && !stopping) {
+    await queueDemoHistory(app.jobs, config.demoHistoryDays).then(
+      () =>
+        log.info(
+          { days: config.demoHistoryDays },
+          'demo history: collecting from the simulated fleet in the background',
+        ),
+      (err: unknown) => log.error({ err }, 'demo history not queued'),
+    );
   }
 }
 

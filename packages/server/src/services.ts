@@ -16,6 +16,7 @@ import { GisService } from './modules/archive/gis';
 import { importJob } from './modules/archive/import/import-kit';
 import { createCollection } from './modules/collection/collection';
 import { CollectionReportService } from './modules/collection/collection-report.service';
+import { demoHistoryJob } from './modules/collection/demo-history';
 import { ReadingsService } from './modules/collection/readings.service';
 import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
 import { CollectionRuns } from './modules/collection/run.service';
@@ -100,6 +101,7 @@ export function createServices({
     readingRetentionJob(db, readingRetention, log),
     collectionDueJob(collectionRuns),
     collectionRunJob(collectionRuns),
+    demoHistoryJob(db, collectionRuns, log),
   );
   return {
     db,

@@ -329,6 +329,8 @@ const ANOMALIES = [
 const REPAIRS = ['Display fault reported', 'Relay replacement'];
 
 const gridId = (key: string) => stableId(`grid:${key}`);
+/** The demo grid's root (Central Region): every demo meter lies under it. */
+export const DEMO_ROOT_GRID_ID = gridId('region');
 const idOf = (kind: string, key: string) => stableId(`demo:${kind}:${key}`);
 const digits = (random: () => number, n: number) => Array.from({ length: n }, () => Math.floor(random() * 10)).join('');
 const hex = (random: () => number, bytes: number) =>

@@ -6,6 +6,7 @@ import type { DemoArchive } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
 import { seedCatalogues } from './catalogue-seed';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
+import { seedDemoCollection } from './demo-collection';
 import type { Db } from './driver';
 import { stableId } from './ids';
 import { seedReferenceData } from './reference-data';
@@ -128,6 +129,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
       (await archiveIsEmpty(tx))
     ) {
       await seedDemoArchive(tx, demo.box);
+      await seedDemoCollection(tx);
       result.demoArchive = true;
     }
     await tx.execute(sql`

@@ -8,7 +8,7 @@ import {
   RESULT_CODES,
   type ResultCode,
 } from '@meterdesk/contracts';
-import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, lte, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { writeLog } from '../audit/audit.repository';
 import type { Db, Executor } from '../db/driver';
@@ -80,6 +80,7 @@ export interface LinkChange {
 export type RefusedReason = 'malformed' | 'unknownReqId' | 'foreignDevice' | 'duplicate';
 
 const routeOf = (kind: DeviceKind, key: string, viaDcu: string | null) => (viaDcu ? `dcu:${viaDcu}` : `${kind}:${key}`);
+const { answer: _answer, ...WITHOUT_ANSWER } = getTableColumns(deviceCommand);
 const linkKey = (kind: string, key: string) => `${kind}:${key}`;
 const runRoute = (runId: string, route: string) => `run:${runId}:${route}`;
 const QUEUE_BATCH = 200;
@@ -435,7 +436,7 @@ export class HeadEnd {
   }
 
   private async finish(id: string, code: ResultCode, answer: unknown, from: readonly string[]): Promise<void> {
-    const [row] = await this.db
+    const [returned] = await this.db
       .update(deviceCommand)
       .set({
         state: 'done',
@@ -445,8 +446,10 @@ export class HeadEnd {
         attempts: closeAttempt(code),
       })
       .where(and(eq(deviceCommand.id, id), inArray(deviceCommand.state, [...from])))
-      .returning();
-    if (!row) return;
+      .returning(WITHOUT_ANSWER);
+    if (!returned) return;
+    // The answer as given, not read back: a month of a meter's profile is a third of a megabyte of JSON.
+    const row: CommandRow = { ...returned, answer: (answer ?? null) as CommandRow['answer'] };
     if (row.planId)
       await this.db
         .update(plan)

@@ -2,7 +2,6 @@ import { INTERVALS_PER_DAY } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
-import { rollupPending } from '../db/schema';
 import { defineJob } from '../jobs/job-system';
 import type { ReadingBatch } from './rows';
 
@@ -37,16 +36,13 @@ export function rollupKeys(stored: Pick<ReadingBatch, 'profile' | 'daily' | 'met
   return [...keys.values()];
 }
 
-/** Keys per INSERT: three parameters each, well under PostgreSQL's 65,535. */
-const MARK_CHUNK = 5000;
-
-/** Marks keys for the rollup job; a key already waiting stays one row. */
+/** Marks keys for the rollup job; a key already waiting stays one row. One JSON parameter, whatever the count. */
 export async function markPending(db: Executor, keys: readonly RollupKey[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += MARK_CHUNK)
-    await db
-      .insert(rollupPending)
-      .values(keys.slice(i, i + MARK_CHUNK))
-      .onConflictDoNothing();
+  if (keys.length === 0) return;
+  const keyJson = JSON.stringify(keys.map((k) => ({ meter_id: k.meterId, day: k.day })));
+  await db.execute(sql`insert into rollup_pending (meter_id, day)
+    select k.meter_id, k.day from json_to_recordset(${keyJson}::json) as k(meter_id varchar, day date)
+    on conflict do nothing`);
 }
 
 /** Keys folded per transaction: large enough to amortise the statements, small enough to keep locks short. */

@@ -62,6 +62,12 @@ export interface GapTarget {
 
 /** Devices expanded, readings stored and counted per statement. */
 const CHUNK = 500;
+/**
+ * Readings a round of stored answers may hold: a month of a meter's profile is 2,880 rows, and 500 such
+ * answers at once were one push of a month of the whole demo fleet that held PGlite (and so every
+ * login) for 15 s. A daily run's answers (97 rows) still go 500 at a time.
+ */
+const ANSWER_ROWS_PER_ROUND = 50_000;
 /** A run's job looks again this often when no answer woke it (answers finished by another instance). */
 const POLL_MS = 1000;
 /** A queued run whose job has not started after this long is sent again (the send after its commit was lost). */
@@ -297,18 +303,21 @@ export class CollectionRuns {
     return { runId: run.id, jobId: await this.send(run, username) };
   }
 
-  /** An operator's gap re-collection: re-reads only what the store misses of the period for the target's meters. */
+  /**
+   * An operator's gap re-collection: re-reads only what the store misses of the period for the target's
+   * meters. With `runId`, a run of that id already recorded is the one answered (and its job sent again).
+   */
   async gapCollect(
     target: GapTarget,
     period: Period,
     items: readonly string[],
-    options: { username: string; priority: number; timeoutSeconds: number },
+    options: { username: string; priority: number; timeoutSeconds: number; runId?: string },
   ): Promise<{ runId: string; jobId: string }> {
     const run = await this.db.transaction(async (tx) => {
       const [inserted] = await tx
         .insert(collectionRun)
         .values({
-          id: newId(),
+          id: options.runId ?? newId(),
           kind: 'gap',
           status: 'queued',
           dueAt: new Date(),
@@ -323,9 +332,14 @@ export class CollectionRuns {
           timeoutSeconds: options.timeoutSeconds,
           requestedBy: options.username,
         })
+        .onConflictDoNothing()
         .returning();
-      if (!inserted) throw new Error('gap re-collection not recorded');
-      return inserted;
+      const [known] =
+        inserted || !options.runId
+          ? [inserted]
+          : await tx.select().from(collectionRun).where(eq(collectionRun.id, options.runId));
+      if (!known) throw new Error('gap re-collection not recorded');
+      return known;
     });
     return { runId: run.id, jobId: await this.send(run, options.username) };
   }
@@ -576,16 +590,22 @@ export class CollectionRuns {
           eq(deviceCommand.state, 'done'),
         ),
       )
-      .limit(CHUNK);
+      .limit(answersPerRound(run));
     if (!done.length) return 0;
-    const batch: Required<Pick<ReadingBatch, 'profile' | 'daily' | 'monthly' | 'meterEvents'>> = {
-      profile: [],
-      daily: [],
-      monthly: [],
-      meterEvents: [],
-    };
-    for (const { meterId, command } of done) addAnswer(batch, meterId, command);
-    await this.ingest.push(batch);
+    // One push per answer: the ingest gathers them into flushes of its own size, whereas one push of the
+    // round would be one transaction of up to ANSWER_ROWS_PER_ROUND rows that every other query waits for.
+    await Promise.all(
+      done.map(({ meterId, command }) => {
+        const batch: Required<Pick<ReadingBatch, 'profile' | 'daily' | 'monthly' | 'meterEvents'>> = {
+          profile: [],
+          daily: [],
+          monthly: [],
+          meterEvents: [],
+        };
+        addAnswer(batch, meterId, command);
+        return this.ingest.push(batch);
+      }),
+    );
     await this.recount(
       run,
       done.map((d) => d.meterId),
@@ -714,6 +734,12 @@ const summary = (run: RunRow) => ({
   received: run.received,
   byCode: run.byCode,
 });
+
+/** Answers stored in one round: as many as keep its readings within ANSWER_ROWS_PER_ROUND. */
+function answersPerRound(run: RunRow): number {
+  const perMeter = run.devices > 0 ? run.expected / run.devices : 0;
+  return Math.max(1, Math.min(CHUNK, Math.floor(ANSWER_ROWS_PER_ROUND / Math.max(1, perMeter))));
+}
 
 function uniqueRuns(runs: RunRow[]): RunRow[] {
   return [...new Map(runs.map((r) => [r.id, r])).values()];

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config';
+import { SecretBox } from '../crypto/secret-box';
+import { type Crontab, checkCollectItems, checkSchedule } from '../modules/collection/task-rules';
+import { DEMO_ROOT_GRID_ID } from './demo-archive';
+import { DEMO_TASK_ID, DEMO_TEMPLATE_ID, demoTaskStart } from './demo-collection';
+import { createPglite, type Database, openDatabase } from './driver';
+import { plan, planTemplate, supplier } from './schema';
+import { seed } from './seed';
+
+describe('demo collection task', () => {
+  const box = new SecretBox(randomBytes(32));
+  const opened: Database[] = [];
+  afterAll(async () => {
+    for (const database of opened) await database.close();
+  });
+
+  const emptyDatabase = async () => {
+    const database = await openDatabase({ pglite: await createPglite() });
+    opened.push(database);
+    await database.migrate();
+    return database;
+  };
+  /** What main.ts does at start-up with the environment `env`. */
+  const start = (database: Database, env: NodeJS.ProcessEnv) =>
+    seed(database.db, { adminPassword: 'Admin@123', demo: { when: loadConfig(env).demoArchive, box } });
+  const tasks = (database: Database) => database.db.select().from(plan);
+  const templates = (database: Database) => database.db.select().from(planTemplate);
+
+  it('comes with the demo archive: a daily task over the whole demo grid from the coming day, owned by admin, with repairs', async () => {
+    const database = await emptyDatabase();
+    const before = new Date();
+    expect(await start(database, {})).toMatchObject({ demoArchive: true });
+
+    const [template] = await templates(database);
+    expect(template).toMatchObject({ id: DEMO_TEMPLATE_ID, createdBy: 'admin' });
+    const items = ((template?.orders ?? []) as { cgcode: string }[]).map((o) => o.cgcode);
+    expect(items).toEqual(['loadProfile', 'dailyFrozen', 'monthlyFrozen', 'eventLog']);
+
+    const [task, ...others] = await tasks(database);
+    expect(others).toHaveLength(0);
+    expect(task).toMatchObject({
+      id: DEMO_TASK_ID,
+      kind: 'collection',
+      templateId: DEMO_TEMPLATE_ID,
+      planStatus: 'waiting',
+      enabled: true,
+      executedCount: 0,
+      createdBy: 'admin',
+      deviceCount: 222,
+      devs: { itemType: 0, devList: [], devParams: { grid_ids: [DEMO_ROOT_GRID_ID] } },
+    });
+    expect(task?.orders).toEqual(template?.orders);
+    const crontab = task?.crontab as Crontab;
+    expect(crontab).toMatchObject({ freq: 1, unit: 'day', repairConf: { repairCount: 3 } });
+    // Its first run is the coming day's 00:05 UTC, and the task keeps every rule a user's task keeps.
+    const next = task?.nextRunAt as Date;
+    expect(next).toEqual(demoTaskStart(before));
+    expect(next.toISOString()).toMatch(/T00:05:00.000Z$/);
+    expect(next.getTime() - before.getTime()).toBeGreaterThan(0);
+    expect(next.getTime() - before.getTime()).toBeLessThanOrEqual(86_400_000 + 5 * 60_000);
+    expect(crontab.starttime * 1000).toBe(next.getTime());
+    checkSchedule(crontab, { now: before, changedStart: true, executed: 0 });
+    await checkCollectItems(database.db, items, 'items');
+
+    // A second start adds nothing.
+    expect(await start(database, {})).not.toHaveProperty('demoArchive');
+    expect(await tasks(database)).toHaveLength(1);
+    expect(await templates(database)).toHaveLength(1);
+
+    // The demo added again into an emptied archive: the task and template it had are kept, not doubled.
+    await database.db.execute(
+      sql`truncate power_grid, supplier, meter_type, consumer, dcu, comm_module, meter, poc cascade`,
+    );
+    expect(await start(database, { DEMO: 'on' })).toMatchObject({ demoArchive: true });
+    expect(await tasks(database)).toHaveLength(1);
+    expect(await templates(database)).toHaveLength(1);
+  });
+
+  it('reads 30 days of history unless DEMO_HISTORY_DAYS says otherwise (0 none, at most 30)', () => {
+    expect(loadConfig({}).demoHistoryDays).toBe(30);
+    expect(loadConfig({ DEMO_HISTORY_DAYS: '0' }).demoHistoryDays).toBe(0);
+    expect(() => loadConfig({ DEMO_HISTORY_DAYS: '31' })).toThrow(/DEMO_HISTORY_DAYS/);
+  });
+
+  it('never comes without the demo archive: DEMO=off, PostgreSQL, or an archive holding anything', async () => {
+    const off = await emptyDatabase();
+    await start(off, { DEMO: 'off' });
+    expect(await tasks(off)).toHaveLength(0);
+    expect(await templates(off)).toHaveLength(0);
+
+    const postgres = 'postgres://meterdesk@127.0.0.1:5432/meterdesk';
+    const own = await emptyDatabase();
+    await start(own, { DATABASE_URL: postgres });
+    await own.db.insert(supplier).values({ id: 'a'.repeat(32), supplierCode: 'OWN1', supplierName: 'Our own' });
+    expect(await start(own, { DATABASE_URL: postgres, DEMO: 'on' })).not.toHaveProperty('demoArchive');
+    expect(await tasks(own)).toHaveLength(0);
+    expect(await templates(own)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,119 @@
+import { TRANSFORMER_AREA } from '@meterdesk/contracts';
+import { type Simulator, startSimulator } from '@meterdesk/simulator';
+import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../crypto/secret-box';
+import { seedDemoArchive } from '../../db/demo-archive';
+import { DEMO_TASK_ID, seedDemoCollection } from '../../db/demo-collection';
+import { meter, plan, powerGrid, readingDaily, readingProfile, rollupMeterDay } from '../../db/schema';
+import { buildFleet } from '../../headend/fleet';
+import { createTestApp, type TestApp } from '../../test/harness';
+import { DEMO_HISTORY_JOB_ID, queueDemoHistory } from './demo-history';
+
+/*
+ * The demo's history: the job reads the past days from the simulated demo fleet through gap
+ * re-collections and the readings ingest, and folds their rollups. Shrunk to two days.
+ */
+
+const external = process.env.TEST_MQTT_URL;
+const DAY_MS = 86_400_000;
+const DAYS = 2;
+
+let t: TestApp;
+let sim: Simulator;
+
+beforeAll(async () => {
+  t = await createTestApp({}, { headEnd: true, deviceListener: !external });
+  // The test template holds the demo grid alone; the demo archive brings its own.
+  await t.db.transaction(async (tx) => {
+    await tx.delete(powerGrid);
+    await seedDemoArchive(tx, new SecretBox(t.secretKey));
+    await seedDemoCollection(tx);
+  });
+  sim = startSimulator({
+    url: external ?? `mqtt://127.0.0.1:${t.broker.tcpPort}`,
+    fleet: await buildFleet(t.db, t.app.deviceCredentials),
+    seed: 3,
+    knobs: { latency: { min: 20, median: 60, max: 200 } },
+  });
+  await sim.ready;
+}, 180_000);
+afterAll(async () => {
+  await sim?.stop();
+  await t?.close();
+});
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+describe('demo history', () => {
+  it('stores the past days of every demo meter on a transformer area, as the devices answered, with their rollups', async () => {
+    const jobId = await queueDemoHistory(t.app.jobs, DAYS);
+    expect(jobId).toBe(DEMO_HISTORY_JOB_ID);
+    // Queued once: a second send while it is there is the same job.
+    expect(await queueDemoHistory(t.app.jobs, DAYS)).toBe(jobId);
+    await expect
+      .poll(async () => (await t.app.jobs.getJob(jobId))?.state, { timeout: 150_000, interval: 500 })
+      .toBe('completed');
+
+    const installed = await t.db
+      .select({ id: meter.id })
+      .from(meter)
+      .innerJoin(powerGrid, eq(powerGrid.id, meter.gridId))
+      .where(eq(powerGrid.gridType, TRANSFORMER_AREA));
+    expect(installed).toHaveLength(210);
+    const ids = installed.map((m) => m.id);
+    const output = (await t.app.jobs.getJob(jobId))?.output;
+    expect(output).toMatchObject({ days: DAYS, runs: 10, devices: 210, byCode: { '00': 210 } });
+    const { expected, received } = output as { expected: number; received: number };
+    expect(received).toBe(expected);
+
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    for (let back = 1; back <= DAYS; back++) {
+      const day = midnight - back * DAY_MS;
+      const [profile] = await t.db
+        .select({
+          meters: sql<number>`count(distinct ${readingProfile.meterId})::int`,
+          rows: sql<number>`count(*)::int`,
+        })
+        .from(readingProfile)
+        .where(
+          and(
+            inArray(readingProfile.meterId, ids),
+            gte(readingProfile.ts, new Date(day + 15 * 60_000)),
+            lt(readingProfile.ts, new Date(day + DAY_MS + 1)),
+          ),
+        );
+      expect(profile, utcDay(day)).toEqual({ meters: 210, rows: 210 * 96 });
+      const frozen = await t.db
+        .select({ meterId: readingDaily.meterId })
+        .from(readingDaily)
+        .where(and(inArray(readingDaily.meterId, ids), eq(readingDaily.day, utcDay(day))));
+      expect(frozen, utcDay(day)).toHaveLength(210);
+      // Folded by the job itself: the dashboard's figures are there without waiting for the minute's fold.
+      const rolled = await t.db
+        .select({ intervals: rollupMeterDay.intervals })
+        .from(rollupMeterDay)
+        .where(and(inArray(rollupMeterDay.meterId, ids), eq(rollupMeterDay.day, utcDay(day))));
+      expect(rolled, utcDay(day)).toHaveLength(210);
+      // A rollup day runs from midnight to midnight: the oldest day's opening interval ends before the period.
+      expect(new Set(rolled.map((r) => r.intervals))).toEqual(new Set([back === DAYS ? 95 : 96]));
+    }
+    // Nothing before the period was read.
+    const [older] = await t.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(readingProfile)
+      .where(lt(readingProfile.ts, new Date(midnight - DAYS * DAY_MS)));
+    expect(older?.n).toBe(0);
+
+    // The daily task is untouched: its first run is still the coming day's.
+    const [task] = await t.db.select().from(plan).where(eq(plan.id, DEMO_TASK_ID));
+    expect(task).toMatchObject({ enabled: true, executedCount: 0, planStatus: 'waiting' });
+    expect(task?.nextRunAt?.getTime()).toBeGreaterThan(Date.now());
+    // The spare meters in the central store lie on no area: they have no history.
+    const [spare] = await t.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(readingProfile)
+      .where(inArray(readingProfile.meterId, t.db.select({ id: meter.id }).from(meter).where(eq(meter.status, 0))));
+    expect(spare?.n).toBe(0);
+  }, 200_000);
+});
