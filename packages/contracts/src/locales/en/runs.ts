@@ -1,6 +1,7 @@
 /** A collection task's runs (taskMGT view/detail) and gap re-collection. */
 export const runs = {
   title: 'Task runs',
+  titleOf: 'Runs of {{name}}',
   runNow: 'Run now',
   runStarted: 'The run has started',
   refresh: 'Refresh',

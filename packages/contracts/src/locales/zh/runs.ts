@@ -2,6 +2,7 @@ import type { runs as en } from '../en/runs';
 
 export const runs: typeof en = {
   title: '任务执行记录',
+  titleOf: '{{name}} 的执行记录',
   runNow: '立即执行',
   runStarted: '任务已开始执行',
   refresh: '刷新',

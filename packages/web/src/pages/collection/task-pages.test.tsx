@@ -5,41 +5,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
+import { TASK_ID as ID, TEMPLATE_ID, task } from '@/test/task-fixture';
 
 const TASKS = '/serviceRequest/scheduledTask/taskMGT';
-const ID = 'b'.repeat(32);
-const TEMPLATE_ID = 'c'.repeat(32);
 
-const task = (extra: Partial<Task> = {}): Task => ({
-  id: ID,
-  planName: 'Daily profile',
-  planTempName: 'Daily',
-  templateId: TEMPLATE_ID,
-  planStatus: 'waiting',
-  enabled: true,
-  nextRunAt: '2030-01-02T00:15:00.000Z',
-  executedCount: 0,
-  count: 30,
-  starttime: '2030-01-02T00:15:00.000Z',
-  freq: 1,
-  unit: 'day',
-  repairFreq: 1,
-  repairUnit: 'hour',
-  repairCount: 4,
-  pri: 3,
-  timeout: 30,
-  concurrent: 4,
-  itemType: 0,
-  devList: ['M0001'],
-  devParams: {},
-  items: ['loadProfile'],
-  orders: [{ cgcode: 'loadProfile', cmd: 'collect' }],
-  deviceCount: 1,
-  createdBy: 'admin',
-  createTime: '2029-12-01T00:00:00.000Z',
-  updateTime: '2029-12-01T00:00:00.000Z',
-  ...extra,
-});
 const page = (list: Task[]) => ({ list, total: list.length, curPage: 1, pageSize: 10 });
 const templates = ok(
   page([

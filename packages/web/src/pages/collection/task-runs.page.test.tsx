@@ -5,10 +5,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
+import { TASK_ID, task } from '@/test/task-fixture';
 
 const TASKS = '/serviceRequest/scheduledTask/taskMGT';
 const DETAIL = `${TASKS}/view/detail`;
-const PLAN_ID = 'b'.repeat(32);
+const PLAN_ID = TASK_ID;
 const RUN_ID = 'c'.repeat(32);
 
 const run = (extra: Partial<CollectionRun> = {}): CollectionRun => ({
@@ -57,6 +58,7 @@ describe('taskMGT view/detail', () => {
 
   it("lists a task's runs with their rates and codes, and a chosen run's meters, failed ones alone on request", async () => {
     const api = stubApi({
+      '/task/detail': () => ok(task()),
       '/plan/runs': () => ok(page([run()])),
       '/plan/rundevices': (body) =>
         ok(
@@ -70,6 +72,7 @@ describe('taskMGT view/detail', () => {
     renderInShell(permittedTree([TASKS, DETAIL]), `${DETAIL}?id=${PLAN_ID}`);
     const user = userEvent.setup();
     expect(await screen.findByText('78.1 %')).toBeTruthy();
+    expect(await screen.findByText('Runs of Daily profile')).toBeTruthy();
     expect(screen.getByText('00: 1')).toBeTruthy();
     expect(screen.getByText('90: 1')).toBeTruthy();
     // Run now needs its own button.

@@ -5,6 +5,7 @@ import {
   type RunDevice,
   RunProgressSchema,
   runApi,
+  taskApi,
 } from '@meterdesk/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Card, Checkbox, Flex, Progress, Space, Table, type TableColumnsType, Tag } from 'antd';
@@ -72,6 +73,11 @@ export function TaskRunsPage() {
     enabled: !!planid,
     refetchInterval: (query) => (query.state.data?.list.some(isOpen) || startedJob ? OPEN_POLL_MS : false),
   });
+  const task = useQuery({
+    queryKey: ['task', 'detail', planid],
+    queryFn: ({ signal }) => callApi(taskApi.detail, { id: planid }, { signal }),
+    enabled: !!planid,
+  });
   const runNow = useMutation({
     mutationFn: () => callApi(runApi.runnow, { planid }),
     onSuccess: (started) => {
@@ -115,7 +121,7 @@ export function TaskRunsPage() {
   return (
     <Flex vertical gap={16}>
       <Card
-        title={t('runs.title')}
+        title={task.data ? t('runs.titleOf', { name: task.data.planName }) : t('runs.title')}
         extra={
           <Space>
             <Button onClick={() => void runs.refetch()} data-testid="runs-refresh">

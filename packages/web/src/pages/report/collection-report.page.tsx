@@ -319,7 +319,7 @@ function Rate({ value }: { value: number | null }) {
   if (value === null) return '—';
   const color = value >= 98 ? '#52c41a' : value >= 50 ? '#fa8c16' : '#f5222d';
   return (
-    <Progress percent={Math.min(100, value)} strokeColor={color} size="small" format={() => `${value.toFixed(1)}`} />
+    <Progress percent={Math.min(100, value)} strokeColor={color} size="small" format={() => `${value.toFixed(1)} %`} />
   );
 }
 
