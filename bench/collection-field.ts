@@ -110,11 +110,23 @@ const { rows: twice } = await db.sql.query(
   [scheduled.id],
 );
 
+/** When a run ended, in seconds from the occurrence. */
+const endedAfter = (r: RunRow) => ((r.finished_at?.getTime() ?? 0) - scheduled.create_time.getTime()) / 1000;
+const TARGET = 99.5;
+const reached = [scheduled, ...repairs].find((r) => Number(rate(r)) >= TARGET);
+
 console.log(`meters: ${scheduled.devices}, readings expected: ${scheduled.expected}`);
-console.log(`before repair: ${rate(scheduled)} % (${scheduled.received} of ${scheduled.expected})`);
+console.log(
+  `before repair: ${rate(scheduled)} % (${scheduled.received} of ${scheduled.expected}), at ${endedAfter(scheduled).toFixed(1)} s`,
+);
 for (const [i, r] of repairs.entries())
-  console.log(`after repair ${i + 1}: ${rate(r)} % (${r.requests} reads, ${r.ranges} ranges)`);
+  console.log(
+    `after repair ${i + 1}: ${rate(r)} % (${r.requests} reads, ${r.ranges} ranges), at ${endedAfter(r).toFixed(1)} s`,
+  );
 console.log(`after repair: ${rate(last)} %`);
+console.log(
+  reached ? `${TARGET} % reached ${endedAfter(reached).toFixed(1)} s after the occurrence` : `${TARGET} % not reached`,
+);
 console.log(`time from the occurrence to the last repair's end: ${seconds.toFixed(1)} s`);
 console.log(
   `repair reads: ${asked[0].reads} (${asked[0].ranges} ranges) vs ${scheduled.devices} to re-read every meter's whole day: ${(
