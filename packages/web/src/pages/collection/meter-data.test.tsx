@@ -137,6 +137,7 @@ describe('meter data tab', () => {
     const table = screen.getByTestId('readings-frozen');
     await waitFor(() => expect(within(table).getAllByRole('row').length).toBe(3));
     expect(within(table).getAllByRole('row')[1]?.textContent).toContain('2026-11-02');
+    expect(within(table).getByText('5,600')).toBeTruthy();
     expect(within(table).getAllByText('Active import (+A) (Wh)').length).toBeGreaterThan(0);
   });
 

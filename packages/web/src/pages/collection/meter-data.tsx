@@ -12,6 +12,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { callApi } from '@/api/api-client';
 import { errorText } from '@/i18n/message-text';
+import { useLanguage } from '@/i18n/use-language';
 import { addDays, dayShortcuts, type FrozenKind, frozenRange, isAfterToday, utcToday } from './meter-data-days';
 import { ProfileChart } from './profile-chart';
 
@@ -38,6 +39,7 @@ export function MeterData({ id }: { id: string }) {
     queryFn: ({ signal }) => callApi(readingsApi[kind], { meterId: id, ...range }, { signal }),
   });
 
+  const language = useLanguage();
   const unitOf = (key: string) => frozen.data?.channels.find((c) => c.key === key)?.unit;
   const columns = [
     {
@@ -50,7 +52,8 @@ export function MeterData({ id }: { id: string }) {
       key,
       title: `${t(`readings.channels.${key}`)}${unitOf(key) ? ` (${unitOf(key)})` : ''}`,
       align: 'right' as const,
-      render: (_: unknown, row: FrozenRow) => row.values[key] ?? '',
+      // Registers run to eight digits and more: grouped, as the interface language writes numbers.
+      render: (_: unknown, row: FrozenRow) => row.values[key]?.toLocaleString(language) ?? '',
     })),
   ];
 
