@@ -222,3 +222,34 @@ export const updatelogretention = defineOperation({
   response: z.null(),
   audit: 'update',
 });
+
+export const MAX_READINGS_RETENTION_MONTHS = 240;
+export const ReadingsRetentionSchema = z.strictObject({
+  months: z
+    .number('mandatory')
+    .int('invalidValue')
+    .min(1, 'outOfRange')
+    .max(MAX_READINGS_RETENTION_MONTHS, 'outOfRange')
+    .describe(
+      'Readings (profile, frozen values, events, link changes, clock checks) older than this many months leave every night as whole monthly partitions; older readings that still arrive are refused',
+    ),
+});
+
+export const getreadingsretention = defineOperation({
+  path: '/parameter/getreadingsretention',
+  access: readSettings,
+  tag: 'settings',
+  summary: 'How many months readings are kept (the READINGS_RETENTION_MONTHS default until one is saved)',
+  request: z.strictObject({}),
+  response: z.object({ months: z.number().int() }),
+});
+
+export const updatereadingsretention = defineOperation({
+  path: '/parameter/updatereadingsretention',
+  access: saveSettings,
+  tag: 'settings',
+  summary: 'Set how many months readings are kept',
+  request: ReadingsRetentionSchema,
+  response: z.null(),
+  audit: 'update',
+});

@@ -1,6 +1,6 @@
+import { settingsApi } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
 import { writeLog } from '../audit/audit.repository';
 import type { Db } from '../db/driver';
 import { rowsOf } from '../db/rows';
@@ -10,8 +10,6 @@ import { PARTITIONED, type PartitionedTable } from './partitions';
 
 export const READINGS_RETENTION_KEY = 'readingsRetentionMonths';
 export const READINGS_RETENTION_JOB = 'reading-retention';
-
-const RetentionSchema = z.object({ months: z.number().int().min(1).max(240) });
 
 /**
  * How many months of readings are kept: a `sys_parameter` row once saved, READINGS_RETENTION_MONTHS
@@ -28,14 +26,14 @@ export class ReadingRetentionSetting {
   async months(): Promise<number> {
     if (this.cached && Date.now() - this.cached.at < 60_000) return this.cached.months;
     const [row] = await this.db.select().from(sysParameter).where(eq(sysParameter.key, READINGS_RETENTION_KEY));
-    const parsed = RetentionSchema.safeParse(row?.value);
+    const parsed = settingsApi.ReadingsRetentionSchema.safeParse(row?.value);
     const months = parsed.success ? parsed.data.months : this.defaultMonths;
     this.cached = { months, at: Date.now() };
     return months;
   }
 
   async save(months: number): Promise<void> {
-    const value = RetentionSchema.parse({ months });
+    const value = settingsApi.ReadingsRetentionSchema.parse({ months });
     await this.db
       .insert(sysParameter)
       .values({ key: READINGS_RETENTION_KEY, value })

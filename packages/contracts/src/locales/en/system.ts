@@ -163,6 +163,10 @@ export const settings = {
     title: 'System log retention',
     fields: { days: 'Keep entries for (days)' },
   },
+  readingsRetention: {
+    title: 'Readings retention',
+    fields: { months: 'Keep readings for (months)' },
+  },
 };
 
 export const syslog = {

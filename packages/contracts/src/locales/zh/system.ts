@@ -165,6 +165,10 @@ export const settings: LocaleMessages['settings'] = {
     title: '系统日志保留',
     fields: { days: '保留天数' },
   },
+  readingsRetention: {
+    title: '抄读数据保留期',
+    fields: { months: '数据保留月数' },
+  },
 };
 
 export const syslog: LocaleMessages['syslog'] = {

@@ -1,10 +1,14 @@
 import { settingsApi } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import { registerOperation } from '../../http/operation';
+import type { ReadingRetentionSetting } from '../../readings/retention';
 import type { SettingsService } from './settings.service';
 
-export function registerSettingsRoutes(app: FastifyInstance, deps: { settings: SettingsService }): void {
-  const { settings } = deps;
+export function registerSettingsRoutes(
+  app: FastifyInstance,
+  deps: { settings: SettingsService; readingRetention: ReadingRetentionSetting },
+): void {
+  const { settings, readingRetention } = deps;
   const { mailer, logRetention } = settings;
 
   registerOperation(app, settingsApi.getsmtpconf, () => mailer.publicSettings());
@@ -44,6 +48,12 @@ export function registerSettingsRoutes(app: FastifyInstance, deps: { settings: S
   registerOperation(app, settingsApi.getlogretention, async () => ({ days: await logRetention.days() }));
   registerOperation(app, settingsApi.updatelogretention, async ({ body }) => {
     await logRetention.save(body.days);
+    return null;
+  });
+
+  registerOperation(app, settingsApi.getreadingsretention, async () => ({ months: await readingRetention.months() }));
+  registerOperation(app, settingsApi.updatereadingsretention, async ({ body }) => {
+    await readingRetention.save(body.months);
     return null;
   });
 }

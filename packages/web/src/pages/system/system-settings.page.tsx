@@ -1,4 +1,4 @@
-import { RES, settingsApi } from '@meterdesk/contracts';
+import { type Operation, RES, settingsApi } from '@meterdesk/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Flex, Input, InputNumber, Spin, Switch, Table } from 'antd';
 import type { TFunction } from 'i18next';
@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { ApiError, callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
-import { describeRequest } from '@/crud/crud-config';
+import { describeRequest, type FieldDescriptor } from '@/crud/crud-config';
 import { zodIssueText } from '@/crud/form-errors';
 import { OperationForm } from '@/crud/operation-form';
 import { errorText, messageText } from '@/i18n/message-text';
@@ -249,51 +249,56 @@ function TariffSettings({ canSave }: { canSave: boolean }) {
 }
 
 const TIMEOUT_FIELDS = describeRequest(settingsApi.updatetimeout, 'settings.timeout.fields');
-
-function TimeoutSettings({ canSave }: { canSave: boolean }) {
-  const queryClient = useQueryClient();
-  const timeout = useQuery({
-    queryKey: [SETTINGS, 'timeout'],
-    queryFn: ({ signal }) => callApi(settingsApi.gettimeout, {}, { signal }),
-  });
-  return (
-    <SettingsCard name="timeout" loading={timeout.isLoading} error={timeout.error}>
-      <OperationForm
-        operation={settingsApi.updatetimeout}
-        fields={TIMEOUT_FIELDS}
-        initialValues={timeout.data}
-        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, 'timeout'] })}
-        canSave={canSave}
-        submitTestId="settings-save-timeout"
-      />
-    </SettingsCard>
-  );
-}
-
 const LOG_RETENTION_FIELDS = describeRequest(settingsApi.updatelogretention, 'settings.logRetention.fields');
+const READINGS_RETENTION_FIELDS = describeRequest(
+  settingsApi.updatereadingsretention,
+  'settings.readingsRetention.fields',
+);
 
-function LogRetentionSettings({ canSave }: { canSave: boolean }) {
+/** A card of one stored value: read by `read`, saved by `save`, its form from the save call's request. */
+function ValueSettings({
+  name,
+  read,
+  save,
+  fields,
+  canSave,
+  submitTestId,
+}: {
+  name: string;
+  read: Operation;
+  save: Operation;
+  fields: readonly FieldDescriptor[];
+  canSave: boolean;
+  submitTestId: string;
+}) {
   const queryClient = useQueryClient();
-  const retention = useQuery({
-    queryKey: [SETTINGS, 'logRetention'],
-    queryFn: ({ signal }) => callApi(settingsApi.getlogretention, {}, { signal }),
+  const stored = useQuery({
+    queryKey: [SETTINGS, name],
+    queryFn: ({ signal }) => callApi(read, {}, { signal }),
   });
   return (
-    <SettingsCard name="logRetention" loading={retention.isLoading} error={retention.error}>
+    <SettingsCard name={name} loading={stored.isLoading} error={stored.error}>
       <OperationForm
-        operation={settingsApi.updatelogretention}
-        fields={LOG_RETENTION_FIELDS}
-        initialValues={retention.data}
-        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, 'logRetention'] })}
+        operation={save}
+        fields={fields}
+        initialValues={stored.data as Record<string, unknown> | undefined}
+        onSaved={() => queryClient.invalidateQueries({ queryKey: [SETTINGS, name] })}
         canSave={canSave}
-        submitTestId="settings-save-log-retention"
+        submitTestId={submitTestId}
       />
     </SettingsCard>
   );
 }
 
 /** Every form of the page, for the locale test. */
-export const SETTINGS_FIELDS = [SMTP_FIELDS, SUBSCRIBE_FIELDS, TARIFF_FIELDS, TIMEOUT_FIELDS, LOG_RETENTION_FIELDS];
+export const SETTINGS_FIELDS = [
+  SMTP_FIELDS,
+  SUBSCRIBE_FIELDS,
+  TARIFF_FIELDS,
+  TIMEOUT_FIELDS,
+  LOG_RETENTION_FIELDS,
+  READINGS_RETENTION_FIELDS,
+];
 
 export function SystemSettingsPage() {
   const permissions = usePermissions();
@@ -303,8 +308,30 @@ export function SystemSettingsPage() {
       <SmtpSettings canSave={canSave} />
       <SubscribeSettings />
       <TariffSettings canSave={canSave} />
-      <TimeoutSettings canSave={canSave} />
-      <LogRetentionSettings canSave={canSave} />
+      <ValueSettings
+        name="timeout"
+        read={settingsApi.gettimeout}
+        save={settingsApi.updatetimeout}
+        fields={TIMEOUT_FIELDS}
+        canSave={canSave}
+        submitTestId="settings-save-timeout"
+      />
+      <ValueSettings
+        name="logRetention"
+        read={settingsApi.getlogretention}
+        save={settingsApi.updatelogretention}
+        fields={LOG_RETENTION_FIELDS}
+        canSave={canSave}
+        submitTestId="settings-save-log-retention"
+      />
+      <ValueSettings
+        name="readingsRetention"
+        read={settingsApi.getreadingsretention}
+        save={settingsApi.updatereadingsretention}
+        fields={READINGS_RETENTION_FIELDS}
+        canSave={canSave}
+        submitTestId="settings-save-readings-retention"
+      />
       <DataItemSettings canSave={canSave} />
     </Flex>
   );

@@ -239,6 +239,25 @@ describe('system log', () => {
   });
 });
 
+/** What the settings page asks for when it opens, answered as a fresh installation would. */
+const settingsAnswers = (subscriptions: Record<string, boolean> = {}) => ({
+  [settingsApi.getsmtpconf.path]: () => ok(null),
+  [settingsApi.getsysusersubscribeconf.path]: () =>
+    ok({
+      subMeterEventFlag: false,
+      subEmailFlag: false,
+      subMsgFlag: false,
+      subSpecialUserEventFlag: false,
+      subExceptionFlag: false,
+      ...subscriptions,
+    }),
+  [settingsApi.listdataitemconf.path]: () => ok([]),
+  [settingsApi.gettariffconfiglist.path]: () => ok([]),
+  [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
+  [settingsApi.getlogretention.path]: () => ok({ days: 180 }),
+  [settingsApi.getreadingsretention.path]: () => ok({ months: 36 }),
+});
+
 describe('system settings', () => {
   it('lets anyone save their own subscriptions but the rest only with the save button', async () => {
     const flags = {
@@ -249,13 +268,8 @@ describe('system settings', () => {
       subExceptionFlag: false,
     };
     const api = stubApi({
-      [settingsApi.getsmtpconf.path]: () => ok(null),
-      [settingsApi.getsysusersubscribeconf.path]: () => ok(flags),
+      ...settingsAnswers(flags),
       [settingsApi.updatesysUsersubscribeconf.path]: () => ok(null),
-      [settingsApi.listdataitemconf.path]: () => ok([]),
-      [settingsApi.gettariffconfiglist.path]: () => ok([]),
-      [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
-      [settingsApi.getlogretention.path]: () => ok({ days: 180 }),
     });
     const user = userEvent.setup();
     renderInShell(permittedTree(['/sysMGT/systemSettings']), '/sysMGT/systemSettings');
@@ -269,7 +283,7 @@ describe('system settings', () => {
         subEmailFlag: true,
       }),
     );
-    for (const save of ['smtp', 'tariff', 'timeout', 'log-retention', 'dataItems']) {
+    for (const save of ['smtp', 'tariff', 'timeout', 'log-retention', 'readings-retention', 'dataItems']) {
       expect(screen.queryByTestId(`settings-save-${save}`), save).toBeNull();
     }
   });
@@ -278,19 +292,7 @@ describe('system settings', () => {
 describe('SMTP test e-mail', () => {
   const stubSettings = () =>
     stubApi({
-      [settingsApi.getsmtpconf.path]: () => ok(null),
-      [settingsApi.getsysusersubscribeconf.path]: () =>
-        ok({
-          subMeterEventFlag: false,
-          subEmailFlag: false,
-          subMsgFlag: false,
-          subSpecialUserEventFlag: false,
-          subExceptionFlag: false,
-        }),
-      [settingsApi.listdataitemconf.path]: () => ok([]),
-      [settingsApi.gettariffconfiglist.path]: () => ok([]),
-      [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
-      [settingsApi.getlogretention.path]: () => ok({ days: 180 }),
+      ...settingsAnswers(),
       [settingsApi.checkifcansendemail.path]: () =>
         fail(400, 'sendFailure', {
           reason: 'smtpAuthFailed',
@@ -322,19 +324,7 @@ describe('SMTP test e-mail', () => {
 describe('system log retention', () => {
   it('shows the kept days and saves a new number with the save button', async () => {
     const api = stubApi({
-      [settingsApi.getsmtpconf.path]: () => ok(null),
-      [settingsApi.getsysusersubscribeconf.path]: () =>
-        ok({
-          subMeterEventFlag: false,
-          subEmailFlag: false,
-          subMsgFlag: false,
-          subSpecialUserEventFlag: false,
-          subExceptionFlag: false,
-        }),
-      [settingsApi.listdataitemconf.path]: () => ok([]),
-      [settingsApi.gettariffconfiglist.path]: () => ok([]),
-      [settingsApi.gettimeout.path]: () => ok({ timeout: 30 }),
-      [settingsApi.getlogretention.path]: () => ok({ days: 180 }),
+      ...settingsAnswers(),
       [settingsApi.updatelogretention.path]: () => ok(null),
     });
     const user = userEvent.setup();
@@ -346,5 +336,23 @@ describe('system log retention', () => {
     await user.type(days, '90');
     await user.click(screen.getByTestId('settings-save-log-retention'));
     await waitFor(() => expect(api.callsTo(settingsApi.updatelogretention.path)[0]?.body).toEqual({ days: 90 }));
+  });
+});
+
+describe('readings retention', () => {
+  it('shows the kept months and saves a new number with the save button', async () => {
+    const api = stubApi({
+      ...settingsAnswers(),
+      [settingsApi.updatereadingsretention.path]: () => ok(null),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree(['/sysMGT/systemSettings', '/sysMGT/systemSettings/save']), '/sysMGT/systemSettings');
+
+    const months = await within(await screen.findByTestId('settings-readingsRetention')).findByRole('spinbutton');
+    await waitFor(() => expect((months as HTMLInputElement).value).toBe('36'));
+    await user.clear(months);
+    await user.type(months, '24');
+    await user.click(screen.getByTestId('settings-save-readings-retention'));
+    await waitFor(() => expect(api.callsTo(settingsApi.updatereadingsretention.path)[0]?.body).toEqual({ months: 24 }));
   });
 });
