@@ -220,6 +220,8 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
 export function rollupDay(db: Db, day: string): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+    // A whole day groups every meter's rows at once: room to hash them in memory rather than sort on disk.
+    await tx.execute(sql`set local work_mem = '64MB'`);
     return recompute(tx, wholeDay(day));
   });
 }
