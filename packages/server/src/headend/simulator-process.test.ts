@@ -60,13 +60,23 @@ const runLines = () => {
 };
 
 describe('the simulator child process', () => {
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A test that fails before its own stop() must not leave its child running after the suite.
+  const started: { stop(): Promise<void> }[] = [];
+  const start = (...args: Parameters<typeof startSimulatorProcess>) => {
+    const sim = startSimulatorProcess(...args);
+    started.push(sim);
+    return sim;
+  };
+  afterAll(async () => {
+    await Promise.all(started.map((sim) => sim.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('starts the CLI with the fleet file and the broker URL, relays its output, and stops it', async () => {
     rmSync(runs, { force: true });
     const { lines, log } = capturingLog();
     const pidFile = path.join(dir, 'simulator.pid');
-    const sim = startSimulatorProcess({
+    const sim = start({
       fleetFile: '/x/fleet.json',
       url: 'mqtt://127.0.0.1:5555',
       log,
@@ -89,7 +99,7 @@ describe('the simulator child process', () => {
   it('restarts a simulator that dies, a bounded number of times, logging each exit', async () => {
     rmSync(runs, { force: true });
     const { lines, log } = capturingLog();
-    const sim = startSimulatorProcess({
+    const sim = start({
       fleetFile: '/x/fleet.json',
       url: 'mqtt://127.0.0.1:5555',
       log,
@@ -111,7 +121,7 @@ describe('the simulator child process', () => {
   it('does not restart a simulator that dies because the server is stopping it', async () => {
     rmSync(runs, { force: true });
     const { log } = capturingLog();
-    const sim = startSimulatorProcess({ fleetFile: 'f', url: 'u', log, cli: dyingCli, restartDelayMs: 60_000 });
+    const sim = start({ fleetFile: 'f', url: 'u', log, cli: dyingCli, restartDelayMs: 60_000 });
     await expect.poll(() => sim.restartPending, { timeout: 10_000 }).toBe(true);
     // Stopped between the death and the restart (Ctrl-C reaches both processes at once): no restart left.
     await sim.stop();
