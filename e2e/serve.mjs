@@ -19,20 +19,21 @@ mkdirSync(dataDir, { recursive: true });
 const adminUrl = process.env.E2E_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const databaseName = `meterdesk_e2e_${process.pid}`;
 
-/** Runs one statement as the PostgreSQL administrator; false when the server does not answer. */
+/**
+ * Runs one statement as the PostgreSQL administrator; false when the server does not answer or refuses
+ * (a local server where this user may not create databases). A URL given on purpose must work.
+ */
 async function admin(statement) {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
-  } catch {
-    if (process.env.E2E_DATABASE_URL) throw new Error(`E2E_DATABASE_URL=${adminUrl} does not answer`);
-    return false;
-  }
-  try {
     await client.query(statement);
     return true;
+  } catch (err) {
+    if (process.env.E2E_DATABASE_URL) throw new Error(`E2E_DATABASE_URL=${adminUrl}: ${err.message}`);
+    return false;
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }
 
