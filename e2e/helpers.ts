@@ -126,11 +126,17 @@ export async function logIn(page: Page, user: Credentials): Promise<void> {
   await expect(page.getByTestId('header-menu')).toBeVisible();
 }
 
-/** Opens a page through the horizontal menu: hover its area, click the page. */
+/**
+ * Opens a page through the horizontal menu: hover its area, click the page. A click that lands while
+ * the area's popup is still sliding in can miss the item (seen once in a run: the popup open, the page
+ * unchanged), so the hover and click are tried again until the page opens.
+ */
 export async function openFromMenu(page: Page, areaUri: string, pageUri: string): Promise<void> {
-  await page.getByTestId(`menu-${areaUri}`).hover();
-  await page.getByTestId(`menu-${pageUri}`).click();
-  await expect(page).toHaveURL(new RegExp(`${pageUri}(\\?|$)`));
+  await expect(async () => {
+    await page.getByTestId(`menu-${areaUri}`).hover();
+    await page.getByTestId(`menu-${pageUri}`).click({ timeout: 10_000 });
+    await expect(page).toHaveURL(new RegExp(`${pageUri}(\\?|$)`), { timeout: 10_000 });
+  }).toPass({ timeout: 60_000 });
   // Away from the header, so the area's popup closes instead of covering the page's own controls.
   await page.mouse.move(0, 600);
   await expect(page.locator('.ant-menu-submenu-popup:not(.ant-menu-submenu-hidden)')).toHaveCount(0);
