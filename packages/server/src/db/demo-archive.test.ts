@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   codeText,
   DEFAULT_MAP_POSITION,
@@ -10,14 +9,13 @@ import {
 } from '@meterdesk/contracts';
 import { getTableName, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
-import { SecretBox } from '../crypto/secret-box';
+import { firstStarts } from '../test/first-start';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
-import { createPglite, type Database, openDatabase } from './driver';
+import type { Database } from './driver';
 import { rowsOf } from './rows';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from './schema';
-import { seed } from './seed';
 import type { Position } from './seeded-random';
 
 const TABLES: PgTable[] = [powerGrid, supplier, meterType, consumer, dcu, commModule, meter, poc];
@@ -31,22 +29,7 @@ function distanceKm(a: Position, b: Position): number {
 }
 
 describe('demo archive', () => {
-  const box = new SecretBox(randomBytes(32));
-  const opened: Database[] = [];
-  afterAll(async () => {
-    for (const database of opened) await database.close();
-  });
-
-  /** A database as a first start finds it: migrated, nothing seeded. */
-  const emptyDatabase = async () => {
-    const database = await openDatabase({ pglite: await createPglite() });
-    opened.push(database);
-    await database.migrate();
-    return database;
-  };
-  /** What main.ts does at start-up with the environment `env`. */
-  const start = (database: Database, env: NodeJS.ProcessEnv) =>
-    seed(database.db, { adminPassword: 'Admin@123', demo: { when: loadConfig(env).demoArchive, box } });
+  const { box, emptyDatabase, start } = firstStarts();
   const sizes = async (database: Database) => {
     const result: Record<string, number> = {};
     for (const table of TABLES) {

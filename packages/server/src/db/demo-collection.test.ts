@@ -1,31 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
-import { SecretBox } from '../crypto/secret-box';
 import { type Crontab, checkCollectItems, checkSchedule } from '../modules/collection/task-rules';
+import { firstStarts } from '../test/first-start';
 import { DEMO_ROOT_GRID_ID } from './demo-archive';
 import { DEMO_TASK_ID, DEMO_TEMPLATE_ID, demoTaskStart } from './demo-collection';
-import { createPglite, type Database, openDatabase } from './driver';
+import type { Database } from './driver';
 import { plan, planTemplate, supplier } from './schema';
-import { seed } from './seed';
 
 describe('demo collection task', () => {
-  const box = new SecretBox(randomBytes(32));
-  const opened: Database[] = [];
-  afterAll(async () => {
-    for (const database of opened) await database.close();
-  });
-
-  const emptyDatabase = async () => {
-    const database = await openDatabase({ pglite: await createPglite() });
-    opened.push(database);
-    await database.migrate();
-    return database;
-  };
-  /** What main.ts does at start-up with the environment `env`. */
-  const start = (database: Database, env: NodeJS.ProcessEnv) =>
-    seed(database.db, { adminPassword: 'Admin@123', demo: { when: loadConfig(env).demoArchive, box } });
+  const { emptyDatabase, start } = firstStarts();
   const tasks = (database: Database) => database.db.select().from(plan);
   const templates = (database: Database) => database.db.select().from(planTemplate);
 
