@@ -81,15 +81,29 @@ interface RunRow {
 const runs = async (): Promise<RunRow[]> =>
   (
     await db.sql.query(
-      `select id, kind, status, expected, received, requests, ranges, devices, create_time, started_at, finished_at
+      `select id, kind, status, expected, received, requests, ranges, devices, create_time, started_at, finished_at, period_from, period_to
        from collection_run where plan_id = $1 order by due_at`,
       [planId],
     )
   ).rows;
 
+/**
+ * Readings at home over time: what the store holds of the scheduled run's period, sampled while the
+ * runs go (a run's end is bookkeeping; its last reads may wait long for a meter that stays offline).
+ */
+const stored: { at: number; readings: number }[] = [];
+const countStored = async (run: RunRow & { period_from: Date; period_to: Date }) => {
+  const { rows } = await db.sql.query(
+    `select (select count(*) from reading_profile where ts > $1 and ts <= $2)
+          + (select count(*) from reading_daily where day >= ($1 at time zone 'UTC')::date and day < ($2 at time zone 'UTC')::date) as n`,
+    [run.period_from, run.period_to],
+  );
+  stored.push({ at: Date.now(), readings: Number(rows[0].n) });
+};
 const deadline = Date.now() + 20 * 60_000;
 for (;;) {
   const all = await runs();
+  if (all[0]?.started_at) await countStored(all[0] as RunRow & { period_from: Date; period_to: Date });
   if (all.length === 3 && all.every((r) => r.status === 'finished')) break;
   if (Date.now() > deadline) throw new Error(`runs not finished: ${JSON.stringify(all.map((r) => r.status))}`);
   await pause(1000);
@@ -113,20 +127,25 @@ const { rows: twice } = await db.sql.query(
 /** When a run ended, in seconds from the occurrence. */
 const endedAfter = (r: RunRow) => ((r.finished_at?.getTime() ?? 0) - scheduled.create_time.getTime()) / 1000;
 const TARGET = 99.5;
-const reached = [scheduled, ...repairs].find((r) => Number(rate(r)) >= TARGET);
 
 console.log(`meters: ${scheduled.devices}, readings expected: ${scheduled.expected}`);
 console.log(
-  `before repair: ${rate(scheduled)} % (${scheduled.received} of ${scheduled.expected}), at ${endedAfter(scheduled).toFixed(1)} s`,
+  `before repair: ${rate(scheduled)} % (${scheduled.received} of ${scheduled.expected}), run closed at ${endedAfter(scheduled).toFixed(1)} s`,
 );
 for (const [i, r] of repairs.entries())
   console.log(
-    `after repair ${i + 1}: ${rate(r)} % (${r.requests} reads, ${r.ranges} ranges), at ${endedAfter(r).toFixed(1)} s`,
+    `after repair ${i + 1}: ${rate(r)} % (${r.requests} reads, ${r.ranges} ranges), run closed at ${endedAfter(r).toFixed(1)} s`,
   );
 console.log(`after repair: ${rate(last)} %`);
-console.log(
-  reached ? `${TARGET} % reached ${endedAfter(reached).toFixed(1)} s after the occurrence` : `${TARGET} % not reached`,
-);
+const storedAt = (share: number) => stored.find((s) => s.readings >= (share / 100) * scheduled.expected)?.at;
+for (const share of [99, TARGET, 99.9]) {
+  const at = storedAt(share);
+  console.log(
+    at
+      ? `${share} % of the readings stored ${((at - scheduled.create_time.getTime()) / 1000).toFixed(1)} s after the occurrence${share === TARGET ? ' (target: within 120 s)' : ''}`
+      : `${share} % of the readings never stored while the runs went`,
+  );
+}
 console.log(`time from the occurrence to the last repair's end: ${seconds.toFixed(1)} s`);
 console.log(
   `repair reads: ${asked[0].reads} (${asked[0].ranges} ranges) vs ${scheduled.devices} to re-read every meter's whole day: ${(

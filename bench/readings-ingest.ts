@@ -4,7 +4,7 @@
  *   npm run bench:ingest-readings        (BENCH_DATABASE_URL names the server, default local)
  * The ingest's path is the whole of it: DCUs log in on the server's embedded broker and publish their
  * meters' load profile (a day of 15-minute rows per meter per message, QoS 1), the server maps device
- * keys to archive ids, screens, batches and merges through a staging table ON CONFLICT DO NOTHING.
+ * keys to archive ids, screens, batches and merges through a staging table into the table.
  * The baseline is one COPY stream of as many rows straight into reading_profile, with no checks,
  * no staging and no conflict handling: what the table takes at best.
  */
@@ -120,14 +120,28 @@ async function throughBroker(): Promise<number> {
         await client.publishAsync(`ami/dcu/${d.dcuNo}/data`, message, { qos: 1 });
     }),
   );
+  // Done when every row is counted. Counting the table while rows arrive would load the database
+  // the ingest is measured on: each DCU's last row is looked up by key until all are there, and only
+  // then is the table counted (the broker acknowledges a message before it is stored, so the
+  // acknowledgements say nothing).
+  const { rows: lastMeters } = await db.sql.query(`select id from meter where dev_addr = any($1)`, [
+    fleet.dcus.map((d) => d.meters.at(-1)?.devAddr),
+  ]);
+  const lastRow = new Date(firstDay + DAYS * DAY_MS);
   const deadline = Date.now() + 600_000;
   for (;;) {
-    const { rows } = await db.sql.query(
-      `select count(*)::int as n from reading_profile where meter_id not like 'raw%'`,
+    const { rows: last } = await db.sql.query(
+      `select count(*)::int as n from reading_profile where meter_id = any($1) and ts = $2`,
+      [lastMeters.map((m) => m.id), lastRow],
     );
-    if (rows[0].n >= totalRows) break;
-    if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${totalRows} rows stored within 10 minutes`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (last[0].n === DCUS) {
+      const { rows } = await db.sql.query(
+        `select count(*)::int as n from reading_profile where meter_id not like 'raw%'`,
+      );
+      if (rows[0].n >= totalRows) break;
+    }
+    if (Date.now() > deadline) throw new Error(`not all ${totalRows} rows stored within 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(clients.map((c) => c.endAsync()));

@@ -124,27 +124,36 @@ export function startServer(
   env: Record<string, string> = {},
 ): ServerProcess {
   const dataDir = mkdtempSync(join(db.scratch, 'data-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'packages/server/src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: db.url,
-      SECRET_KEY: db.secretKey,
-      ADMIN_PASSWORD,
-      CAPTCHA: 'off',
-      DEMO: 'off',
-      SIMULATOR: 'off',
-      MQTT_URL: '',
-      MQTT_TCP_PORT: String(mqttPort),
-      LOG_LEVEL: 'error',
-      LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      '--import',
+      'tsx',
+      join(root, 'packages/server/src/main.ts'),
+    ],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DATABASE_URL: db.url,
+        SECRET_KEY: db.secretKey,
+        ADMIN_PASSWORD,
+        CAPTCHA: 'off',
+        DEMO: 'off',
+        SIMULATOR: 'off',
+        MQTT_URL: '',
+        MQTT_TCP_PORT: String(mqttPort),
+        LOG_LEVEL: 'error',
+        LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   return { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
 }
 

@@ -72,6 +72,17 @@ class KeyCache<T> {
   }
 }
 
+/** Runs work one piece at a time in arrival order, each after the event loop has handled its I/O. */
+class OneAtATime {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(() => new Promise((resolve) => setImmediate(resolve))).then(work);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
 const PushedReadingsSchema = z.array(z.unknown()).max(100_000);
 
 /**
@@ -86,6 +97,7 @@ export class DeviceReadings {
   private readonly handling = new Set<Promise<unknown>>();
   private readonly meters: KeyCache<MeterKey>;
   private readonly dcus: KeyCache<string>;
+  private readonly parsing = new OneAtATime();
 
   constructor(
     db: Db,
@@ -132,11 +144,27 @@ export class DeviceReadings {
     return guarded;
   }
 
+  /**
+   * Parses one data message at a time, each after the event loop has had a turn: messages that
+   * arrive together (the broker acknowledges and hands them on at once) would otherwise be parsed all
+   * in one go, and the flushes of the first ones would wait for the parsing of the last.
+   */
   private async onData(topic: string, payload: Buffer): Promise<void> {
-    await this.ingest.whenRoom();
+    const batch = await this.parsing.run(async () => {
+      await this.ingest.whenRoom();
+      return this.dataBatch(topic, payload);
+    });
+    if (batch) await this.ingest.push(batch);
+  }
+
+  /** A data message's readings as rows of the meters the sender speaks for; what is refused is counted. */
+  private async dataBatch(topic: string, payload: Buffer): Promise<ReadingBatch | null> {
     const device = parseDeviceTopic(topic);
     const list = device ? PushedReadingsSchema.safeParse(parseJson(payload)) : null;
-    if (!device || !list?.success) return this.ingest.reject('malformed', 1, { topic });
+    if (!device || !list?.success) {
+      this.ingest.reject('malformed', 1, { topic });
+      return null;
+    }
     let malformed = 0;
     const byMeter = new Map<string, z.infer<typeof DeviceReadingSchema>[]>();
     for (const item of list.data) {
@@ -168,7 +196,7 @@ export class DeviceReadings {
       this.ingest.reject('malformed', readingsToRows(found.id, readings, batch), { topic });
     }
     this.ingest.reject('unknownMeter', unknown, { topic });
-    await this.ingest.push(batch);
+    return batch;
   }
 
   private async onEvent(topic: string, payload: Buffer): Promise<void> {

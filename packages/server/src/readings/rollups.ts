@@ -3,16 +3,6 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
 import { defineJob } from '../jobs/job-system';
-import type { ReadingBatch } from './rows';
-
-const DAY_MS = 86_400_000;
-const utcDay = (at: Date) => at.toISOString().slice(0, 10);
-const nextDay = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS));
-/**
- * A profile row is stamped with its interval's end (run-items.ts): a day's 96 intervals are those of
- * (00:00, 24:00], so the row of 24:00 is the day's last, not the next day's first. Events are instants: [00:00, 24:00).
- */
-const profileDay = (ts: Date) => utcDay(new Date(ts.getTime() - 1));
 
 /** A meter's UTC day whose rollup row must be recomputed. */
 export interface RollupKey {
@@ -21,29 +11,24 @@ export interface RollupKey {
 }
 
 /**
- * The (meter, day) keys the stored rows of a batch change. A daily frozen row changes two days: its
- * own (daily(D) − daily(D−1)) and the next (daily(D+1) − daily(D)).
+ * The (meter_id, day) keys that rows just stored change, selected from `stored` (the merge's rows, in
+ * SQL, so the keys never travel to the server and back). A profile row is stamped with its interval's
+ * end (run-items.ts): a day's 96 intervals are those of (00:00, 24:00], so the row of 24:00 is the
+ * day's last, not the next day's first. Events are instants: [00:00, 24:00). A daily frozen row
+ * changes two days: its own (daily(D) − daily(D−1)) and the next (daily(D+1) − daily(D)).
  */
-export function rollupKeys(stored: Pick<ReadingBatch, 'profile' | 'daily' | 'meterEvents'>): RollupKey[] {
-  const keys = new Map<string, RollupKey>();
-  const add = (meterId: string, day: string) => keys.set(`${meterId}|${day}`, { meterId, day });
-  for (const r of stored.profile ?? []) add(r.meterId, profileDay(r.ts));
-  for (const r of stored.meterEvents ?? []) add(r.meterId, utcDay(r.ts));
-  for (const r of stored.daily ?? []) {
-    add(r.meterId, r.day);
-    add(r.meterId, nextDay(r.day));
-  }
-  return [...keys.values()];
-}
+export const PENDING_DAYS = {
+  profile: sql.raw(`select meter_id, ((ts - interval '1 millisecond') at time zone 'UTC')::date from stored`),
+  meterEvents: sql.raw(`select meter_id, (ts at time zone 'UTC')::date from stored`),
+  daily: sql.raw(`select meter_id, day from stored union all select meter_id, day + 1 from stored`),
+} as const;
 
-/** Marks keys for the rollup job; a key already waiting stays one row. One JSON parameter, whatever the count. */
-export async function markPending(db: Executor, keys: readonly RollupKey[]): Promise<void> {
-  if (keys.length === 0) return;
-  const keyJson = JSON.stringify(keys.map((k) => ({ meter_id: k.meterId, day: k.day })));
-  await db.execute(sql`insert into rollup_pending (meter_id, day)
-    select k.meter_id, k.day from json_to_recordset(${keyJson}::json) as k(meter_id varchar, day date)
-    on conflict do nothing`);
-}
+/**
+ * Marks the keys `days` selects for the rollup job, in key order (two writers marking the same keys
+ * lock them alike); a key already waiting stays one row. A statement for a WITH list.
+ */
+export const markPending = (days: SQL) =>
+  sql`insert into rollup_pending (meter_id, day) select distinct * from (${days}) d order by 1, 2 on conflict do nothing`;
 
 /** Keys folded per transaction: large enough to amortise the statements, small enough to keep locks short. */
 export const FOLD_BATCH = 5000;

@@ -14,7 +14,7 @@ import {
   readingProfile,
 } from '../db/schema';
 import { ensurePartitions } from './partitions';
-import { markPending, rollupKeys } from './rollups';
+import { markPending, PENDING_DAYS } from './rollups';
 import type { ReadingBatch } from './rows';
 
 /** Each part of a batch, its table and the time that places a row in a partition. */
@@ -34,6 +34,7 @@ type Row = Record<string, unknown>;
 
 /** PostgreSQL: no partition of the table holds the row's time. */
 const NO_PARTITION = '23514';
+const UNIQUE_VIOLATION = '23505';
 /** A reading time later than this after now is no real capture time (a meter clock gone wild). */
 export const FUTURE_TOLERANCE_MS = 86_400_000;
 
@@ -48,46 +49,57 @@ const isoDay = (day: string) => {
   return Number.isFinite(at.getTime()) ? at.toISOString().slice(0, 10) : null;
 };
 
-/** Whether a value fits a column: the check a row passes before it may reach COPY or INSERT. */
-function fits(column: PgColumn, value: unknown): boolean {
-  if (value === null || value === undefined) return !column.notNull;
+/**
+ * The check a column's value passes before it may reach COPY or INSERT, made once per column: a
+ * flush screens every value of thousands of rows.
+ */
+function fitsColumn(column: PgColumn): (value: unknown) => boolean {
+  const nullable = !column.notNull;
+  const check = valueCheck(column);
+  return (value) => (value === null || value === undefined ? nullable : check(value));
+}
+
+function valueCheck(column: PgColumn): (value: unknown) => boolean {
   switch (column.columnType) {
     case 'PgBigInt53':
-      return Number.isSafeInteger(value);
+      return (value) => Number.isSafeInteger(value);
     case 'PgInteger':
-      return Number.isInteger(value) && (value as number) >= -INT32 && (value as number) < INT32;
+      return (value) => Number.isInteger(value) && (value as number) >= -INT32 && (value as number) < INT32;
     case 'PgSmallInt':
-      return Number.isInteger(value) && (value as number) >= -INT16 && (value as number) < INT16;
+      return (value) => Number.isInteger(value) && (value as number) >= -INT16 && (value as number) < INT16;
     case 'PgVarchar': {
       const length = (column as PgColumn & { length?: number }).length ?? Number.POSITIVE_INFINITY;
-      return typeof value === 'string' && value.length > 0 && value.length <= length && !value.includes('\0');
+      return (value) =>
+        typeof value === 'string' && value.length > 0 && value.length <= length && !value.includes('\0');
     }
     case 'PgTimestamp':
-      return value instanceof Date && Number.isFinite(value.getTime());
+      return (value) => value instanceof Date && Number.isFinite(value.getTime());
     case 'PgDateString':
-      return typeof value === 'string' && DATE.test(value) && isoDay(value) === value;
+      return (value) => typeof value === 'string' && DATE.test(value) && isoDay(value) === value;
     case 'PgBoolean':
-      return typeof value === 'boolean';
-    case 'PgJsonb': {
-      if (typeof value !== 'object') return false;
-      try {
-        return !JSONB_REFUSED.test(JSON.stringify(value));
-      } catch {
-        return false;
-      }
-    }
+      return (value) => typeof value === 'boolean';
+    case 'PgJsonb':
+      return (value) => {
+        if (typeof value !== 'object') return false;
+        try {
+          return !JSONB_REFUSED.test(JSON.stringify(value));
+        } catch {
+          return false;
+        }
+      };
     default:
-      return false;
+      return () => false;
   }
 }
 
-/** A table's columns by key, their SQL names, and its primary key's SQL names (the merge's order). */
+/** A table's column keys, each one's check, their SQL names, and its primary key's SQL names (the merge's order). */
 function shapeOf(table: PgTable) {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const sqlName = (c: PgColumn) => (c.keyAsName ? toSnakeCase(c.name) : c.name);
   return {
     name: getTableName(table),
-    columns: Object.entries(columns),
+    keys: Object.keys(columns),
+    checks: Object.values(columns).map(fitsColumn),
     sqlNames: Object.entries(columns).map(([key, c]) => [key, sqlName(c)] as const),
     key: (getTableConfig(table).primaryKeys[0]?.columns ?? []).map(sqlName),
   };
@@ -112,9 +124,6 @@ export interface RetentionWindow {
 
 export const countRows = (batch: ReadingBatch) => READING_PARTS.reduce((n, part) => n + (batch[part]?.length ?? 0), 0);
 
-/** The parts the rollups read: the keys of their stored rows are marked for the rollup job. */
-const ROLLED_UP = new Set<keyof ReadingBatch>(['profile', 'daily', 'meterEvents']);
-
 /**
  * Stores readings once: a row already stored (the same key: meter and time) is left as it is, so a
  * value re-delivered or re-read is never stored twice. A row for a month without a partition makes
@@ -122,8 +131,9 @@ const ROLLED_UP = new Set<keyof ReadingBatch>(['profile', 'daily', 'meterEvents'
  * before the retention window is an impossible time: both are refused (counted), never inserted.
  *
  * On PostgreSQL a write is one transaction: each table's rows go by COPY into a staging table
- * (temporary, the connection's own, emptied at commit) and are merged with `INSERT … SELECT … ON CONFLICT DO NOTHING` in key order (two
- * writers meeting on the same keys take their locks in the same order). On PGlite the same merge reads
+ * (temporary, the connection's own, emptied at commit) and are merged into the table in key order (two
+ * writers meeting on the same keys take their locks in the same order), `ON CONFLICT DO NOTHING`
+ * when some are stored already (`merge`). On PGlite the same merge reads
  * the rows from one JSON parameter (`json_populate_recordset`) in one transaction.
  */
 export class ReadingWriter {
@@ -147,11 +157,11 @@ export class ReadingWriter {
     for (const part of READING_PARTS) {
       const rows = batch[part] as Row[] | undefined;
       if (!rows?.length) continue;
-      const { columns } = SHAPES[part];
+      const { keys, checks } = SHAPES[part];
       const at = PARTS[part].at as (r: Row) => Date;
       const kept: Row[] = [];
       for (const row of rows) {
-        if (typeof row !== 'object' || row === null || !columns.every(([key, c]) => fits(c, row[key]))) {
+        if (typeof row !== 'object' || row === null || !keys.every((key, i) => checks[i]?.(row[key]))) {
           out.malformed++;
           continue;
         }
@@ -160,7 +170,9 @@ export class ReadingWriter {
           out.impossibleTime++;
           continue;
         }
-        kept.push(Object.fromEntries(columns.map(([key]) => [key, row[key] ?? null])));
+        const copy: Row = {};
+        for (const key of keys) copy[key] = row[key] ?? null;
+        kept.push(copy);
       }
       if (kept.length) (out.batch as Record<ReadingPart, Row[]>)[part] = kept;
       out.rows += kept.length;
@@ -215,34 +227,38 @@ export class ReadingWriter {
     }
   }
 
-  /** Inserts the rows `source` yields that are not stored yet, in key order; marks the rollups' keys of those stored. */
+  /**
+   * Inserts the rows `source` yields that are not stored yet, in key order, and marks the rollups'
+   * keys of those stored. Most flushes hold new rows only: they go by a plain INSERT, which costs about
+   * half of `ON CONFLICT DO NOTHING` (its speculative insertion, row by row). A flush that meets a row
+   * stored already (a re-delivery, a re-read, a concurrent flush of the same key) is rolled back to
+   * before it and merged again with ON CONFLICT.
+   */
   private async merge(tx: Executor, part: ReadingPart, source: SQL): Promise<number> {
-    const { name, key } = SHAPES[part];
-    const insert = sql`insert into ${sql.identifier(name)} select * from ${source} order by ${sql.raw(key.join(', '))} on conflict do nothing`;
-    if (!ROLLED_UP.has(part)) {
-      const [row] = await rowsOf<{ n: number }>(
-        tx,
-        sql`with stored as (${insert} returning 1) select count(*)::int as n from stored`,
-      );
-      return row?.n ?? 0;
+    await tx.execute(sql`savepoint merge_new_rows`);
+    try {
+      const stored = await this.insert(tx, part, source, false);
+      await tx.execute(sql`release savepoint merge_new_rows`);
+      return stored;
+    } catch (error) {
+      if (databaseError(error)?.code !== UNIQUE_VIOLATION) throw error;
+      await tx.execute(sql`rollback to savepoint merge_new_rows`);
+      return this.insert(tx, part, source, true);
     }
-    // The stored rows' keys (meter, time), for the rollups: a row already stored returns nothing.
-    const [meter, time] = key as [string, string];
-    // As text and epoch milliseconds: no driver's date parsing in between.
-    const at = part === 'daily' ? `${time}::text` : `(extract(epoch from ${time}) * 1000)::float8`;
-    const stored = await rowsOf<{ meter: string; at: string | number }>(
+  }
+
+  private async insert(tx: Executor, part: ReadingPart, source: SQL, skipStored: boolean): Promise<number> {
+    const { name, key } = SHAPES[part];
+    const days = PENDING_DAYS[part as keyof typeof PENDING_DAYS] as SQL | undefined;
+    const [row] = await rowsOf<{ n: number }>(
       tx,
-      sql`${insert} returning ${sql.raw(`${meter} as meter, ${at} as at`)}`,
+      sql`with stored as (
+        insert into ${sql.identifier(name)} select * from ${source} order by ${sql.raw(key.join(', '))}
+        ${skipStored ? sql`on conflict do nothing` : sql``} returning ${sql.raw(key.join(', '))}
+      )${days ? sql`, marked as (${markPending(days)})` : sql``}
+      select count(*)::int as n from stored`,
     );
-    await markPending(
-      tx,
-      rollupKeys({
-        [part]: stored.map((r) =>
-          part === 'daily' ? { meterId: r.meter, day: String(r.at) } : { meterId: r.meter, ts: new Date(Number(r.at)) },
-        ),
-      } as never),
-    );
-    return stored.length;
+    return row?.n ?? 0;
   }
 
   /** The partitions every row's time needs, table by table over the batch's whole span. */
