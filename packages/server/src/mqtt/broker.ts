@@ -24,6 +24,16 @@ export interface BrowserPolicy {
  */
 export type MessageHandler = (topic: string, payload: Buffer) => unknown;
 
+export interface SubscribeOptions {
+  /**
+   * Embedded broker: a device's QoS 1 message is acknowledged only once the handler's promise has
+   * resolved (its readings stored), not on arrival as Aedes does, so a server that stops in between
+   * leaves the message with the device, which sends it again. A rejected promise closes the device's
+   * connection without the acknowledgement. Only for what devices publish: a will never reaches it.
+   */
+  acknowledgeWhenHandled?: boolean;
+}
+
 export interface Broker {
   kind: 'embedded' | 'external';
   publish(topic: string, payload: unknown, options?: { retain?: boolean }): Promise<void>;
@@ -31,7 +41,7 @@ export interface Broker {
    * Server code (the head-end, later) hears what is published on `topicFilter` (`+`/`#` allowed).
    * Resolves once subscribed; the function it gives back stops listening.
    */
-  subscribe(topicFilter: string, handler: MessageHandler): Promise<() => Promise<void>>;
+  subscribe(topicFilter: string, handler: MessageHandler, options?: SubscribeOptions): Promise<() => Promise<void>>;
   /** Embedded only: a browser's WebSocket, already authenticated by its session, joins the broker. */
   acceptBrowser?(stream: Duplex, session: BrowserSession, policy: BrowserPolicy): void;
   /** Embedded only: closes at once the browser connections of sessions that just ended. */
@@ -66,6 +76,10 @@ interface BrowserLink {
   policy: BrowserPolicy;
 }
 
+/** The parser's payload is a buffer of its own already: a copy of a megabyte profile push costs more than its parsing. */
+const payloadOf = (packet: Pick<AedesPublishPacket, 'payload'>) =>
+  Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+
 const refuse = (returnCode: number, message: string) => Object.assign(new Error(message), { returnCode }) as never;
 type Done = Parameters<AuthenticateHandler>[3];
 
@@ -76,6 +90,23 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
   // Set by the app (`admitDevices`); until then every TCP client is told the server is unavailable (3), so it retries.
   let devicePolicy: DevicePolicy | null = null;
   const deviceOf = new WeakMap<Client, DeviceIdentity>();
+  // Handlers run before a device's publish is acknowledged (SubscribeOptions.acknowledgeWhenHandled).
+  const beforeAck = new Set<{ filter: string; handler: MessageHandler }>();
+  // Their payloads: the delivery that follows the acknowledgement passes them by (the buffer travels along).
+  const handledBeforeAck = new WeakSet<Buffer>();
+  const handleBeforeAck = (
+    packet: Pick<AedesPublishPacket, 'topic' | 'payload'>,
+    done: (err: Error | null) => void,
+  ) => {
+    const handlers = [...beforeAck].filter((l) => topicMatches(l.filter, packet.topic));
+    const payload = packet.payload;
+    if (!handlers.length || !Buffer.isBuffer(payload)) return done(null);
+    handledBeforeAck.add(payload);
+    Promise.all(handlers.map((l) => l.handler(packet.topic, payload))).then(
+      () => done(null),
+      (err: unknown) => done(err instanceof Error ? err : new Error('message not handled')),
+    );
+  };
   // Who holds a client id: a browser's session or a device. Another holder may not take the id over.
   const holderOf = (client: Client | undefined) => {
     const link = client ? browsers.get(client) : undefined;
@@ -143,7 +174,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
       // Refused, the publish is dropped and Aedes closes the connection (MQTT 3.1.1 has no negative PUBACK).
       policy.mayPublish(device, packet.topic, packet.retain).then(
         (allowed) => {
-          if (allowed) return done(null);
+          if (allowed) return handleBeforeAck(packet, done);
           options.log.warn({ device: `${device.kind}:${device.key}`, topic: packet.topic }, 'device publish refused');
           done(new Error('topic not the device’s'));
         },
@@ -198,15 +229,16 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
           (err) => (err ? reject(err) : resolve()),
         ),
       ),
-    subscribe: async (topicFilter, handler) => {
+    subscribe: async (topicFilter, handler, subscribeOptions) => {
+      // Handled before the acknowledgement when a device publishes; on delivery when the server does.
+      const listener = { filter: topicFilter, handler, beforeAck: subscribeOptions?.acknowledgeWhenHandled === true };
+      if (listener.beforeAck) beforeAck.add(listener);
       const deliver = (packet: AedesPublishPacket, done: () => void) => {
+        if (listener.beforeAck && Buffer.isBuffer(packet.payload) && handledBeforeAck.has(packet.payload))
+          return done();
         let handled: unknown;
         try {
-          // The parser's payload is a buffer of its own already: a copy of a megabyte profile push costs more than its parsing.
-          handled = handler(
-            packet.topic,
-            Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload),
-          );
+          handled = handler(packet.topic, payloadOf(packet));
         } catch (err) {
           done();
           throw err;
@@ -215,7 +247,10 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
         else done();
       };
       await new Promise<void>((resolve) => aedes.subscribe(topicFilter, deliver, resolve));
-      return () => new Promise<void>((resolve) => aedes.unsubscribe(topicFilter, deliver, resolve));
+      return () => {
+        beforeAck.delete(listener);
+        return new Promise<void>((resolve) => aedes.unsubscribe(topicFilter, deliver, resolve));
+      };
     },
     acceptBrowser: (stream, session, policy) => {
       pending.set(stream, { session, policy });

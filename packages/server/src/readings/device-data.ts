@@ -13,7 +13,7 @@ import type { Db } from '../db/driver';
 import { dcu, meter } from '../db/schema';
 import type { HeadEnd, LinkChange } from '../headend/head-end';
 import type { Broker } from '../mqtt/broker';
-import type { ReadingIngest } from './ingest';
+import { type ReadingIngest, refusedForGood } from './ingest';
 import {
   dailyRows,
   FROZEN_CHANNELS,
@@ -90,7 +90,9 @@ const PushedReadingsSchema = z.array(z.unknown()).max(100_000);
  * and the status changes the head-end records, mapped from device keys to archive ids and pushed
  * into the ingest. A DCU speaks for the meters behind it only: a reading it names for another meter
  * counts as an unknown meter, like a key no archive holds. Each delivery is held until its rows are
- * durable, so a database that falls behind slows the devices down instead of filling memory.
+ * durable, so a database that falls behind slows the devices down instead of filling memory; on the
+ * embedded broker a device's QoS 1 message is acknowledged only then, so none is lost to a stop in
+ * between (an external broker's subscription is QoS 0: there the device's acknowledgement is the broker's).
  */
 export class DeviceReadings {
   private readonly stops: (() => Promise<void> | void)[] = [];
@@ -125,9 +127,13 @@ export class DeviceReadings {
   async start(): Promise<void> {
     if (this.stops.length) return;
     this.stops.push(
-      await this.broker.subscribe('ami/+/+/data', (topic, payload) => this.handle(this.onData(topic, payload))),
-      await this.broker.subscribe('ami/+/+/event', (topic, payload) => this.handle(this.onEvent(topic, payload))),
-      this.headEnd.onLinkChange((change) => void this.handle(this.onLinkChange(change))),
+      await this.broker.subscribe('ami/+/+/data', (topic, payload) => this.handle(this.onData(topic, payload)), {
+        acknowledgeWhenHandled: true,
+      }),
+      await this.broker.subscribe('ami/+/+/event', (topic, payload) => this.handle(this.onEvent(topic, payload)), {
+        acknowledgeWhenHandled: true,
+      }),
+      this.headEnd.onLinkChange((change) => void this.handle(this.onLinkChange(change)).catch(() => undefined)),
     );
   }
 
@@ -137,11 +143,21 @@ export class DeviceReadings {
     await Promise.allSettled([...this.handling]);
   }
 
+  /**
+   * Tracks a message's handling and logs its failure. What answers the broker rejects only when the
+   * rows could not be stored for a passing reason (the database away, the server stopping): the
+   * device then keeps the message and sends it again. Rows the database refuses for good are
+   * acknowledged and dropped, or the device would send them forever.
+   */
   private handle(work: Promise<unknown>): Promise<unknown> {
-    const guarded = work.catch((err: unknown) => this.log.error({ err }, 'readings: device message not ingested'));
+    const answered = work.catch((err: unknown) => {
+      this.log.error({ err }, 'readings: device message not ingested');
+      if (!refusedForGood(err)) throw err;
+    });
+    const guarded = answered.catch(() => undefined);
     this.handling.add(guarded);
     void guarded.finally(() => this.handling.delete(guarded));
-    return guarded;
+    return answered;
   }
 
   /**

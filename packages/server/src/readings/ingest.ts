@@ -47,6 +47,9 @@ interface Entry {
 /** SQLSTATE classes of a row the database will never take (data, integrity): no use trying again. */
 const PERMANENT = /^(22|23|42)/;
 
+/** Whether a write failed for good (the database refuses the rows), not for a passing reason. */
+export const refusedForGood = (error: unknown) => PERMANENT.test(databaseError(error)?.code ?? '');
+
 /**
  * The one way readings reach the store: everything devices deliver, pushed on the broker or answered
  * to a task. `push` screens rows (malformed, impossible time: counted and dropped, the good rows of the
@@ -191,8 +194,7 @@ export class ReadingIngest {
       try {
         return await this.writer.writeScreened(batch);
       } catch (error) {
-        const code = databaseError(error)?.code;
-        if ((code && PERMANENT.test(code)) || Date.now() - started + pause > this.options.retryForMs) throw error;
+        if (refusedForGood(error) || Date.now() - started + pause > this.options.retryForMs) throw error;
         this.log.warn({ err: error, retryInMs: pause }, 'readings: flush failed, trying again');
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
