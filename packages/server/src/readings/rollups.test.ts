@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { OBIS } from '@meterdesk/contracts';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meter, rollupDcuDay, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
 import { dcuAt, gridNode, meterAt } from '../test/archive-fixtures';
@@ -53,6 +53,11 @@ describe('reading rollups', () => {
     dcuB = (await dcuAt(t, other)).id;
     m1 = (await meterAt(t, grid, undefined, dcuA)).id;
     m2 = (await meterAt(t, grid, undefined, dcuA)).id;
+    // Installed: meters a report expects to read (a meter in the warehouse counts apart, below).
+    await t.db
+      .update(meter)
+      .set({ status: 1 })
+      .where(inArray(meter.id, [m1, m2]));
   });
   afterAll(() => t.close());
 
@@ -218,6 +223,26 @@ describe('reading rollups', () => {
     expect(strip(byKey(await t.db.select().from(rollupMeterDay)))).toEqual(strip(byKey(folded.meters)));
     expect(strip(await gridDays())).toEqual(strip(folded.grids));
     expect(strip(await dcuDays())).toEqual(strip(folded.dcus));
+  });
+
+  it('counts the intervals of a meter a report does not expect (in maintenance) in its own row only, not in its node’s or DCU’s read success', async () => {
+    const day = '2026-10-17';
+    const area = await gridNode(t);
+    const box = (await dcuAt(t, area)).id;
+    const installed = (await meterAt(t, area, undefined, box)).id;
+    const serviced = (await meterAt(t, area, undefined, box)).id;
+    await t.db.update(meter).set({ status: 1 }).where(eq(meter.id, installed));
+    await t.db.update(meter).set({ status: 5 }).where(eq(meter.id, serviced));
+    await writer.write({
+      profile: [...profileRows(installed, intervals(day, 100, [0, 1])), ...profileRows(serviced, intervals(day, 100))],
+    });
+    await foldPending(t.db);
+    expect(await meterDay(serviced, day)).toMatchObject({ intervals: 96, reporting: false });
+    expect(await meterDay(installed, day)).toMatchObject({ intervals: 94, reporting: true });
+    const [node] = (await gridDays()).filter((g) => g.gridId === area && g.day === day);
+    expect(node).toMatchObject({ meters: 2, intervals: 94, metersComplete: 0 });
+    const [unit] = (await dcuDays()).filter((d) => d.dcuId === box && d.day === day);
+    expect(unit).toMatchObject({ meters: 2, intervals: 94, metersComplete: 0 });
   });
 
   // An app of its own: its minutely fold would otherwise race the assertions above on what waits.

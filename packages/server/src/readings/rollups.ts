@@ -1,4 +1,4 @@
-import { INTERVALS_PER_DAY } from '@meterdesk/contracts';
+import { INTERVALS_PER_DAY, REPORTING_METER_STATUSES } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
@@ -35,6 +35,8 @@ export const FOLD_BATCH = 5000;
 
 /** The columns of a meter's day, in rollup_meter_day's order after (meter_id, day, grid_id, dcu_id, consumption). */
 const DAY_FIGURES = sql.raw(`p.intervals, p.demand_min, p.demand_max, p.demand_avg, e.regular, e.medium, e.severe`);
+/** Whether meter `m` is one a report expects to read (rollup_meter_day.reporting). */
+const REPORTING = sql.raw(`(m.status in (${REPORTING_METER_STATUSES.join(', ')}) and not m.virtual)`);
 const PROFILE_FIGURES = sql.raw(`count(*)::int as intervals, min(p.active_power) as demand_min,
   max(p.active_power) as demand_max, round(avg(p.active_power))::int as demand_avg`);
 const EVENT_FIGURES = sql.raw(`count(*) filter (where e.level = 0)::int as regular,
@@ -55,7 +57,7 @@ function keyedDays(keys: readonly RollupKey[]): { old: SQL; computed: SQL } {
     computed: sql`select k.meter_id, k.day, m.grid_id, m.dcu_id,
         (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day)
           - (select d.active_import from reading_daily d where d.meter_id = k.meter_id and d.day = k.day - 1),
-        ${DAY_FIGURES}
+        ${DAY_FIGURES}, ${REPORTING}
       from keys k
       join meter m on m.id = k.meter_id
       cross join lateral (select ${PROFILE_FIGURES} from reading_profile p
@@ -84,7 +86,7 @@ function wholeDay(day: string): { old: SQL; computed: SQL } {
       old as (select r.grid_id, r.dcu_id, r.day from rollup_meter_day r where r.day = ${day}::date)`,
     computed: sql`select k.meter_id, ${day}::date, m.grid_id, m.dcu_id, d.active_import - b.active_import,
         coalesce(p.intervals, 0), p.demand_min, p.demand_max, p.demand_avg,
-        coalesce(e.regular, 0), coalesce(e.medium, 0), coalesce(e.severe, 0)
+        coalesce(e.regular, 0), coalesce(e.medium, 0), coalesce(e.severe, 0), ${REPORTING}
       from keys k
       join meter m on m.id = k.meter_id
       left join p on p.meter_id = k.meter_id
@@ -105,13 +107,14 @@ async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: 
     sql`with ${old},
       upserted as (
         insert into rollup_meter_day as r (meter_id, day, grid_id, dcu_id, consumption, intervals, demand_min,
-          demand_max, demand_avg, events_regular, events_medium, events_severe)
+          demand_max, demand_avg, events_regular, events_medium, events_severe, reporting)
         ${computed}
         on conflict (meter_id, day) do update set grid_id = excluded.grid_id, dcu_id = excluded.dcu_id,
           consumption = excluded.consumption,
           intervals = excluded.intervals, demand_min = excluded.demand_min, demand_max = excluded.demand_max,
           demand_avg = excluded.demand_avg, events_regular = excluded.events_regular,
-          events_medium = excluded.events_medium, events_severe = excluded.events_severe, updated_at = now()
+          events_medium = excluded.events_medium, events_severe = excluded.events_severe,
+          reporting = excluded.reporting, updated_at = now()
         returning r.grid_id, r.dcu_id, r.day
       ),
       changed as (select grid_id, dcu_id, day, 1 as meters from upserted
@@ -130,6 +133,10 @@ async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: 
   return nodes.reduce((sum, node) => sum + node.meters, 0);
 }
 
+/** A grid or DCU row's intervals and complete meters: of its meters expected to report only. */
+const REPORTED_FIGURES = sql.raw(`coalesce(sum(r.intervals) filter (where r.reporting), 0),
+  (count(*) filter (where r.reporting and r.intervals >= ${INTERVALS_PER_DAY}))::int`);
+
 /**
  * Grid rows from their meters' rows. The CTE above cannot see its own upserts, so this is its own
  * statement; a node left without meter rows loses its row.
@@ -142,7 +149,7 @@ async function recomputeGrids(tx: Executor, nodes: readonly { id: string; day: s
       insert into rollup_grid_day (grid_id, day, meters, consumption, meters_with_consumption, intervals,
         meters_complete, demand_max, events_regular, events_medium, events_severe, updated_at)
       select r.grid_id, r.day, count(*)::int, coalesce(sum(r.consumption), 0), count(r.consumption)::int,
-        sum(r.intervals), (count(*) filter (where r.intervals >= ${INTERVALS_PER_DAY}))::int, max(r.demand_max),
+        ${REPORTED_FIGURES}, max(r.demand_max),
         sum(r.events_regular)::int, sum(r.events_medium)::int, sum(r.events_severe)::int, now()
       from nodes n join rollup_meter_day r on r.grid_id = n.grid_id and r.day = n.day
       group by r.grid_id, r.day
@@ -161,8 +168,7 @@ async function recomputeDcus(tx: Executor, dcus: readonly { id: string; day: str
     sql`with dcus as (select * from jsonb_to_recordset(${dcuJson}::jsonb) as d(dcu_id varchar, day date)),
       gone as (delete from rollup_dcu_day g using dcus d where g.dcu_id = d.dcu_id and g.day = d.day)
       insert into rollup_dcu_day (dcu_id, day, meters, intervals, meters_complete, updated_at)
-      select r.dcu_id, r.day, count(*)::int, sum(r.intervals),
-        (count(*) filter (where r.intervals >= ${INTERVALS_PER_DAY}))::int, now()
+      select r.dcu_id, r.day, count(*)::int, ${REPORTED_FIGURES}, now()
       from dcus d join rollup_meter_day r on r.dcu_id = d.dcu_id and r.day = d.day
       group by r.dcu_id, r.day
       on conflict (dcu_id, day) do update set meters = excluded.meters, intervals = excluded.intervals,

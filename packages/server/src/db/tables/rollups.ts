@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, date, index, integer, pgTable, primaryKey, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, pgTable, primaryKey, timestamp, varchar } from 'drizzle-orm/pg-core';
 
 /*
  * Rollups of the readings store (readings/rollups.ts), so a dashboard card or a report reads one row
@@ -38,6 +38,12 @@ export const rollupMeterDay = pgTable(
     consumption: bigint({ mode: 'number' }),
     /** Load profile intervals received for the day (96 when complete). */
     intervals: integer().notNull().default(0),
+    /**
+     * Whether the meter was expected to report when the row was computed (REPORTING_METER_STATUSES,
+     * not virtual): only such meters' intervals count in the grid and DCU rows' read success, as only
+     * they count among the meters a report expects.
+     */
+    reporting: boolean().notNull().default(true),
     /** Interval average active power over the day's intervals, W. */
     demandMin: integer(),
     demandMax: integer(),
@@ -70,8 +76,9 @@ export const rollupGridDay = pgTable(
     consumption: bigint({ mode: 'number' }).notNull(),
     /** Meters whose consumption is known that day. */
     metersWithConsumption: integer().notNull(),
+    /** Intervals received that day by the meters expected to report (rollup_meter_day.reporting). */
     intervals: bigint({ mode: 'number' }).notNull(),
-    /** Meters whose day holds all its intervals (INTERVALS_PER_DAY). */
+    /** Meters expected to report whose day holds all its intervals (INTERVALS_PER_DAY). */
     metersComplete: integer().notNull().default(0),
     /** The highest of its meters' maximum demand, W. */
     demandMax: integer(),
@@ -92,6 +99,7 @@ export const rollupDcuDay = pgTable(
     day: date({ mode: 'string' }).notNull(),
     /** Meters with a rollup row that day. */
     meters: integer().notNull(),
+    /** As rollup_grid_day's: of the meters expected to report. */
     intervals: bigint({ mode: 'number' }).notNull(),
     metersComplete: integer().notNull(),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
