@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, smallint, timestamp, varchar } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  timestamp,
+  varchar,
+} from 'drizzle-orm/pg-core';
 import { createdAt, id, ref } from './columns';
 
 const time = () => timestamp({ withTimezone: true, mode: 'date' });
@@ -81,4 +92,29 @@ export const collectionRunDevice = pgTable(
     requested: boolean().notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.runId, t.meterId] }), index('collection_run_device_dcu_idx').on(t.runId, t.dcuId)],
+);
+
+/**
+ * What an occurrence's chain (a scheduled or run-now run and its repairs) made of its meters, summed
+ * per grid node, DCU and last result code: written when a run of the chain finishes, so task analysis
+ * reads a few rows per occurrence instead of every meter of every run (collection_run_device) of a
+ * month. `failed` counts meters short of readings or whose last answer was not a success.
+ */
+export const collectionRunKpi = pgTable(
+  'collection_run_kpi',
+  {
+    /** The occurrence: the scheduled or run-now run its repairs hang off. */
+    runId: varchar({ length: 32 }).notNull(),
+    gridId: varchar({ length: 32 }).notNull(),
+    dcuNo: varchar({ length: 50 }),
+    /** The last answered result code of the meters counted here; null: none answered. */
+    code: varchar({ length: 2 }),
+    devices: integer().notNull(),
+    expected: bigint({ mode: 'number' }).notNull(),
+    received: bigint({ mode: 'number' }).notNull(),
+    /** Received by the occurrence's own run, before any repair. */
+    firstReceived: bigint({ mode: 'number' }).notNull(),
+    failed: integer().notNull(),
+  },
+  (t) => [index('collection_run_kpi_run_idx').on(t.runId)],
 );

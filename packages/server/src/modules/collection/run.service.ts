@@ -46,6 +46,7 @@ import {
   storedKey,
   type TaskCrontab,
 } from './run-items';
+import { writeRunKpi } from './run-kpi';
 
 export const COLLECTION_RUN_JOB = 'collection-run';
 export const COLLECTION_DUE_JOB = 'collection-due';
@@ -700,6 +701,8 @@ export class CollectionRuns {
       })
       .where(and(eq(collectionRun.id, run.id), eq(collectionRun.status, 'running')))
       .returning();
+    // A task's occurrence: what task analysis reads of it, now with this run's reads.
+    if (finished && run.planId) await this.db.transaction((tx) => writeRunKpi(tx, run.parentRunId ?? run.id));
     if (run.planId)
       await this.db.execute(sql`
         update ${plan} set plan_status = case

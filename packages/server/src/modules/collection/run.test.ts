@@ -6,6 +6,7 @@ import { newId } from '../../db/ids';
 import {
   collectionRun,
   collectionRunDevice,
+  collectionRunKpi,
   dcu,
   deviceCommand,
   plan,
@@ -203,6 +204,11 @@ describe('a scheduled occurrence', () => {
     });
     const list = await t.call<{ list: CollectionRun[] }>('/plan/runs', { planid, pageSize: 10 }, admin);
     expect(list.body.data.list.map((r) => r.runId)).toEqual([runId]);
+    // Its end wrote what task analysis reads of the occurrence.
+    const kpi = await t.db.select().from(collectionRunKpi).where(eq(collectionRunKpi.runId, runId));
+    expect(kpi.reduce((n, k) => n + k.devices, 0)).toBe(6);
+    expect(kpi.reduce((n, k) => n + k.received, 0)).toBe(6 * 97);
+    expect(kpi.every((k) => k.code === '00' && k.failed === 0)).toBe(true);
   }, 120_000);
 
   it('a server down across several occurrences runs the latest one and counts the others as missed', async () => {

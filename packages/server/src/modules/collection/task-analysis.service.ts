@@ -18,6 +18,7 @@ import { countRows, rowsOf } from '../../db/rows';
 import { collectionRun, plan } from '../../db/schema';
 import { fieldError, notFound } from '../../http/api-error';
 import { gridScope, type Scope, scopeOf } from '../../rbac/scope';
+import { chainMeters, KPI_SUMS } from './run-kpi';
 import { type TaskService, visibleTasks } from './task.service';
 
 const DAY_MS = 86_400_000;
@@ -55,12 +56,13 @@ export function checkPeriod(q: Period, now: Date): { from: Date; to: Date } {
 }
 
 /**
- * The occurrences (scheduled and run-now runs) of the selected tasks due in the period, and per
- * occurrence and meter in the caller's grid scope what its chain (the run and its repairs that have
- * read) made of it: expected, received at the last read (received counts what the store holds, so
- * it only grows along a chain), received by the occurrence itself, and the last answered code.
+ * The occurrences (scheduled and run-now runs) of the selected tasks due in the period, and `kpi`: per
+ * occurrence, grid node, DCU and last result code, what its chain made of the meters in the caller's
+ * grid scope. A settled occurrence is read from collection_run_kpi (written when a run of its chain
+ * finishes); one whose chain is still reading, or that has no rows there, from its device rows.
  */
 function chainCtes(tasks: SQL | undefined, period: { from: Date; to: Date }, scope: Scope): SQL {
+  const inScope = (column: SQL) => gridScope(scope, column) ?? sql`true`;
   return sql`occ as (
       select r.id, r.plan_id, r.kind, r.status, r.due_at
       from ${collectionRun} r
@@ -68,28 +70,31 @@ function chainCtes(tasks: SQL | undefined, period: { from: Date; to: Date }, sco
         and r.kind in ('scheduled', 'manual') and r.status <> 'cancelled'
         and r.due_at >= ${period.from} and r.due_at <= ${period.to}
     ),
-    dev as (
-      select o.id as run_id, o.plan_id, d.meter_id, d.dcu_no,
-        max(d.expected) as expected,
-        max(d.received) as received,
-        coalesce(max(d.received) filter (where c.id = o.id), 0) as first_received,
-        (array_agg(d.result_code order by c.due_at desc, c.create_time desc)
-          filter (where d.result_code is not null))[1] as code
-      from occ o
-      cross join lateral (
-        select x.id, x.due_at, x.create_time from ${collectionRun} x where x.id = o.id
-        union all
-        select x.id, x.due_at, x.create_time from ${collectionRun} x
-        where x.parent_run_id = o.id and x.status in ('running', 'finished')
-      ) c
-      join collection_run_device d on d.run_id = c.id
-      where ${gridScope(scope, sql`d.grid_id`) ?? sql`true`}
-      group by o.id, o.plan_id, d.meter_id, d.dcu_no
+    live_occ as (
+      select o.id, o.plan_id from occ o
+      where o.status in ('queued', 'running')
+        or exists (select 1 from ${collectionRun} x where x.parent_run_id = o.id and x.status = 'running')
+        or not exists (select 1 from collection_run_kpi k where k.run_id = o.id)
     ),
-    meter_kpi as (
-      select dev.*, (received < expected or coalesce(code, '00') <> '00') as failed from dev
+    kpi as (
+      select k.run_id, o.plan_id, k.dcu_no, k.code, k.devices, k.expected, k.received, k.first_received, k.failed
+      from collection_run_kpi k join occ o on o.id = k.run_id
+      where o.id not in (select id from live_occ) and ${inScope(sql`k.grid_id`)}
+      union all
+      select run_id, plan_id, dcu_no, code, ${KPI_SUMS}
+      from (${chainMeters(sql`select id, plan_id from live_occ`, inScope(sql`d.grid_id`))}) m
+      group by run_id, plan_id, grid_id, dcu_no, code
     )`;
 }
+
+/**
+ * The kpi rows summed per occurrence and `key` (a task, a DCU): a period's figure sums its occurrences,
+ * its meters are the most one occurrence had (a task's or DCU's size), and its failures are failed
+ * reads, a meter failing on three days counting three.
+ */
+const PER_OCCURRENCE = (key: SQL) =>
+  sql`select run_id, ${key}, sum(devices) as devices, sum(expected) as expected, sum(received) as received,
+    sum(failed) as failed from kpi group by run_id, ${key}`;
 
 /** received ÷ expected in percent, one decimal (as a run's own rate); null when nothing was expected. */
 const rateOf = (received: SQL, expected: SQL) =>
@@ -147,9 +152,8 @@ const toTaskKpi = (r: TaskRow): TaskKpi => ({
 });
 
 /**
- * Task analysis: each figure is one statement aggregated in the database from the runs' device rows
- * (`collection_run_device`, read by its (run_id, meter_id) key from the runs `collection_run_plan_idx`
- * finds), never rows carried into the server.
+ * Task analysis: each figure is one statement aggregated in the database from the occurrences'
+ * collection_run_kpi rows (and the device rows of those still reading), never rows carried into the server.
  */
 export class TaskAnalysisService {
   constructor(
@@ -199,7 +203,7 @@ export class TaskAnalysisService {
     const codes = await rowsOf<{ code: string; devices: number }>(
       this.db,
       sql`with ${chainCtes(where, period, scope)}
-        select code, count(*)::int as devices from meter_kpi where code is not null
+        select code, sum(devices)::int as devices from kpi where code is not null
         group by code order by devices desc, code`,
     );
     return {
@@ -232,12 +236,12 @@ export class TaskAnalysisService {
       this.db,
       sql`with ${chainCtes(where, period, scope)},
         per_run as (
-          select run_id, count(*)::int as devices, sum(expected)::float8 as expected, sum(received)::float8 as received,
+          select run_id, sum(devices)::int as devices, sum(expected)::float8 as expected, sum(received)::float8 as received,
             ${rateOf(sql`sum(received)`, sql`sum(expected)`)} as success_rate,
             (case when sum(received) > 0
               then round(1000.0 * (sum(received) - sum(first_received)) / sum(received)) / 10 end)::float8 as repaired_share,
-            (count(*) filter (where failed))::int as failed
-          from meter_kpi group by run_id
+            sum(failed)::int as failed
+          from kpi group by run_id
         )
         select o.id, o.kind, o.status, o.due_at, k.devices, k.expected, k.received, k.success_rate, k.repaired_share,
           k.failed,
@@ -274,10 +278,10 @@ export class TaskAnalysisService {
       this.db,
       sql`with ${chainCtes(eq(plan.id, q.planid), period, scope)},
         per_dcu as (
-          select dcu_no, count(distinct meter_id)::int as devices, sum(expected)::float8 as expected,
+          select dcu_no, max(devices)::int as devices, sum(expected)::float8 as expected,
             sum(received)::float8 as received, ${rateOf(sql`sum(received)`, sql`sum(expected)`)} as success_rate,
-            (count(distinct meter_id) filter (where failed))::int as failed
-          from meter_kpi group by dcu_no
+            sum(failed)::int as failed
+          from (${PER_OCCURRENCE(sql`dcu_no`)}) r group by dcu_no
         )
         select *, count(*) over () as total from per_dcu
         order by ${orderOf(columns, q, sql`success_rate asc nulls last`, sql`dcu_no asc nulls first`)}
@@ -288,7 +292,7 @@ export class TaskAnalysisService {
       const [count] = await rowsOf<{ n: number }>(
         this.db,
         sql`with ${chainCtes(eq(plan.id, q.planid), period, scope)}
-          select count(distinct coalesce(dcu_no, ''))::int as n from meter_kpi`,
+          select count(distinct coalesce(dcu_no, ''))::int as n from kpi`,
       );
       total = Number(count?.n ?? 0);
     }
@@ -306,18 +310,18 @@ export class TaskAnalysisService {
       this.db,
       sql`with ${chainCtes(where, period, scope)},
         runs_of as (select plan_id, count(*)::int as runs from occ group by plan_id),
-        kpi as (
-          select plan_id, count(distinct meter_id)::int as devices, sum(expected)::float8 as expected,
+        per_task as (
+          select plan_id, max(devices)::int as devices, sum(expected)::float8 as expected,
             sum(received)::float8 as received, ${rateOf(sql`sum(received)`, sql`sum(expected)`)} as success_rate,
-            (count(distinct meter_id) filter (where failed))::int as failed
-          from meter_kpi group by plan_id
+            sum(failed)::int as failed
+          from (${PER_OCCURRENCE(sql`plan_id`)}) r group by plan_id
         )
         select ${plan.id} as id, ${plan.planName} as plan_name, ${plan.planStatus} as plan_status,
           coalesce(n.runs, 0) as runs, coalesce(k.devices, 0) as devices, coalesce(k.expected, 0) as expected,
           coalesce(k.received, 0) as received, k.success_rate, coalesce(k.failed, 0) as failed
         from ${plan}
         left join runs_of n on n.plan_id = ${plan.id}
-        left join kpi k on k.plan_id = ${plan.id}
+        left join per_task k on k.plan_id = ${plan.id}
         where ${where ?? sql`true`}
         order by ${orderOf(TASK_KPI.columns, q, TASK_DEFAULT_ORDER, sql`${plan.planName}, ${plan.id}`)}
         limit ${page.limit} offset ${page.offset}`,

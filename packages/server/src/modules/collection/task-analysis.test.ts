@@ -7,12 +7,14 @@ import {
   type TaskKpi,
   type ValidationIssue,
 } from '@meterdesk/contracts';
+import { and, eq, inArray, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { collectionRun, collectionRunDevice, plan } from '../../db/schema';
 import { exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { uniqueName } from '../../test/unique';
+import { writeRunKpi } from './run-kpi';
 import { checkPeriod } from './task-analysis.service';
 
 /*
@@ -222,7 +224,7 @@ describe('task analysis list', () => {
       'Expected readings',
       'Received readings',
       'Success rate (%)',
-      'Failed meters',
+      'Failed meter reads',
     ]);
     expect(rows.slice(1).map((r) => r[0])).toEqual([`${prefix} t1`, `${prefix} t3`]);
     expect(rows[1]?.slice(2)).toEqual([2, 3, 582, 436, 74.9, 2]);
@@ -351,5 +353,39 @@ describe('task analysis detail', () => {
       expect((await call(path, { planid: ids.deleted })).status, path).toBe(404);
     }
     expect((await call('detail', { planid: ids.t2 })).status).toBe(200);
+  });
+});
+
+describe('settled occurrences', () => {
+  // Last in the file: it settles the fixture's occurrences and deletes their device rows.
+  it('are read from their KPI rows, written at a run’s end, with the figures their device rows gave', async () => {
+    const answers = async () =>
+      Promise.all(
+        [admin, operator].flatMap((cookie) => [
+          list({}, cookie),
+          ...['detail', 'runs', 'dcus'].map((path) =>
+            t.call(`/taskanalysis/${path}`, { planid: ids.t1, ...period() }, cookie),
+          ),
+        ]),
+      ).then((all) => all.map((res) => res.body));
+    const live = await answers();
+    const occurrences = await t.db
+      .select({ id: collectionRun.id })
+      .from(collectionRun)
+      .where(and(inArray(collectionRun.kind, ['scheduled', 'manual']), like(plan.planName, `${prefix}%`)))
+      .innerJoin(plan, eq(plan.id, collectionRun.planId));
+    for (const { id } of occurrences) await t.db.transaction((tx) => writeRunKpi(tx, id));
+    const chains = await t.db
+      .select({ id: collectionRun.id })
+      .from(collectionRun)
+      .innerJoin(plan, eq(plan.id, collectionRun.planId))
+      .where(like(plan.planName, `${prefix}%`));
+    await t.db.delete(collectionRunDevice).where(
+      inArray(
+        collectionRunDevice.runId,
+        chains.map((c) => c.id),
+      ),
+    );
+    expect(await answers()).toEqual(live);
   });
 });
