@@ -69,7 +69,15 @@ export async function startServer(databaseUrl, { logLevel = 'info', execArgv = [
   const dataDir = mkdtempSync(join(tmpdir(), 'meterdesk-bench-'));
   const child = fork(join(root, 'packages/server/src/main.ts'), [], {
     cwd: root,
-    execArgv: ['--import', 'tsx', '--import', join(root, 'bench/lib/capture-sql.mjs'), ...execArgv],
+    execArgv: [
+      '--import',
+      'tsx',
+      '--import',
+      join(root, 'bench/lib/capture-sql.mjs'),
+      ...execArgv,
+      // e.g. "--cpu-prof --cpu-prof-dir=DIR": where the server's time goes
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
     env: {
       ...process.env,
       PORT: String(port),
