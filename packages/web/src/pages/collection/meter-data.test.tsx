@@ -76,7 +76,8 @@ describe('data tab days', () => {
   });
 });
 
-const channels = (keys: string[]) => keys.map((key) => ({ key, obis: key, unit: key === 'activePower' ? 'W' : 'Wh' }));
+const POWER = new Set(['activePower', 'maxDemand']);
+const channels = (keys: string[]) => keys.map((key) => ({ key, obis: key, unit: POWER.has(key) ? 'W' : 'Wh' }));
 const profileOf = (day: string, count: number): MeterProfile => ({
   day,
   expected: 96,
@@ -139,6 +140,9 @@ describe('meter data tab', () => {
     expect(within(table).getAllByRole('row')[1]?.textContent).toContain('2026-11-02');
     expect(within(table).getByText('5,600')).toBeTruthy();
     expect(within(table).getAllByText('Active import (+A) (Wh)').length).toBeGreaterThan(0);
+    // Maximum demand (stored in W) carries its unit like the energy registers.
+    expect(within(table).getAllByText('Maximum demand (W)').length).toBeGreaterThan(0);
+    expect(within(table).getByText('950')).toBeTruthy();
   });
 
   it('says so when the day holds no profile, in Chinese too', async () => {
