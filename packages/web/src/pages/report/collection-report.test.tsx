@@ -2,6 +2,7 @@ import { COLLECTION_REPORT_RES, type ReportDaily, type ReportGridRow, type Repor
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { applyLanguage } from '@/i18n/i18n';
 import { addDays, utcToday } from '@/pages/collection/meter-data-days';
 import { fail, file, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
@@ -43,7 +44,10 @@ const stoppedMeter: ReportMeterRow = {
 };
 
 describe('data collection report page', () => {
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    applyLanguage('en');
+  });
 
   it('shows the daily success, each tab asked with the filters, and exports the shown table', async () => {
     const api = stubApi({
@@ -62,6 +66,9 @@ describe('data collection report page', () => {
     await waitFor(() => expect(within(table).getByText(addDays(today, -1))).toBeTruthy());
     // 384 of 768 intervals over the period.
     expect(screen.getByTestId('report-period-rate').textContent).toContain('50');
+    // The days are UTC days, and the page says so where it shows them.
+    expect(within(table).getByRole('columnheader', { name: 'Day (UTC)' })).toBeTruthy();
+    expect(screen.getByText('Period (UTC days)')).toBeTruthy();
     expect(api.callsTo('/collectionreport/daily')[0]?.body).toEqual({ startDay: addDays(today, -6), endDay: today });
 
     await user.click(screen.getByTestId('report-tab-grid'));
@@ -79,6 +86,7 @@ describe('data collection report page', () => {
     const stopped = await screen.findByTestId('report-stopped');
     expect(await within(stopped).findByText('M000123')).toBeTruthy();
     expect(within(stopped).getByText('Anomaly')).toBeTruthy();
+    expect(within(stopped).getByRole('columnheader', { name: 'Last reading day (UTC)' })).toBeTruthy();
     expect(screen.getByText('1 items in total')).toBeTruthy();
     // The meter lists are as of today: no period to pick, no period rate.
     expect(screen.queryByTestId('report-period')).toBeNull();
@@ -120,6 +128,18 @@ describe('data collection report page', () => {
 
     await userEvent.setup().click(screen.getByTestId('report-tab-neverRead'));
     expect(await screen.findByText('No meter in this list')).toBeTruthy();
+  });
+
+  it('says in Chinese too that its days are UTC days', async () => {
+    applyLanguage('zh');
+    stubApi({
+      '/powergrid/tree': () => ok([]),
+      '/collectionreport/daily': () => ok(daily(4)),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    const table = await screen.findByTestId('report-daily');
+    expect(await within(table).findByRole('columnheader', { name: '日期 (UTC)' })).toBeTruthy();
+    expect(screen.getByText('时间段（UTC 日）')).toBeTruthy();
   });
 
   it("shows the server's refusal instead of a table", async () => {
