@@ -39,16 +39,22 @@ test('an administrator builds a collection template, creates a daily task from i
   const templateForm = page.getByTestId('template-form');
   await templateForm.getByTestId('field-templateName').fill(templateName);
   await templateForm.getByTestId('field-items').click();
-  for (const item of ['loadProfile', 'dailyFrozen']) {
+  // Typed by their code, offered by their name.
+  for (const [item, name] of [
+    ['loadProfile', 'Load profile'],
+    ['dailyFrozen', 'Daily frozen values'],
+  ] as const) {
     await page.keyboard.type(item);
-    await page.locator(`.ant-select-item-option[title^="${item} ("]`).click();
+    await page.locator(`.ant-select-item-option[title^="${name} (${item},"]`).click();
   }
   await page.keyboard.press('Escape');
   await templateForm.getByTestId('crud-save').click();
   await expect(page).toHaveURL(new RegExp(`${TEMPLATES}(\\?|$)`));
   await page.getByTestId('field-templateName').fill(templateName);
   await page.getByTestId('crud-search').click();
-  await expect(page.getByRole('row').filter({ hasText: templateName })).toContainText('loadProfile');
+  await expect(page.getByRole('row').filter({ hasText: templateName })).toContainText(
+    'Load profile, Daily frozen values',
+  );
 
   await page.goto(TASKS);
   await page.getByTestId('crud-add').click();
@@ -57,7 +63,7 @@ test('an administrator builds a collection template, creates a daily task from i
   await form.getByTestId('field-planName').fill(taskName);
   await form.getByTestId('field-templateId').click();
   await page.locator(`.ant-select-item-option[title="${templateName}"]`).click();
-  await expect(form.getByTestId('task-template-items')).toContainText('loadProfile, dailyFrozen');
+  await expect(form.getByTestId('task-template-items')).toContainText('Load profile, Daily frozen values');
   await form.getByTestId('field-devList').fill(meter.devAddr);
   // A start already past is refused before anything is sent.
   const start = form.getByTestId('field-starttime');
@@ -105,7 +111,7 @@ test('an administrator builds a collection template, creates a daily task from i
   await run.click();
   const device = page.getByRole('row').filter({ hasText: meter.devAddr });
   await expect(device).toContainText('00 Success');
-  await expect(device).toContainText('loadProfile 96/96');
+  await expect(device).toContainText('Load profile 96/96');
 
   // The meter's data tab draws yesterday's load profile.
   await page.goto(`/archiveSetting/meter/detail?id=${meter.id}`);

@@ -4,6 +4,7 @@ import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { contains, equals, flag } from '../common/list';
 import { PlanDevParamsSchema } from '../operations/plan.api';
+import { COLLECT_ITEM_LABELS } from './template.schema';
 
 /** Spec §4 states of a collection task (a one-shot plan's approval states never apply). */
 export const TASK_STATES = ['waiting', 'executing', 'finished', 'paused', 'deleted'] as const;
@@ -42,7 +43,7 @@ export const TaskSchema = storedRecord(
     itemType: choice('task', 'itemType', 'itemTypes', [0, 1]),
     devList: field(z.array(z.string()), { label: 'task.fields.devList', widget: 'textarea' }),
     devParams: field(PlanDevParamsSchema, { label: 'task.fields.devParams', widget: 'group' }),
-    items: field(z.array(z.string()), { label: 'task.fields.items', widget: 'text' }),
+    items: field(z.array(z.string()), { label: 'task.fields.items', widget: 'text', valueLabels: COLLECT_ITEM_LABELS }),
     orders: z.array(z.record(z.string(), z.unknown())),
     deviceCount: count('deviceCount'),
     createdBy: text('createdBy'),

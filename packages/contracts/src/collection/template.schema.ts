@@ -9,6 +9,13 @@ import { COLLECT_CMD, MAX_TASK_ORDERS, PlanDevParamsSchema, type PlanOrderSchema
 export const CYCLE_UNITS = ['minute', 'hour', 'day'] as const;
 
 /**
+ * Where a collection item's name (an OBIS item's cgName) finds its label: the profile objects under
+ * `collectItems`, a register under the readings channel of the same name. An operator's own item shows
+ * as its code.
+ */
+export const COLLECT_ITEM_LABELS = ['collectItems', 'readings.channels'] as const;
+
+/**
  * A collection task template (templateMGT): the items its tasks read, how often within a run each is
  * read (a cycle plan; 0 reads once per run), and the device filters a task starts from.
  */
@@ -23,6 +30,7 @@ const fields = {
       label: 'template.fields.items',
       widget: 'select',
       lookup: 'collectItems',
+      valueLabels: COLLECT_ITEM_LABELS,
       multiple: true,
       help: 'template.help.items',
     },

@@ -34,6 +34,12 @@ export interface FieldMeta {
   widget: FieldWidget;
   options?: readonly FieldOption[];
   /**
+   * i18n key prefixes under which a stored value may have a label (`<prefix>.<value>`, the first found);
+   * a value none of them names shows as stored. For open sets of codes, such as collection items, where
+   * an operator may add codes of their own.
+   */
+  valueLabels?: readonly string[];
+  /**
    * A named lookup the web resolves for select/tree widgets (e.g. `resourceTree`); a picker of archive
    * records names one of `ARCHIVE_PICKERS` (archive/pickers.ts), searched on the server.
    */

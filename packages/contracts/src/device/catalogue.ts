@@ -87,6 +87,18 @@ export const COMMON_OBIS: readonly CommonObisItem[] = [
   register(OBIS.currentL1, 'currentL1', 'Instantaneous current L1', 'A', -3),
   register(OBIS.activePower, 'activePower', 'Instantaneous active power import', 'W', 0),
   {
+    // Only a column of the frozen rows (stored in W): the readings screens take its unit from here.
+    // Not offered to read on its own: the devices answer it as part of their frozen profiles.
+    obis: OBIS.maxDemand,
+    classId: 4,
+    attribute: 2,
+    description: 'Maximum demand (+A) of the frozen period',
+    unit: 'W',
+    scaler: 0,
+    cgName: 'maxDemand',
+    flags: {},
+  },
+  {
     obis: OBIS.loadProfile,
     classId: 7,
     attribute: 2,

@@ -46,14 +46,26 @@ export function entityColumns<R extends Record<string, unknown>>(
   return fields.map((key) => {
     const meta = fieldMeta(entity.record.shape[key] as z.ZodType);
     const options = new Map(meta?.options?.map((o) => [o.value, t(o.label)]));
+    // A code under the first prefix that names it (collection items), else as stored, as the screen shows it.
+    const prefixes = meta?.valueLabels ?? [];
+    const labelOf = (item: unknown) => {
+      if (options.has(item as string | number)) return options.get(item as string | number) ?? '';
+      for (const prefix of prefixes) {
+        const key = `${prefix}.${String(item)}`;
+        const label = t(key);
+        if (label !== key) return label;
+      }
+      return String(item);
+    };
     const datetime = meta?.widget === 'datetime';
     return {
       key,
       title: t(meta?.label ?? `${entity.name}.fields.${key}`),
       text: (row) => {
         const value = row[key];
-        if (Array.isArray(value)) return value.map((item) => options.get(item) ?? String(item)).join(', ');
+        if (Array.isArray(value)) return value.map(labelOf).join(', ');
         if (options.has(value as string | number)) return options.get(value as string | number) ?? '';
+        if (prefixes.length && (typeof value === 'string' || typeof value === 'number')) return labelOf(value);
         if (datetime) return formatMoment(String(value ?? ''));
         if (typeof value === 'boolean') return t(value ? 'common.yes' : 'common.no');
         return typeof value === 'number' ? value : String(value ?? '');

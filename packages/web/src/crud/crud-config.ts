@@ -130,6 +130,11 @@ export interface CrudConfig {
    */
   secretFields: readonly string[];
   rowActions: readonly RowAction[];
+  /**
+   * Each row offers View: the detail page when the user holds it, else a drawer of the detail fields.
+   * False for a list whose own row action opens the record (task analysis: its Analysis page).
+   */
+  viewAction: boolean;
   timeRange?: TimeRangeFilter;
   /** What the view drawer shows instead of the entity's detail fields. */
   View?: ComponentType<{ crud: CrudConfig; row: Row }>;
@@ -187,6 +192,8 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   createFields?: readonly InputKey<C>[];
   secretFields?: readonly InputKey<C>[];
   rowActions?: readonly RowAction<Shape<S>>[];
+  /** Offer the View action on each row (default true; see CrudConfig). */
+  viewAction?: boolean;
   timeRange?: TimeRangeFilter;
   View?: ComponentType<{ crud: CrudConfig; row: Row }>;
   related?: readonly RelatedList<Shape<S>>[];
@@ -249,6 +256,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     createFields: definition.createFields ?? [],
     secretFields: definition.secretFields ?? [],
     rowActions,
+    viewAction: definition.viewAction ?? true,
     timeRange: definition.timeRange,
     View: definition.View,
     related: (definition.related ?? []) as unknown as RelatedList[],

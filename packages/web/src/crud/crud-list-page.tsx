@@ -227,18 +227,22 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
       key: 'actions',
       title: t('crud.columnsActions'),
       fixed: 'right',
-      width: singleLine ? CELL_PADDING + ACTION_WIDTH * (1 + Number(canEdit) + crud.rowActions.length) : undefined,
+      width: singleLine
+        ? CELL_PADDING + ACTION_WIDTH * (Number(crud.viewAction) + Number(canEdit) + crud.rowActions.length)
+        : undefined,
       render: (_: unknown, row: Row) => {
         const key = keyOf(row);
         const id = encodeURIComponent(key);
         return (
           <Flex gap={4} wrap={false}>
-            <RowActionButton
-              crud={crud}
-              action={{ key: 'view', label: 'common.actions.view', icon: <EyeOutlined /> }}
-              rowKey={key}
-              onClick={() => (hasDetailPage ? navigate(`${detailPath}?id=${id}`) : setViewing(row))}
-            />
+            {crud.viewAction && (
+              <RowActionButton
+                crud={crud}
+                action={{ key: 'view', label: 'common.actions.view', icon: <EyeOutlined /> }}
+                rowKey={key}
+                onClick={() => (hasDetailPage ? navigate(`${detailPath}?id=${id}`) : setViewing(row))}
+              />
+            )}
             {canEdit && (
               <RowActionButton
                 crud={crud}

@@ -6,10 +6,20 @@ import type { FieldDescriptor } from '@/crud/crud-config';
 import { formatDateTime } from './date-text';
 import { ResourceIcon } from './icon-registry';
 
+/** A code's label under the first of `prefixes` that names it (`<prefix>.<code>`), else the code itself. */
+export function valueLabel(t: TFunction, prefixes: readonly string[], code: string): string {
+  return t(
+    prefixes.map((prefix) => `${prefix}.${code}`),
+    { defaultValue: code },
+  );
+}
+
 /** A stored value as plain text (a group's members each on their own), empty for none. */
 export function fieldText(field: FieldDescriptor, value: unknown, t: TFunction): string {
   if (value === undefined || value === null || value === '') return '';
   if (Array.isArray(value)) return value.map((item) => fieldText(field, item, t)).join(', ');
+  if (field.valueLabels && (typeof value === 'string' || typeof value === 'number'))
+    return valueLabel(t, field.valueLabels, String(value));
   switch (field.widget) {
     case 'select': {
       const option = field.options?.find((candidate) => candidate.value === value);

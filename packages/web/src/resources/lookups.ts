@@ -1,6 +1,7 @@
 import {
   ARCHIVE_PICKERS,
   type ArchivePicker,
+  COLLECT_ITEM_LABELS,
   type GridNode,
   gridApi,
   groupApi,
@@ -17,7 +18,8 @@ import {
 } from '@meterdesk/contracts';
 import { callApi } from '@/api/api-client';
 import { nodeName } from '@/app/permissions/permission-index';
-import type { Language } from '@/i18n/i18n';
+import { valueLabel } from '@/fields/field-value';
+import { i18n, type Language } from '@/i18n/i18n';
 import { type ObisItem, obisItems } from '@/resources/obis-items';
 
 export interface LookupOption {
@@ -131,14 +133,25 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
       })),
   },
   readInstantlyObis: obisLookup('readInstantly'),
-  /** A template's collection items: OBIS items read periodically, named by their collection item (cgName). */
+  /**
+   * A template's collection items: OBIS items read periodically, named by their collection item (cgName),
+   * translated where the locales name it (an operator's own item: its code and the catalogue's description).
+   */
   collectItems: {
     load: (signal) => callApi(obisApi.list, { ...ALL, readPeriodically: true }, { signal }),
-    options: (data) =>
-      (data as { list: { cgName: string; obis: string; description: string }[] }).list.map((item) => ({
-        value: item.cgName,
-        title: `${item.cgName} (${item.obis} ${item.description})`,
-      })),
+    options: (data, language) => {
+      const t = i18n.getFixedT(language);
+      return (data as { list: { cgName: string; obis: string; description: string }[] }).list.map((item) => {
+        const label = valueLabel(t, COLLECT_ITEM_LABELS, item.cgName);
+        return {
+          value: item.cgName,
+          title:
+            label === item.cgName
+              ? `${item.cgName} (${item.obis} ${item.description})`
+              : `${label} (${item.cgName}, ${item.obis})`,
+        };
+      });
+    },
   },
   /** The task form's templates, each option carrying the template its orders and filters are copied from. */
   templates: {

@@ -1,3 +1,14 @@
+/**
+ * Collection items (the cgName of a profile object a task reads). A register read as an item is named
+ * by its readings channel (readings.channels); an operator's own item shows as its code.
+ */
+export const collectItems = {
+  loadProfile: 'Load profile',
+  dailyFrozen: 'Daily frozen values',
+  monthlyFrozen: 'Monthly frozen values',
+  eventLog: 'Event log',
+};
+
 /** Scheduled collection: templates (templateMGT) and tasks (taskMGT). */
 export const template = {
   fields: {

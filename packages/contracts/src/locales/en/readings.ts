@@ -1,7 +1,7 @@
 /** A meter's readings on its detail page (the data tab). */
 export const readings = {
   tab: 'Data',
-  day: 'Day',
+  day: 'Day (UTC)',
   dayHint: 'Days are UTC days, as the meters freeze them',
   shortcuts: { today: 'Today', yesterday: 'Yesterday', dayBefore: 'The day before yesterday', weekAgo: 'A week ago' },
   profile: {
@@ -16,8 +16,8 @@ export const readings = {
     title: 'Frozen values',
     daily: 'Daily (the 31 days up to the day)',
     monthly: 'Monthly (the 12 months up to the day)',
-    day: 'Day',
-    month: 'Month',
+    day: 'Day (UTC)',
+    month: 'Month (UTC)',
     empty: 'No frozen values in this range',
   },
   channels: {

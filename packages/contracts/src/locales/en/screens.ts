@@ -1,4 +1,4 @@
-import { task, template } from './collection';
+import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
@@ -48,6 +48,7 @@ export const enScreens = {
   collectionReport,
   obis,
   eventDefinition,
+  collectItems,
   template,
   task,
   taskAnalysis,

@@ -1,5 +1,12 @@
 import type { LocaleMessages } from '../en';
 
+export const collectItems: LocaleMessages['collectItems'] = {
+  loadProfile: '负荷曲线',
+  dailyFrozen: '日冻结数据',
+  monthlyFrozen: '月冻结数据',
+  eventLog: '事件记录',
+};
+
 export const template: LocaleMessages['template'] = {
   fields: {
     templateName: '模板名称',

@@ -2,7 +2,7 @@ import type { LocaleMessages } from '../en';
 
 export const readings: LocaleMessages['readings'] = {
   tab: '数据',
-  day: '日期',
+  day: '日期 (UTC)',
   dayHint: '日期按 UTC 计算，与电表冻结时间一致',
   shortcuts: { today: '今天', yesterday: '昨天', dayBefore: '前天', weekAgo: '一周前' },
   profile: {
@@ -17,8 +17,8 @@ export const readings: LocaleMessages['readings'] = {
     title: '冻结数据',
     daily: '日冻结（截至该日的 31 天）',
     monthly: '月冻结（截至该日的 12 个月）',
-    day: '日期',
-    month: '月份',
+    day: '日期 (UTC)',
+    month: '月份 (UTC)',
     empty: '该范围内无冻结数据',
   },
   channels: {

@@ -1,6 +1,6 @@
 import type { LocaleMessages } from '../en';
 import type { enScreens } from '../en/screens';
-import { task, template } from './collection';
+import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
 import { dcu } from './dcu';
@@ -46,6 +46,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   collectionReport,
   obis,
   eventDefinition,
+  collectItems,
   template,
   task,
   taskAnalysis,

@@ -302,7 +302,7 @@ describe('the data collection report', () => {
     };
     expect(await rowsOf({ table: 'grid', gridId: grid.region, ...PERIOD })).toEqual([
       [
-        'Day',
+        'Day (UTC)',
         'Grid node',
         'Meters expected',
         'Intervals expected',
@@ -318,7 +318,14 @@ describe('the data collection report', () => {
       [D1, 'Beta feeder', 3, 288, 96, 33.3, 1],
     ]);
     expect(await rowsOf({ table: 'daily', gridId: grid.region, ...PERIOD })).toEqual([
-      ['Day', 'Meters expected', 'Intervals expected', 'Intervals stored', 'Success rate (%)', 'Meters fully read'],
+      [
+        'Day (UTC)',
+        'Meters expected',
+        'Intervals expected',
+        'Intervals stored',
+        'Success rate (%)',
+        'Meters fully read',
+      ],
       [D1, 6, 576, 384, 66.7, 4],
       [D2, 6, 576, 240, 41.7, 2],
     ]);
@@ -331,7 +338,7 @@ describe('the data collection report', () => {
       ],
     );
     expect(await rowsOf({ table: 'stopped', gridId: grid.region })).toEqual([
-      ['Meter serial', 'DCU', 'Grid node', 'Status', 'Last reading day'],
+      ['Meter serial', 'DCU', 'Grid node', 'Status', 'Last reading day (UTC)'],
       [serial.beta2, d2.dcuNo, 'Beta feeder', 'Anomaly', daysAgo(10)],
     ]);
     const never = await rowsOf({ table: 'neverRead', gridId: grid.region });

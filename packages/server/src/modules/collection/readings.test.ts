@@ -108,6 +108,12 @@ describe("a meter's readings", () => {
       ['2026-10-29', 990_000, 3200],
       ['2026-10-31', 1_024_000, 4100],
     ]);
+    // Maximum demand is stored in W and says so, like the energy registers say Wh.
+    expect(Object.fromEntries(daily.body.data.channels.map((c) => [c.key, c.unit]))).toMatchObject({
+      activeImport: 'Wh',
+      reactiveImport: 'varh',
+      maxDemand: 'W',
+    });
     const monthly = await t.call<MeterFrozen>(
       '/readings/monthly',
       { meterId: mine, startDay: '2026-01-01', endDay: '2026-10-31' },

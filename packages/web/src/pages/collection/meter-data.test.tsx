@@ -76,7 +76,8 @@ describe('data tab days', () => {
   });
 });
 
-const channels = (keys: string[]) => keys.map((key) => ({ key, obis: key, unit: key === 'activePower' ? 'W' : 'Wh' }));
+const POWER = new Set(['activePower', 'maxDemand']);
+const channels = (keys: string[]) => keys.map((key) => ({ key, obis: key, unit: POWER.has(key) ? 'W' : 'Wh' }));
 const profileOf = (day: string, count: number): MeterProfile => ({
   day,
   expected: 96,
@@ -137,8 +138,14 @@ describe('meter data tab', () => {
     const table = screen.getByTestId('readings-frozen');
     await waitFor(() => expect(within(table).getAllByRole('row').length).toBe(3));
     expect(within(table).getAllByRole('row')[1]?.textContent).toContain('2026-11-02');
+    // Its days are UTC days, said in the picker's label and the column's header.
+    expect(screen.getByText('Day (UTC)', { selector: '.ant-typography' })).toBeTruthy();
+    expect(within(table).getByRole('columnheader', { name: 'Day (UTC)' })).toBeTruthy();
     expect(within(table).getByText('5,600')).toBeTruthy();
     expect(within(table).getAllByText('Active import (+A) (Wh)').length).toBeGreaterThan(0);
+    // Maximum demand (stored in W) carries its unit like the energy registers.
+    expect(within(table).getAllByText('Maximum demand (W)').length).toBeGreaterThan(0);
+    expect(within(table).getByText('950')).toBeTruthy();
   });
 
   it('says so when the day holds no profile, in Chinese too', async () => {
@@ -150,6 +157,10 @@ describe('meter data tab', () => {
     renderTab();
     expect((await screen.findByTestId('profile-empty')).textContent).toContain('该日无负荷曲线数据');
     expect(await screen.findByText('该范围内无冻结数据')).toBeTruthy();
+    expect(screen.getByText('日期 (UTC)', { selector: '.ant-typography' })).toBeTruthy();
+    expect(
+      within(screen.getByTestId('readings-frozen')).getByRole('columnheader', { name: '日期 (UTC)' }),
+    ).toBeTruthy();
   });
 
   it("opens as the meter detail page's Data tab, kept in the URL", async () => {

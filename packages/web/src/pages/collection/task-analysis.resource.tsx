@@ -11,12 +11,16 @@ export const ANALYSIS_RANGE = {
   maxDays: MAX_ANALYSIS_RANGE_DAYS,
 } as const;
 
-/** The list's crud; a row's analysis opens with the period the list shows (none: the detail's default). */
+/**
+ * The list's crud; a row's analysis opens with the period the list shows (none: the detail's default).
+ * Analysis is the one way into a task: a View drawer would only repeat the row's own figures.
+ */
 const taskAnalysisCrud = (period: URLSearchParams) =>
   defineCrud({
     entity: taskAnalysisEntity,
     operations: { list: taskAnalysisApi.list, exportFile: taskAnalysisApi.export },
     timeRange: ANALYSIS_RANGE,
+    viewAction: false,
     rowActions: [
       {
         key: 'detail',

@@ -75,6 +75,9 @@ describe('task analysis list', () => {
 
     const row = (await screen.findByText('Daily profile')).closest('tr') as HTMLElement;
     expect(within(row).getByText('81.2')).toBeTruthy();
+    // One way into a task: its Analysis page, no View drawer beside it.
+    expect(within(row).getByTestId(`row-detail-${ID}`).textContent).toBe('Analysis');
+    expect(within(row).queryByTestId(`row-view-${ID}`)).toBeNull();
     const body = api.callsTo(taskAnalysisApi.list.path)[0]?.body as { startTime: string; endTime: string };
     expect(dayjs(body.startTime).isSame(dayjs().subtract(6, 'day').startOf('day'))).toBe(true);
     expect(dayjs(body.endTime).isSame(dayjs().endOf('day'), 'second')).toBe(true);
@@ -102,6 +105,7 @@ describe('task analysis list', () => {
     );
     // Without the detail page the row offers no analysis, and without the export button no export.
     expect(screen.queryByTestId(`row-detail-${ID}`)).toBeNull();
+    expect(screen.queryByTestId(`row-view-${ID}`)).toBeNull();
     expect(screen.queryByTestId('crud-export')).toBeNull();
   });
 

@@ -1,4 +1,5 @@
 import {
+  COLLECT_ITEM_LABELS,
   MAX_PAGE_SIZE,
   PLAN_RES,
   planApi,
@@ -26,6 +27,7 @@ import { apiIssuesToFieldErrors, showFieldErrors } from '@/crud/form-errors';
 import { FormFields } from '@/crud/form-fields';
 import { useListLocation } from '@/crud/use-list-location';
 import { EditedRecordContext } from '@/fields/field-input';
+import { valueLabel } from '@/fields/field-value';
 import { errorText, messageText } from '@/i18n/message-text';
 
 const SHAPE = TaskFormSchema.shape as unknown as Record<string, import('zod').ZodType>;
@@ -128,7 +130,8 @@ function TaskFormBody({ task }: { task?: Task }) {
       {template && (
         <Form.Item wrapperCol={{ offset: 6, span: 14 }}>
           <Typography.Text type="secondary" data-testid="task-template-items">
-            {t('task.fields.items')}: {template.items.join(', ')}
+            {t('task.fields.items')}:{' '}
+            {template.items.map((item) => valueLabel(t, COLLECT_ITEM_LABELS, item)).join(', ')}
           </Typography.Text>
         </Form.Item>
       )}

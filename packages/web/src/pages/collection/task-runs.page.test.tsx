@@ -82,6 +82,10 @@ describe('taskMGT view/detail', () => {
     await user.click(screen.getByText('78.1 %'));
     expect(await screen.findByText('M0000001')).toBeTruthy();
     expect(screen.getByText(/^90 /)).toBeTruthy();
+    // The items read are named, not coded.
+    expect(
+      within(screen.getByText('M0000001').closest('tr') as HTMLElement).getByText('Load profile 96/96'),
+    ).toBeTruthy();
     await user.click(screen.getByRole('checkbox'));
     await waitFor(() => expect(screen.queryByText('M0000001')).toBeNull());
     expect(screen.getByText('M0000002')).toBeTruthy();

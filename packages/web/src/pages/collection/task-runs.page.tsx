@@ -1,4 +1,5 @@
 import {
+  COLLECT_ITEM_LABELS,
   type CollectionRun,
   progressTopic,
   RUN_RES,
@@ -17,6 +18,7 @@ import { followTopic } from '@/app/live/broker-topics';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { isGranted } from '@/app/permissions/permission-index';
 import { formatDateTime } from '@/fields/date-text';
+import { valueLabel } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
 
 /** While a run is open the list is asked again this often (the live stream only reaches who pressed run now). */
@@ -209,7 +211,8 @@ function RunDevices({ run }: { run: CollectionRun }) {
     {
       key: 'items',
       title: t('runs.fields.items'),
-      render: (_, d) => d.items.map((i) => `${i.cgcode} ${i.received}/${i.expected}`).join(', '),
+      render: (_, d) =>
+        d.items.map((i) => `${valueLabel(t, COLLECT_ITEM_LABELS, i.cgcode)} ${i.received}/${i.expected}`).join(', '),
     },
   ];
   return (

@@ -17,6 +17,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import {
   Alert,
   App,
+  Breadcrumb,
   Button,
   Card,
   DatePicker,
@@ -43,6 +44,7 @@ import { isDisabledRangeDay, keepTypedDate, presetRange, RANGE_PRESETS } from '@
 import { useLookup } from '@/fields/use-lookup';
 import { errorText } from '@/i18n/message-text';
 import { addDays, utcToday } from '@/pages/collection/meter-data-days';
+import type { LookupOption } from '@/resources/lookups';
 
 const PAGE_SIZE = 20;
 const DAY = 'YYYY-MM-DD';
@@ -52,6 +54,16 @@ const DAY = 'YYYY-MM-DD';
  * its shortcuts are counted on the UTC calendar whatever the browser's time zone.
  */
 const utcNow = () => dayjs(utcToday());
+
+/** The nodes from a root of the tree down to `id`, or none when the tree does not hold it. */
+function nodePath(options: readonly LookupOption[], id: string): LookupOption[] {
+  for (const option of options) {
+    if (option.value === id) return [option];
+    const below = nodePath(option.children ?? [], id);
+    if (below.length) return [option, ...below];
+  }
+  return [];
+}
 
 interface Filters {
   gridId: string | undefined;
@@ -65,6 +77,7 @@ export function CollectionReportPage() {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const permissions = usePermissions();
+  const gridTree = useLookup('gridTree');
   const [filters, setFilters] = useState<Filters>(() => ({
     gridId: undefined,
     startDay: addDays(utcToday(), 1 - DEFAULT_REPORT_DAYS),
@@ -211,7 +224,18 @@ export function CollectionReportPage() {
         {
           key: 'gridName',
           title: t('collectionReport.fields.gridName'),
-          render: (_, row) => (row.own ? t('collectionReport.ownMeters', { name: row.gridName }) : row.gridName),
+          // A node's row opens its children, as choosing it in the picker does; its own meters have none.
+          render: (_, row) =>
+            row.own ? (
+              t('collectionReport.ownMeters', { name: row.gridName })
+            ) : (
+              <Typography.Link
+                data-testid={`report-drill-${row.gridId}`}
+                onClick={() => change({ gridId: row.gridId })}
+              >
+                {row.gridName}
+              </Typography.Link>
+            ),
         },
         ...figureColumns<ReportGridRow>(),
       ]),
@@ -267,7 +291,12 @@ export function CollectionReportPage() {
     >
       <Flex vertical gap="middle">
         <Flex gap="middle" align="center" wrap>
-          <GridPicker value={gridId} onChange={(next) => change({ gridId: next })} />
+          <GridPicker
+            value={gridId}
+            options={gridTree.options}
+            loading={gridTree.loading}
+            onChange={(next) => change({ gridId: next })}
+          />
           {overPeriod && (
             <DayRange
               value={[startDay, endDay]}
@@ -290,6 +319,9 @@ export function CollectionReportPage() {
           )}
           {overPeriod && <Typography.Text type="secondary">{t('collectionReport.periodHint')}</Typography.Text>}
         </Flex>
+        {gridId && (
+          <NodeBreadcrumb options={gridTree.options} gridId={gridId} onChange={(next) => change({ gridId: next })} />
+        )}
         {overPeriod && (
           <Statistic
             data-testid="report-period-rate"
@@ -323,9 +355,18 @@ function Rate({ value }: { value: number | null }) {
   );
 }
 
-function GridPicker({ value, onChange }: { value: string | undefined; onChange: (next: string | undefined) => void }) {
+function GridPicker({
+  value,
+  options,
+  loading,
+  onChange,
+}: {
+  value: string | undefined;
+  options: LookupOption[];
+  loading: boolean;
+  onChange: (next: string | undefined) => void;
+}) {
   const { t } = useTranslation();
-  const { options, loading } = useLookup('gridTree');
   return (
     <Space>
       <Typography.Text>{t('collectionReport.gridId')}</Typography.Text>
@@ -342,6 +383,40 @@ function GridPicker({ value, onChange }: { value: string | undefined; onChange: 
         style={{ minWidth: 240 }}
       />
     </Space>
+  );
+}
+
+/** Where the chosen node lies, from all the user's nodes down; each step above it chooses that node. */
+function NodeBreadcrumb({
+  options,
+  gridId,
+  onChange,
+}: {
+  options: readonly LookupOption[];
+  gridId: string;
+  onChange: (next: string | undefined) => void;
+}) {
+  const { t } = useTranslation();
+  const path = nodePath(options, gridId);
+  const step = (title: string, testId: string, next: string | undefined) => ({
+    title: (
+      <Typography.Link data-testid={testId} onClick={() => onChange(next)}>
+        {title}
+      </Typography.Link>
+    ),
+  });
+  return (
+    <Breadcrumb
+      data-testid="report-node-path"
+      items={[
+        step(t('collectionReport.allScope'), 'report-node-path-all', undefined),
+        ...path.map((node, i) =>
+          i === path.length - 1
+            ? { title: node.title }
+            : step(node.title, `report-node-path-${node.value}`, node.value),
+        ),
+      ]}
+    />
   );
 }
 

@@ -1,7 +1,14 @@
-import { COLLECTION_REPORT_RES, type ReportDaily, type ReportGridRow, type ReportMeterRow } from '@meterdesk/contracts';
+import {
+  COLLECTION_REPORT_RES,
+  type GridNode,
+  type ReportDaily,
+  type ReportGridRow,
+  type ReportMeterRow,
+} from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { applyLanguage } from '@/i18n/i18n';
 import { addDays, utcToday } from '@/pages/collection/meter-data-days';
 import { fail, file, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
@@ -26,6 +33,32 @@ const daily = (meters: number): ReportDaily => ({
   ],
 });
 const page = <T,>(list: T[]) => ({ list, total: list.length, curPage: 1, pageSize: 20 });
+const ALPHA = 'c'.repeat(32);
+const ALPHA_1 = 'd'.repeat(32);
+const node = (id: string, gridName: string, parentId: string, children: GridNode[] = []): GridNode => ({
+  id,
+  gridCode: gridName.slice(0, 4),
+  gridName,
+  gridType: 1,
+  parentId,
+  parentName: '',
+  capacity: null,
+  primaryPocId: null,
+  primaryPocNo: '',
+  remark: '',
+  createTime: '2026-01-01T00:00:00.000Z',
+  updateTime: '2026-01-01T00:00:00.000Z',
+  children,
+});
+/** Region › Alpha feeder › Alpha 1: the report's rows are a node's children and its own meters. */
+const tree = [node(GRID, 'Region', '0', [node(ALPHA, 'Alpha feeder', GRID, [node(ALPHA_1, 'Alpha 1', ALPHA)])])];
+const childRows = (body: Record<string, unknown>): ReportGridRow[] =>
+  body.gridId === ALPHA
+    ? [
+        { ...gridRow(true, 'Alpha feeder'), gridId: ALPHA },
+        { ...gridRow(false, 'Alpha 1'), gridId: ALPHA_1 },
+      ]
+    : [gridRow(true, 'Region'), { ...gridRow(false, 'Alpha feeder'), gridId: ALPHA }];
 const gridRow = (own: boolean, gridName: string): ReportGridRow => ({
   day: today,
   gridId: GRID,
@@ -43,7 +76,10 @@ const stoppedMeter: ReportMeterRow = {
 };
 
 describe('data collection report page', () => {
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    applyLanguage('en');
+  });
 
   it('shows the daily success, each tab asked with the filters, and exports the shown table', async () => {
     const api = stubApi({
@@ -62,6 +98,9 @@ describe('data collection report page', () => {
     await waitFor(() => expect(within(table).getByText(addDays(today, -1))).toBeTruthy());
     // 384 of 768 intervals over the period.
     expect(screen.getByTestId('report-period-rate').textContent).toContain('50');
+    // The days are UTC days, and the page says so where it shows them.
+    expect(within(table).getByRole('columnheader', { name: 'Day (UTC)' })).toBeTruthy();
+    expect(screen.getByText('Period (UTC days)')).toBeTruthy();
     expect(api.callsTo('/collectionreport/daily')[0]?.body).toEqual({ startDay: addDays(today, -6), endDay: today });
 
     await user.click(screen.getByTestId('report-tab-grid'));
@@ -79,6 +118,7 @@ describe('data collection report page', () => {
     const stopped = await screen.findByTestId('report-stopped');
     expect(await within(stopped).findByText('M000123')).toBeTruthy();
     expect(within(stopped).getByText('Anomaly')).toBeTruthy();
+    expect(within(stopped).getByRole('columnheader', { name: 'Last reading day (UTC)' })).toBeTruthy();
     expect(screen.getByText('1 items in total')).toBeTruthy();
     // The meter lists are as of today: no period to pick, no period rate.
     expect(screen.queryByTestId('report-period')).toBeNull();
@@ -120,6 +160,52 @@ describe('data collection report page', () => {
 
     await userEvent.setup().click(screen.getByTestId('report-tab-neverRead'));
     expect(await screen.findByText('No meter in this list')).toBeTruthy();
+  });
+
+  it("opens a grid node's children from its row, and goes back up from the node's path", async () => {
+    const api = stubApi({
+      '/powergrid/tree': () => ok(tree),
+      '/collectionreport/daily': () => ok(daily(4)),
+      '/collectionreport/bygrid': (body) => ok(page(childRows(body))),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('report-tab-grid'));
+    const grid = await screen.findByTestId('report-grid');
+    await within(grid).findByText('Region (own meters)');
+    // A node's own meters have no children to open.
+    expect(within(grid).queryByTestId(`report-drill-${GRID}`)).toBeNull();
+    expect(screen.queryByTestId('report-node-path')).toBeNull();
+
+    await user.click(within(grid).getByTestId(`report-drill-${ALPHA}`));
+    await waitFor(() =>
+      expect(api.callsTo('/collectionreport/bygrid').at(-1)?.body).toMatchObject({ gridId: ALPHA, curPage: 1 }),
+    );
+    expect(await within(grid).findByText('Alpha feeder (own meters)')).toBeTruthy();
+    expect(within(grid).getByTestId(`report-drill-${ALPHA_1}`).textContent).toBe('Alpha 1');
+    // The picker and the path name the node opened, as if it had been chosen in the picker.
+    expect(api.callsTo('/collectionreport/daily').at(-1)?.body).toMatchObject({ gridId: ALPHA });
+    const picker = screen.getByTestId('report-grid-node').closest('.ant-select') as HTMLElement;
+    expect(within(picker).getByText('Alpha feeder')).toBeTruthy();
+    expect(screen.getByTestId('report-node-path').textContent).toBe('All my grid nodes/Region/Alpha feeder');
+
+    await user.click(screen.getByTestId(`report-node-path-${GRID}`));
+    await waitFor(() => expect(api.callsTo('/collectionreport/bygrid').at(-1)?.body).toMatchObject({ gridId: GRID }));
+    await user.click(screen.getByTestId('report-node-path-all'));
+    await waitFor(() => expect(api.callsTo('/collectionreport/bygrid').at(-1)?.body).not.toHaveProperty('gridId'));
+    expect(screen.queryByTestId('report-node-path')).toBeNull();
+  }, 20_000);
+
+  it('says in Chinese too that its days are UTC days', async () => {
+    applyLanguage('zh');
+    stubApi({
+      '/powergrid/tree': () => ok([]),
+      '/collectionreport/daily': () => ok(daily(4)),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    const table = await screen.findByTestId('report-daily');
+    expect(await within(table).findByRole('columnheader', { name: '日期 (UTC)' })).toBeTruthy();
+    expect(screen.getByText('时间段（UTC 日）')).toBeTruthy();
   });
 
   it("shows the server's refusal instead of a table", async () => {

@@ -1,0 +1,98 @@
+import { obisApi, PLAN_RES, type Template, templateApi } from '@meterdesk/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyLanguage } from '@/i18n/i18n';
+import { ok, stubApi } from '@/test/api-stub';
+import { renderInShell } from '@/test/render-in-shell';
+import { permittedTree } from '@/test/resource-tree';
+import { TASK_ID, TEMPLATE_ID, task } from '@/test/task-fixture';
+
+const TEMPLATES = PLAN_RES.templates;
+const TASKS = '/serviceRequest/scheduledTask/taskMGT';
+const page = <T,>(list: T[]) => ok({ list, total: list.length, curPage: 1, pageSize: 10 });
+/** Two profile objects, a register and an operator's own item the locales do not name. */
+const ITEMS = ['loadProfile', 'dailyFrozen', 'activeImport', 'myItem'];
+const template: Template = {
+  id: TEMPLATE_ID,
+  templateName: 'Daily',
+  items: ITEMS,
+  cycleValue: 0,
+  cycleFreq: 'minute',
+  devParams: {},
+  remark: '',
+  createdBy: 'admin',
+  createTime: '2029-12-01T00:00:00.000Z',
+  updateTime: '2029-12-01T00:00:00.000Z',
+};
+const obisItem = (n: number, obis: string, cgName: string, description: string) => ({
+  id: n.toString(16).padStart(32, '0'),
+  obis,
+  classId: 7,
+  attribute: 2,
+  description,
+  unit: 255,
+  scaler: 0,
+  cgName,
+  channelOption: false,
+  thresholdOption: false,
+  settingChannel: false,
+  displayOption: false,
+  readInstantly: false,
+  readPeriodically: true,
+  rateDataType: '',
+  commonConfig: false,
+  createTime: '2026-01-01T00:00:00.000Z',
+  updateTime: '2026-01-02T00:00:00.000Z',
+});
+
+afterEach(() => applyLanguage('en'));
+
+describe('collection item names', () => {
+  it.each([
+    ['en', 'Load profile, Daily frozen values, Active import (+A), myItem'],
+    ['zh', '负荷曲线, 日冻结数据, 正向有功 (+A), myItem'],
+  ] as const)(
+    'are translated in the template list, the task view and the task form (%s)',
+    async (language, names) => {
+      applyLanguage(language);
+      stubApi({
+        [templateApi.list.path]: () => page([template]),
+        '/task/detail': () => ok(task({ enabled: false, items: ITEMS })),
+        '/task/check': () => ok({ existed: false }),
+      });
+      const templates = renderInShell(permittedTree([TEMPLATES]), TEMPLATES);
+      const row = (await screen.findByText('Daily')).closest('tr') as HTMLElement;
+      expect(within(row).getByText(names)).toBeTruthy();
+      templates.unmount();
+
+      const view = renderInShell(permittedTree([TASKS, PLAN_RES.taskView]), `${PLAN_RES.taskView}?id=${TASK_ID}`);
+      expect(await screen.findByText(names)).toBeTruthy();
+      view.unmount();
+
+      renderInShell(permittedTree([TASKS, PLAN_RES.taskEdit]), `${PLAN_RES.taskEdit}?id=${TASK_ID}`);
+      await waitFor(() => expect(screen.getByTestId('task-template-items').textContent).toContain(names));
+    },
+    20_000,
+  );
+
+  it("are offered by their label in the template form, with the item's code to type", async () => {
+    stubApi({
+      [obisApi.list.path]: () =>
+        page([
+          obisItem(1, '1-0:99.1.0.255', 'loadProfile', 'Load profile 1 (15-minute interval)'),
+          obisItem(2, '1-0:99.9.0.255', 'myItem', 'Own profile'),
+        ]),
+      [templateApi.check.path]: () => ok({ existed: false }),
+    });
+    renderInShell(permittedTree([TEMPLATES, `${TEMPLATES}/add`]), `${TEMPLATES}/add`);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('field-items'));
+    expect(await screen.findByTitle('Load profile (loadProfile, 1-0:99.1.0.255)')).toBeTruthy();
+    // An item the locales do not name keeps its code and the catalogue's description.
+    expect(screen.getByTitle('myItem (1-0:99.9.0.255 Own profile)')).toBeTruthy();
+    await user.keyboard('loadProfile');
+    await waitFor(() => expect(screen.queryByTitle('myItem (1-0:99.9.0.255 Own profile)')).toBeNull());
+    expect(screen.getByTitle('Load profile (loadProfile, 1-0:99.1.0.255)')).toBeTruthy();
+  }, 15_000);
+});
