@@ -177,6 +177,7 @@ export const MESSAGES = {
   taskFinished: 'The task has finished',
   taskNotCollection: 'This is not a collection task',
   collectItemUnknown: 'Not a collection item read periodically',
+  collectItemNotProfile: 'A task reads profiles only: load profile, daily or monthly frozen values, the event log',
   collectItemMissing: 'A collection order needs its collection item',
   templateInUse: 'The template is used by a task',
   templateNotFound: 'The template does not exist',

@@ -104,6 +104,17 @@ export const OBIS = {
   dcuParameters: '0-0:128.0.0.255',
 } as const;
 
+/**
+ * The profile objects a collection task reads (class 7, by range of capture times): its collection
+ * items name these. A register read periodically is pushed or read by hand, not by a task's run.
+ */
+export const COLLECTION_PROFILE_OBIS: readonly string[] = [
+  OBIS.loadProfile,
+  OBIS.dailyProfile,
+  OBIS.monthlyBilling,
+  OBIS.eventLog,
+];
+
 /** Active energy import (+A) of tariff rates 1–4. */
 export const ACTIVE_IMPORT_RATES = ['1-0:1.8.1.255', '1-0:1.8.2.255', '1-0:1.8.3.255', '1-0:1.8.4.255'] as const;
 

@@ -2,6 +2,7 @@ import {
   ARCHIVE_PICKERS,
   type ArchivePicker,
   COLLECT_ITEM_LABELS,
+  COLLECTION_PROFILE_OBIS,
   type GridNode,
   gridApi,
   groupApi,
@@ -134,23 +135,27 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
   },
   readInstantlyObis: obisLookup('readInstantly'),
   /**
-   * A template's collection items: OBIS items read periodically, named by their collection item (cgName),
+   * A template's collection items: the profiles a run reads among the OBIS items read periodically
+   * (COLLECTION_PROFILE_OBIS), named by their collection item (cgName),
    * translated where the locales name it (an operator's own item: its code and the catalogue's description).
    */
   collectItems: {
     load: (signal) => callApi(obisApi.list, { ...ALL, readPeriodically: true }, { signal }),
     options: (data, language) => {
       const t = i18n.getFixedT(language);
-      return (data as { list: { cgName: string; obis: string; description: string }[] }).list.map((item) => {
-        const label = valueLabel(t, COLLECT_ITEM_LABELS, item.cgName);
-        return {
-          value: item.cgName,
-          title:
-            label === item.cgName
-              ? `${item.cgName} (${item.obis} ${item.description})`
-              : `${label} (${item.cgName}, ${item.obis})`,
-        };
-      });
+      const items = (data as { list: { cgName: string; obis: string; description: string }[] }).list;
+      return items
+        .filter((item) => COLLECTION_PROFILE_OBIS.includes(item.obis))
+        .map((item) => {
+          const label = valueLabel(t, COLLECT_ITEM_LABELS, item.cgName);
+          return {
+            value: item.cgName,
+            title:
+              label === item.cgName
+                ? `${item.cgName} (${item.obis} ${item.description})`
+                : `${label} (${item.cgName}, ${item.obis})`,
+          };
+        });
     },
   },
   /** The task form's templates, each option carrying the template its orders and filters are copied from. */

@@ -160,6 +160,7 @@ export const errors: LocaleMessages['errors'] = {
   taskFinished: '任务已结束',
   taskNotCollection: '这不是采集任务',
   collectItemUnknown: '不是定时抄读的采集项',
+  collectItemNotProfile: '采集任务只抄读曲线：负荷曲线、日冻结、月冻结、事件记录',
   collectItemMissing: '采集指令需要采集项',
   templateInUse: '该模板正被任务使用',
   templateNotFound: '该模板不存在',

@@ -1,4 +1,5 @@
 import {
+  COLLECTION_PROFILE_OBIS,
   MIN_TASK_PERIOD_MINUTES,
   type PlanCrontabSchema,
   periodMinutes,
@@ -15,8 +16,9 @@ import { gridScope, type Scope } from '../../rbac/scope';
 export type Crontab = z.output<typeof PlanCrontabSchema>;
 
 /**
- * Spec §3/§4: every collection item is the cgName of an OBIS item flagged read periodically; the
- * first that is not is refused naming its place (`orders.2.cgcode`, `items.2`).
+ * Spec §3/§4: every collection item is the cgName of an OBIS item flagged read periodically, and one
+ * of the profiles a run reads (COLLECTION_PROFILE_OBIS: a register would be accepted and never read);
+ * the first that is not is refused naming its place (`orders.2.cgcode`, `items.2`).
  */
 export async function checkCollectItems(
   db: Executor,
@@ -27,13 +29,17 @@ export async function checkCollectItems(
   const wanted = [...new Set(items.map((i) => i.toLowerCase()))];
   const rows = wanted.length
     ? await db
-        .select({ cg: sql<string>`lower(${obisItem.cgName})` })
+        .select({ cg: sql<string>`lower(${obisItem.cgName})`, obis: obisItem.obis })
         .from(obisItem)
         .where(and(inArray(sql`lower(${obisItem.cgName})`, wanted), eq(obisItem.readPeriodically, true)))
     : [];
-  const known = new Set(rows.map((r) => r.cg));
-  const bad = items.findIndex((i) => !known.has(i.toLowerCase()));
-  if (bad >= 0) throw fieldError(RESULT.badRequest, `${field}.${bad}${suffix}`, 'collectItemUnknown');
+  const known = new Map(rows.map((r) => [r.cg, r.obis]));
+  for (const [i, item] of items.entries()) {
+    const obis = known.get(item.toLowerCase());
+    if (obis === undefined) throw fieldError(RESULT.badRequest, `${field}.${i}${suffix}`, 'collectItemUnknown');
+    if (!COLLECTION_PROFILE_OBIS.includes(obis))
+      throw fieldError(RESULT.badRequest, `${field}.${i}${suffix}`, 'collectItemNotProfile');
+  }
 }
 
 /** Grid nodes a filter names exist and lie within the caller's scope (`gridNotFound` otherwise). */

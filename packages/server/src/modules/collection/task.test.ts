@@ -131,6 +131,14 @@ describe('templateMGT', () => {
     );
     expect(bad.status).toBe(400);
     expect(issueOf(bad)).toMatchObject({ field: 'items.1', key: 'collectItemUnknown' });
+    // A register read periodically is a real item, but no run reads it: refused, not kept and skipped.
+    const register = await t.call(
+      '/plantemplate/save',
+      { templateName: uniqueName('tpl'), items: ['loadProfile', 'activeImport'] },
+      operator,
+    );
+    expect(register.status).toBe(400);
+    expect(issueOf(register)).toMatchObject({ field: 'items.1', key: 'collectItemNotProfile' });
   });
 
   it('keeps a template a live task uses; once the task is deleted it can go', async () => {

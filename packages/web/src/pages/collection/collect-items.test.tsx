@@ -3,6 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
+import { LOOKUPS, type Lookup } from '@/resources/lookups';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
@@ -76,12 +77,30 @@ describe('collection item names', () => {
     20_000,
   );
 
+  it('offers only the profiles a run reads: a register read periodically and an object no run reads are left out (the server refuses them)', () => {
+    const lookup = LOOKUPS.collectItems as Lookup;
+    const options = lookup.options(
+      {
+        list: [
+          obisItem(1, '1-0:99.1.0.255', 'loadProfile', 'Load profile'),
+          obisItem(3, '1-0:1.8.0.255', 'activeImport', 'Active energy import'),
+          obisItem(4, '1-0:99.9.0.255', 'myItem', 'Own profile'),
+          obisItem(5, '0-0:99.98.0.255', 'eventLog', 'Standard event log'),
+        ],
+      },
+      'en',
+    );
+    expect(options.map((o) => o.value)).toEqual(['loadProfile', 'eventLog']);
+  });
+
   it("are offered by their label in the template form, with the item's code to type", async () => {
     stubApi({
       [obisApi.list.path]: () =>
         page([
           obisItem(1, '1-0:99.1.0.255', 'loadProfile', 'Load profile 1 (15-minute interval)'),
-          obisItem(2, '1-0:99.9.0.255', 'myItem', 'Own profile'),
+          obisItem(2, '1-0:99.2.0.255', 'dailyFrozen', 'Daily profile'),
+          obisItem(3, '1-0:1.8.0.255', 'activeImport', 'Active energy import'),
+          obisItem(4, '1-0:99.9.0.255', 'myItem', 'Own profile'),
         ]),
       [templateApi.check.path]: () => ok({ existed: false }),
     });
@@ -89,10 +108,8 @@ describe('collection item names', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByTestId('field-items'));
     expect(await screen.findByTitle('Load profile (loadProfile, 1-0:99.1.0.255)')).toBeTruthy();
-    // An item the locales do not name keeps its code and the catalogue's description.
-    expect(screen.getByTitle('myItem (1-0:99.9.0.255 Own profile)')).toBeTruthy();
     await user.keyboard('loadProfile');
-    await waitFor(() => expect(screen.queryByTitle('myItem (1-0:99.9.0.255 Own profile)')).toBeNull());
+    await waitFor(() => expect(screen.queryByTitle(/dailyFrozen/)).toBeNull());
     expect(screen.getByTitle('Load profile (loadProfile, 1-0:99.1.0.255)')).toBeTruthy();
   }, 15_000);
 });
