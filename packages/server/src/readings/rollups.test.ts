@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { OBIS } from '@meterdesk/contracts';
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { meter, rollupDcuDay, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
+import { meter, meterLastRead, rollupDcuDay, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
 import { dcuAt, gridNode, meterAt } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
 import { runJob } from '../test/jobs';
@@ -243,6 +243,14 @@ describe('reading rollups', () => {
     expect(node).toMatchObject({ meters: 2, intervals: 94, metersComplete: 0 });
     const [unit] = (await dcuDays()).filter((d) => d.dcuId === box && d.day === day);
     expect(unit).toMatchObject({ meters: 2, intervals: 94, metersComplete: 0 });
+    // The last day read only moves later: an older day folded after it leaves it.
+    await writer.write({ profile: profileRows(installed, intervals('2026-10-16', 100).slice(0, 3)) });
+    await foldPending(t.db);
+    const lastRead = await t.db
+      .select()
+      .from(meterLastRead)
+      .where(inArray(meterLastRead.meterId, [installed, serviced]));
+    expect(lastRead.map((r) => r.lastDay)).toEqual([day, day]);
   });
 
   // An app of its own: its minutely fold would otherwise race the assertions above on what waits.

@@ -115,7 +115,12 @@ async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: 
           demand_avg = excluded.demand_avg, events_regular = excluded.events_regular,
           events_medium = excluded.events_medium, events_severe = excluded.events_severe,
           reporting = excluded.reporting, updated_at = now()
-        returning r.grid_id, r.dcu_id, r.day
+        returning r.meter_id, r.grid_id, r.dcu_id, r.day, r.intervals
+      ),
+      last_read as (
+        insert into meter_last_read as l (meter_id, last_day)
+        select meter_id, max(day) from upserted where intervals > 0 group by meter_id order by meter_id
+        on conflict (meter_id) do update set last_day = greatest(l.last_day, excluded.last_day)
       ),
       changed as (select grid_id, dcu_id, day, 1 as meters from upserted
         union all select grid_id, dcu_id, day, 0 from old)

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { bigint, boolean, date, index, integer, pgTable, primaryKey, timestamp, varchar } from 'drizzle-orm/pg-core';
 
 /*
@@ -51,13 +50,7 @@ export const rollupMeterDay = pgTable(
     ...eventCounts(),
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.meterId, t.day] }),
-    index('rollup_meter_day_grid_idx').on(t.gridId, t.day),
-    // A meter's last day with intervals (never-read and stopped-reading meters) is one probe here,
-    // however many days of events only or frozen values only lie after it.
-    index('rollup_meter_day_read_idx').on(t.meterId, t.day).where(sql`${t.intervals} > 0`),
-  ],
+  (t) => [primaryKey({ columns: [t.meterId, t.day] }), index('rollup_meter_day_grid_idx').on(t.gridId, t.day)],
 );
 
 /**
@@ -106,3 +99,13 @@ export const rollupDcuDay = pgTable(
   },
   (t) => [primaryKey({ columns: [t.dcuId, t.day] })],
 );
+
+/**
+ * Each meter's last day with load profile intervals, kept by the rollup fold (a day only moves it
+ * later): the collection report finds never-read and stopped meters by one join over the archive
+ * instead of a probe of rollup_meter_day per meter.
+ */
+export const meterLastRead = pgTable('meter_last_read', {
+  meterId: varchar({ length: 32 }).primaryKey(),
+  lastDay: date({ mode: 'string' }).notNull(),
+});

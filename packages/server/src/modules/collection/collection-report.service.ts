@@ -300,16 +300,15 @@ export class CollectionReportService {
 
   /**
    * Meters expected to report in the node's subtree, by serial, with the last day they stored an
-   * interval (one probe of rollup_meter_day_read_idx each): never read (`before` null), or not since
-   * before `before`.
+   * interval (meter_last_read, kept by the rollup fold: one join, not a probe per meter): never read
+   * (`before` null), or not since before `before`.
    */
   async meters(node: ReportNode, scope: Scope, page: PageQuery, before: string | null): Promise<Page<ReportMeterRow>> {
     if (!node.gridId && node.roots.length === 0)
       return { list: [], total: 0, curPage: page.curPage, pageSize: page.pageSize };
     const where = sql`${reporting('meter')} and ${this.placed(meter.gridId, node, scope) ?? sql`true`}
       and ${before === null ? sql`l.last_day is null` : sql`l.last_day < ${before}::date`}`;
-    const from = sql`from meter left join lateral (select max(r.day) as last_day from rollup_meter_day r
-        where r.meter_id = meter.id and r.intervals > 0) l on true`;
+    const from = sql`from meter left join meter_last_read l on l.meter_id = meter.id`;
     const [count] = await rowsOf<{ total: number }>(this.db, sql`select count(*)::int as total ${from} where ${where}`);
     const list = await rowsOf<ReportMeterRow>(
       this.db,
