@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DLMS_UNITS } from '../device/catalogue';
 import { ObisCreateSchema } from './obis.schema';
-import { scaled, unitSymbol } from './obis-value';
+import { scaled, scaledNumber, unitSymbol } from './obis-value';
 
 describe('scaled', () => {
   it('applies the scaler exactly and names the unit', () => {
@@ -28,6 +28,21 @@ describe('scaled', () => {
     expect(scaled({ scaler: -1, unit: DLMS_UNITS.V }, 'n/a').text).toBe('n/a');
     expect(scaled({ scaler: 0, unit: DLMS_UNITS.none }, 1)).toEqual({ value: 1, unit: '', text: '1' });
     expect(scaled({ scaler: 0, unit: DLMS_UNITS.none }, { state: 1 }).text).toBe('{"state":1}');
+  });
+
+  it('gives the value as a number alone, the very double of the exact decimal, for any integer and scaler', () => {
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    for (let i = 0; i < 20_000; i++) {
+      const raw = (next() % 2 ? -1 : 1) * (next() * 2 ** 20 + next());
+      const scaler = (next() % 13) - 6;
+      expect(scaledNumber(raw, scaler), `${raw} × 10^${scaler}`).toBe(scaled({ scaler, unit: 0 }, raw).value);
+    }
+    expect(scaledNumber(7, -1)).toBe(0.7);
+    expect(scaledNumber(10.5, -1)).toBe(1.05);
   });
 
   it('names a unit code the catalogue lacks by its number', () => {

@@ -34,6 +34,16 @@ function shifted(raw: number, scaler: number): string {
 }
 
 /**
+ * `scaled(item, raw).value` for a number, without building its text: an integer with a power of ten
+ * up to 10^22 (exact in a double) takes one correctly rounded multiplication or division, the same
+ * double the exact decimal text parses to. A load profile answer scales hundreds of values.
+ */
+export function scaledNumber(raw: number, scaler: number): number {
+  if (!Number.isSafeInteger(raw) || scaler > 22 || scaler < -22) return Number(shifted(raw, scaler));
+  return scaler >= 0 ? raw * 10 ** scaler : raw / 10 ** -scaler;
+}
+
+/**
  * A raw register value with its OBIS item's scaler and unit applied (DOMAIN.md: value × 10^scaler).
  * Only numbers scale: a clock, a relay state or a text passes through as it came.
  */
