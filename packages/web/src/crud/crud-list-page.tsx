@@ -199,6 +199,8 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
   };
 
   const singleLine = crud.singleLineRows;
+  // A user who may do nothing with a row gets no empty Actions column.
+  const actionCount = Number(crud.viewAction) + Number(canEdit) + rowActions.held.length;
   const columns: TableColumnsType<Row> = [
     ...entity.columns.map((column) => {
       const field = describeField(crud, column.field);
@@ -223,13 +225,15 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
         },
       };
     }),
-    {
+    ...(actionCount === 0 ? [] : [actionsColumn()]),
+  ];
+
+  function actionsColumn(): TableColumnsType<Row>[number] {
+    return {
       key: 'actions',
       title: t('crud.columnsActions'),
       fixed: 'right',
-      width: singleLine
-        ? CELL_PADDING + ACTION_WIDTH * (Number(crud.viewAction) + Number(canEdit) + crud.rowActions.length)
-        : undefined,
+      width: singleLine ? CELL_PADDING + ACTION_WIDTH * actionCount : undefined,
       render: (_: unknown, row: Row) => {
         const key = keyOf(row);
         const id = encodeURIComponent(key);
@@ -263,8 +267,8 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
           </Flex>
         );
       },
-    },
-  ];
+    };
+  }
 
   const onTableChange: TableProps<Row>['onChange'] = (pagination, _filters, sorter, extra) => {
     const sort = Array.isArray(sorter) ? sorter[0] : sorter;

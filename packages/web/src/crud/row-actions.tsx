@@ -21,6 +21,8 @@ export const CONFIRM_CANCEL = 'confirm-cancel';
  * or confirm and call its operation (then refresh the entity's queries and the pickers).
  */
 export function useRowActions(crud: CrudConfig): {
+  /** The actions the user holds at all (a row may still hide some). */
+  held: RowAction[];
   visibleFor: (row: Row) => RowAction[];
   trigger: (action: RowAction, row: Row) => void;
   dialog: ReactNode;
@@ -76,6 +78,7 @@ export function useRowActions(crud: CrudConfig): {
 
   const Dialog = open?.action.Dialog;
   return {
+    held: granted,
     visibleFor: (row) => granted.filter((action) => action.visible?.(row) ?? true),
     trigger,
     dialog: Dialog && open ? <Dialog row={open.row} onClose={() => setOpen(null)} /> : null,

@@ -78,6 +78,7 @@ describe('task analysis list', () => {
     // One way into a task: its Analysis page, no View drawer beside it.
     expect(within(row).getByTestId(`row-detail-${ID}`).textContent).toBe('Analysis');
     expect(within(row).queryByTestId(`row-view-${ID}`)).toBeNull();
+    expect(screen.getByRole('columnheader', { name: 'Actions' })).toBeTruthy();
     const body = api.callsTo(taskAnalysisApi.list.path)[0]?.body as { startTime: string; endTime: string };
     expect(dayjs(body.startTime).isSame(dayjs().subtract(6, 'day').startOf('day'))).toBe(true);
     expect(dayjs(body.endTime).isSame(dayjs().endOf('day'), 'second')).toBe(true);
@@ -103,9 +104,11 @@ describe('task analysis list', () => {
         startTime: START,
       }),
     );
-    // Without the detail page the row offers no analysis, and without the export button no export.
+    // Without the detail page the row offers no analysis (and no empty Actions column), and without
+    // the export button no export.
     expect(screen.queryByTestId(`row-detail-${ID}`)).toBeNull();
     expect(screen.queryByTestId(`row-view-${ID}`)).toBeNull();
+    expect(screen.queryByRole('columnheader', { name: 'Actions' })).toBeNull();
     expect(screen.queryByTestId('crud-export')).toBeNull();
   });
 
