@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import mqtt from 'mqtt';
 import type { SessionsEnded } from '../auth/session';
 import type { DeviceIdentity, DevicePolicy } from './device-policy';
+import { retainedByTopic } from './retained';
 
 /** The session a browser's broker connection belongs to; the connection ends with it. */
 export interface BrowserSession {
@@ -139,6 +140,7 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
   };
 
   const aedes = await Aedes.createBroker({
+    persistence: retainedByTopic(),
     authenticate: (client, username, password, done) => {
       // A browser arrives through /mqtt, vouched for by its session; any other connection must be a device.
       const link = pending.get(client.conn);
