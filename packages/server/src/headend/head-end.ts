@@ -239,8 +239,10 @@ export class HeadEnd {
     do {
       this.pumpAgain = false;
       if (this.stopped) return;
+      // Only what dispatching decides on: the rows claimed come back whole from the claim, and a
+      // run's thousands of queued reads are read here again on every kick.
       const due = await this.db
-        .select()
+        .select(DUE_FIELDS)
         .from(deviceCommand)
         .where(and(eq(deviceCommand.state, 'queued'), lte(deviceCommand.notBefore, sql`now()`)))
         // One-off commands ahead of bulk ones of the same priority: a run's thousands of queued reads
@@ -259,8 +261,8 @@ export class HeadEnd {
         if (r.runId) inFlight.set(runRoute(r.runId, r.route), Number(r.n));
       }
       const online = await this.onlineStates(due.map(dueDevice));
-      const picked: CommandRow[] = [];
-      const offline: CommandRow[] = [];
+      const picked: DueRow[] = [];
+      const offline: DueRow[] = [];
       for (const row of due) {
         if (!online.get(linkKey(row.deviceKind, row.deviceKey))) {
           offline.push(row);
@@ -286,7 +288,7 @@ export class HeadEnd {
   }
 
   /** Offline devices: those that may wait sleep until their device comes online; the rest end with 90. */
-  private async park(rows: readonly CommandRow[]): Promise<void> {
+  private async park(rows: readonly DueRow[]): Promise<void> {
     const waiting = rows.filter((r) => r.waitOnline).map((r) => r.id);
     if (waiting.length)
       await this.db
@@ -483,7 +485,20 @@ export class HeadEnd {
   }
 }
 
-const dueDevice = (row: CommandRow) => ({
+/** The columns the dispatcher decides on for a queued command. */
+const DUE_FIELDS = {
+  id: deviceCommand.id,
+  deviceKind: deviceCommand.deviceKind,
+  deviceKey: deviceCommand.deviceKey,
+  route: deviceCommand.route,
+  runId: deviceCommand.runId,
+  routeLimit: deviceCommand.routeLimit,
+  bulk: deviceCommand.bulk,
+  waitOnline: deviceCommand.waitOnline,
+};
+type DueRow = Pick<CommandRow, keyof typeof DUE_FIELDS>;
+
+const dueDevice = (row: Pick<CommandRow, 'deviceKind' | 'deviceKey' | 'route'>) => ({
   kind: row.deviceKind as DeviceKind,
   key: row.deviceKey,
   viaDcu: row.route.startsWith('dcu:') && row.deviceKind === 'meter' ? row.route.slice(4) : null,
