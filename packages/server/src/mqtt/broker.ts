@@ -103,10 +103,13 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
     const payload = packet.payload;
     if (!handlers.length || !Buffer.isBuffer(payload)) return done(null);
     handledBeforeAck.add(payload);
-    Promise.all(handlers.map((l) => l.handler(packet.topic, payload))).then(
-      () => done(null),
-      (err: unknown) => done(err instanceof Error ? err : new Error('message not handled')),
-    );
+    // A handler that throws at once fails like one whose promise rejects: no acknowledgement.
+    Promise.resolve()
+      .then(() => Promise.all(handlers.map((l) => l.handler(packet.topic, payload))))
+      .then(
+        () => done(null),
+        (err: unknown) => done(err instanceof Error ? err : new Error('message not handled')),
+      );
   };
   // Who holds a client id: a browser's session or a device. Another holder may not take the id over.
   const holderOf = (client: Client | undefined) => {
