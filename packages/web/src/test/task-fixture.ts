@@ -1,4 +1,4 @@
-import type { Task } from '@meterdesk/contracts';
+import type { Task, Template } from '@meterdesk/contracts';
 
 export const TASK_ID = 'b'.repeat(32);
 export const TEMPLATE_ID = 'c'.repeat(32);
@@ -29,6 +29,21 @@ export const task = (extra: Partial<Task> = {}): Task => ({
   items: ['loadProfile'],
   orders: [{ cgcode: 'loadProfile', cmd: 'collect' }],
   deviceCount: 1,
+  createdBy: 'admin',
+  createTime: '2029-12-01T00:00:00.000Z',
+  updateTime: '2029-12-01T00:00:00.000Z',
+  ...extra,
+});
+
+/** The task's template as /plantemplate/list answers it. */
+export const template = (extra: Partial<Template> = {}): Template => ({
+  id: TEMPLATE_ID,
+  templateName: 'Daily',
+  items: ['loadProfile'],
+  cycleValue: 0,
+  cycleFreq: 'minute',
+  devParams: {},
+  remark: '',
   createdBy: 'admin',
   createTime: '2029-12-01T00:00:00.000Z',
   updateTime: '2029-12-01T00:00:00.000Z',

@@ -1,4 +1,4 @@
-import { obisApi, PLAN_RES, type Template, templateApi } from '@meterdesk/contracts';
+import { obisApi, PLAN_RES, templateApi } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,25 +7,14 @@ import { LOOKUPS, type Lookup } from '@/resources/lookups';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
-import { TASK_ID, TEMPLATE_ID, task } from '@/test/task-fixture';
+import { TASK_ID, task, template } from '@/test/task-fixture';
 
 const TEMPLATES = PLAN_RES.templates;
 const TASKS = '/serviceRequest/scheduledTask/taskMGT';
 const page = <T,>(list: T[]) => ok({ list, total: list.length, curPage: 1, pageSize: 10 });
 /** Two profile objects, a register and an operator's own item the locales do not name. */
 const ITEMS = ['loadProfile', 'dailyFrozen', 'activeImport', 'myItem'];
-const template: Template = {
-  id: TEMPLATE_ID,
-  templateName: 'Daily',
-  items: ITEMS,
-  cycleValue: 0,
-  cycleFreq: 'minute',
-  devParams: {},
-  remark: '',
-  createdBy: 'admin',
-  createTime: '2029-12-01T00:00:00.000Z',
-  updateTime: '2029-12-01T00:00:00.000Z',
-};
+const taskTemplate = template({ items: ITEMS });
 const obisItem = (n: number, obis: string, cgName: string, description: string) => ({
   id: n.toString(16).padStart(32, '0'),
   obis,
@@ -58,7 +47,7 @@ describe('collection item names', () => {
     async (language, names) => {
       applyLanguage(language);
       stubApi({
-        [templateApi.list.path]: () => page([template]),
+        [templateApi.list.path]: () => page([taskTemplate]),
         '/task/detail': () => ok(task({ enabled: false, items: ITEMS })),
         '/task/check': () => ok({ existed: false }),
       });

@@ -5,27 +5,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
-import { TASK_ID as ID, TEMPLATE_ID, task } from '@/test/task-fixture';
+import { TASK_ID as ID, task, template } from '@/test/task-fixture';
 
 const TASKS = '/serviceRequest/scheduledTask/taskMGT';
 
 const page = (list: Task[]) => ({ list, total: list.length, curPage: 1, pageSize: 10 });
-const templates = ok(
-  page([
-    {
-      id: TEMPLATE_ID,
-      templateName: 'Daily',
-      items: ['loadProfile'],
-      cycleValue: 0,
-      cycleFreq: 'minute',
-      devParams: {},
-      remark: '',
-      createdBy: 'admin',
-      createTime: '2029-12-01T00:00:00.000Z',
-      updateTime: '2029-12-01T00:00:00.000Z',
-    } as never,
-  ]),
-);
+const templates = ok(page([template() as never]));
 
 describe('taskMGT', () => {
   afterEach(() => {

@@ -1,16 +1,11 @@
-import {
-  COLLECTION_REPORT_RES,
-  type GridNode,
-  type ReportDaily,
-  type ReportGridRow,
-  type ReportMeterRow,
-} from '@meterdesk/contracts';
+import { COLLECTION_REPORT_RES, type ReportDaily, type ReportGridRow, type ReportMeterRow } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
 import { addDays, utcToday } from '@/pages/collection/meter-data-days';
 import { fail, file, ok, stubApi } from '@/test/api-stub';
+import { gridNode } from '@/test/grid-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
@@ -35,23 +30,10 @@ const daily = (meters: number): ReportDaily => ({
 const page = <T,>(list: T[]) => ({ list, total: list.length, curPage: 1, pageSize: 20 });
 const ALPHA = 'c'.repeat(32);
 const ALPHA_1 = 'd'.repeat(32);
-const node = (id: string, gridName: string, parentId: string, children: GridNode[] = []): GridNode => ({
-  id,
-  gridCode: gridName.slice(0, 4),
-  gridName,
-  gridType: 1,
-  parentId,
-  parentName: '',
-  capacity: null,
-  primaryPocId: null,
-  primaryPocNo: '',
-  remark: '',
-  createTime: '2026-01-01T00:00:00.000Z',
-  updateTime: '2026-01-01T00:00:00.000Z',
-  children,
-});
 /** Region › Alpha feeder › Alpha 1: the report's rows are a node's children and its own meters. */
-const tree = [node(GRID, 'Region', '0', [node(ALPHA, 'Alpha feeder', GRID, [node(ALPHA_1, 'Alpha 1', ALPHA)])])];
+const tree = [
+  gridNode(GRID, 'Region', '0', [gridNode(ALPHA, 'Alpha feeder', GRID, [gridNode(ALPHA_1, 'Alpha 1', ALPHA)])]),
+];
 const childRows = (body: Record<string, unknown>): ReportGridRow[] =>
   body.gridId === ALPHA
     ? [

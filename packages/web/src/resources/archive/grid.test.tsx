@@ -1,29 +1,23 @@
-import { gridApi } from '@meterdesk/contracts';
+import { type GridNode, gridApi } from '@meterdesk/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
 import { ok, stubApi } from '@/test/api-stub';
+import { gridNode } from '@/test/grid-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
 const PAGE = '/archiveSetting/powerGrid';
 const id = (n: number) => n.toString(16).padStart(32, 'b');
-const node = (n: number, gridName: string, gridType: number, parentId: string, children: unknown[] = []) => ({
-  id: id(n),
-  gridCode: `G${n}`,
-  gridName,
-  gridType,
-  parentId,
-  parentName: '',
-  capacity: gridType === 3 ? 400 : null,
-  primaryPocId: null,
-  primaryPocNo: '',
-  remark: '',
-  createTime: '2024-01-01T00:00:00.000Z',
-  updateTime: '2024-01-01T00:00:00.000Z',
-  children,
-});
+const node = (
+  n: number,
+  gridName: string,
+  gridType: GridNode['gridType'],
+  parentId: string,
+  children: GridNode[] = [],
+) =>
+  gridNode(id(n), gridName, parentId, children, { gridCode: `G${n}`, gridType, capacity: gridType === 3 ? 400 : null });
 const tree = [
   node(1, 'Central Region', 0, '0', [node(2, 'Feeder F1', 2, id(1), [node(3, 'Transformer T1', 3, id(2))])]),
 ];

@@ -3,6 +3,7 @@ import {
   type GisAnswer,
   type GisConfig,
   type GisPoint,
+  type GridNode,
   gisApi,
   gridApi,
   meterEntity,
@@ -12,6 +13,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
 import { ok, type StubAnswer, stubApi } from '@/test/api-stub';
+import { gridNode } from '@/test/grid-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 import type { MapPlace, MapViewEvents, Viewport } from './gis-map';
@@ -68,21 +70,8 @@ const ANSWER: GisAnswer = {
   points: [meterPoint, protectedConsumer],
   total: 42,
 };
-const gridNode = (n: number, gridName: string, parentId: string, children: unknown[] = []) => ({
-  id: id(n),
-  gridCode: `G${n}`,
-  gridName,
-  gridType: 1,
-  parentId,
-  parentName: '',
-  capacity: null,
-  primaryPocId: null,
-  primaryPocNo: '',
-  remark: '',
-  createTime: '2024-01-01T00:00:00.000Z',
-  updateTime: '2024-01-01T00:00:00.000Z',
-  children,
-});
+const gridNodeOf = (n: number, gridName: string, parentId: string, children: GridNode[] = []) =>
+  gridNode(id(n), gridName, parentId, children);
 
 function openGis(
   points: (body: Record<string, unknown>) => StubAnswer | Promise<StubAnswer>,
@@ -92,7 +81,7 @@ function openGis(
   const api = stubApi({
     [gisApi.config.path]: () => ok(config),
     [gisApi.points.path]: points,
-    [gridApi.tree.path]: () => ok([gridNode(10, 'Central Region', '0', [gridNode(11, 'Feeder F1', id(10))])]),
+    [gridApi.tree.path]: () => ok([gridNodeOf(10, 'Central Region', '0', [gridNodeOf(11, 'Feeder F1', id(10))])]),
   });
   const shell = renderInShell(permittedTree(uris), entry);
   return { api, ...shell };
