@@ -39,7 +39,7 @@ describe('retained messages by topic', () => {
       if (packet.retain) got.push(`${topic} ${payload.toString()}`);
     });
     await client.subscribeAsync(topics, { qos: 0 });
-    await expect.poll(() => got.length).toBe(count);
+    await expect.poll(() => got.length, { timeout: 20_000 }).toBe(count);
     await client.endAsync();
     return got.sort();
   };
