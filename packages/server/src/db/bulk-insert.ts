@@ -70,9 +70,9 @@ async function copyRows<T extends PgTable>(
   table: T,
   rows: readonly T['$inferInsert'][],
   into: string = getTableName(table),
+  keys: readonly string[] = Object.keys(rows[0] ?? {}),
 ) {
   if (rows.length === 0) return 0;
-  const keys = Object.keys(rows[0] as object);
   const columns = getTableColumns(table) as Record<string, { name: string; keyAsName: boolean }>;
   const names = keys.map((key) => {
     const column = columns[key];
@@ -128,8 +128,9 @@ export interface AtomicWriter {
   /** Many rows at once inside the transaction: COPY on PostgreSQL, chunked INSERTs on PGlite. */
   bulk<T extends PgTable>(table: T, rows: readonly T['$inferInsert'][]): Promise<number>;
   /**
-   * Rows of `table`'s shape through COPY into `into`, a table of the same columns (a staging table
-   * made in the transaction); null on PGlite, which has no COPY from a client stream.
+   * Rows of `table`'s shape through COPY into `into`, `table` itself or a table of the same columns (a
+   * staging table made in the transaction): every column, a value a row leaves out as null, a field
+   * no column has ignored. Null on PGlite, which has no COPY from a client stream.
    */
   copyInto: (<T extends PgTable>(table: T, rows: readonly T['$inferInsert'][], into: string) => Promise<number>) | null;
 }
@@ -155,7 +156,7 @@ export async function writeAtomically<R>(
       const result = await work({
         tx,
         bulk: (table, rows) => copyRows(client, table, rows),
-        copyInto: (table, rows, into) => copyRows(client, table, rows, into),
+        copyInto: (table, rows, into) => copyRows(client, table, rows, into, Object.keys(getTableColumns(table))),
       });
       await client.query('COMMIT');
       return result;

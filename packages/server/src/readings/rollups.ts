@@ -10,25 +10,71 @@ export interface RollupKey {
   day: string;
 }
 
-/**
- * The (meter_id, day) keys that rows just stored change, selected from `stored` (the merge's rows, in
- * SQL, so the keys never travel to the server and back). A profile row is stamped with its interval's
- * end (run-items.ts): a day's 96 intervals are those of (00:00, 24:00], so the row of 24:00 is the
- * day's last, not the next day's first. Events are instants: [00:00, 24:00). A daily frozen row
- * changes two days: its own (daily(D) − daily(D−1)) and the next (daily(D+1) − daily(D)).
- */
-export const PENDING_DAYS = {
-  profile: sql.raw(`select meter_id, ((ts - interval '1 millisecond') at time zone 'UTC')::date from stored`),
-  meterEvents: sql.raw(`select meter_id, (ts at time zone 'UTC')::date from stored`),
-  daily: sql.raw(`select meter_id, day from stored union all select meter_id, day + 1 from stored`),
-} as const;
+const DAY_MS = 86_400_000;
 
 /**
- * Marks the keys `days` selects for the rollup job, in key order (two writers marking the same keys
- * lock them alike); a key already waiting stays one row. A statement for a WITH list.
+ * The UTC day numbers (days since 1970-01-01) whose rollups a row changes. A profile row is stamped
+ * with its interval's end (run-items.ts): a day's 96 intervals are those of (00:00, 24:00], so the row
+ * of 24:00 is the day's last, not the next day's first. Events are instants: [00:00, 24:00). A daily
+ * frozen row changes two days: its own (daily(D) − daily(D−1)) and the next (daily(D+1) − daily(D)).
  */
-export const markPending = (days: SQL) =>
-  sql`insert into rollup_pending (meter_id, day) select distinct * from (${days}) d order by 1, 2 on conflict do nothing`;
+const CHANGED_DAYS = {
+  profile: { firstDay: (row: { ts: Date }) => Math.floor((row.ts.getTime() - 1) / DAY_MS), days: 1 },
+  meterEvents: { firstDay: (row: { ts: Date }) => Math.floor(row.ts.getTime() / DAY_MS), days: 1 },
+  daily: { firstDay: (row: { day: string }) => Date.parse(row.day) / DAY_MS, days: 2 },
+} as const;
+
+type ChangedPart = keyof typeof CHANGED_DAYS;
+
+/**
+ * The (meter, day) keys a batch's rows change, each once. Rows come in runs of one meter's days (a
+ * push holds a meter's intervals together), so only a change of meter or day reaches the sets.
+ */
+export function changedKeys(
+  batch: {
+    [P in ChangedPart]?: readonly (Parameters<(typeof CHANGED_DAYS)[P]['firstDay']>[0] & { meterId: string })[];
+  },
+): RollupKey[] {
+  const seen = new Map<string, Set<number>>();
+  for (const part of Object.keys(CHANGED_DAYS) as ChangedPart[]) {
+    const firstDay = CHANGED_DAYS[part].firstDay as (row: unknown) => number;
+    const span = CHANGED_DAYS[part].days;
+    let meterId: string | null = null;
+    let days = new Set<number>();
+    let lastDay = Number.NaN;
+    for (const row of batch[part] ?? []) {
+      if (row.meterId !== meterId) {
+        meterId = row.meterId;
+        days = seen.get(meterId) ?? new Set();
+        seen.set(meterId, days);
+        lastDay = Number.NaN;
+      }
+      const day = firstDay(row);
+      if (day === lastDay) continue;
+      lastDay = day;
+      for (let d = 0; d < span; d++) days.add(day + d);
+    }
+  }
+  const keys: RollupKey[] = [];
+  for (const [meterId, days] of seen)
+    for (const day of days) keys.push({ meterId, day: new Date(day * DAY_MS).toISOString().slice(0, 10) });
+  return keys;
+}
+
+/**
+ * Marks `keys` for the rollup job, in key order (two writers marking the same keys lock them alike);
+ * a key already waiting stays one row. Part of the write's transaction: the rows and their marks
+ * commit together.
+ */
+export async function markPending(tx: Executor, keys: readonly RollupKey[]): Promise<void> {
+  if (!keys.length) return;
+  await tx.execute(
+    sql`insert into rollup_pending (meter_id, day)
+      select meter_id, day from json_to_recordset(${JSON.stringify(keys.map((k) => ({ meter_id: k.meterId, day: k.day })))}::json)
+        as k(meter_id varchar, day date)
+      order by 1, 2 on conflict do nothing`,
+  );
+}
 
 /** Keys folded per transaction: large enough to amortise the statements, small enough to keep locks short. */
 export const FOLD_BATCH = 5000;

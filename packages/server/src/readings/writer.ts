@@ -14,7 +14,7 @@ import {
   readingProfile,
 } from '../db/schema';
 import { ensurePartitions } from './partitions';
-import { markPending, PENDING_DAYS } from './rollups';
+import { changedKeys, markPending } from './rollups';
 import type { ReadingBatch } from './rows';
 
 /** Each part of a batch, its table and the time that places a row in a partition. */
@@ -96,18 +96,52 @@ function valueCheck(column: PgColumn): (value: unknown) => boolean {
 function shapeOf(table: PgTable) {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   const sqlName = (c: PgColumn) => (c.keyAsName ? toSnakeCase(c.name) : c.name);
+  const keyColumns = getTableConfig(table).primaryKeys[0]?.columns ?? [];
+  const keyOf = (c: PgColumn) => Object.keys(columns).find((k) => columns[k]?.name === c.name) as string;
   return {
     name: getTableName(table),
     keys: Object.keys(columns),
     checks: Object.values(columns).map(fitsColumn),
     sqlNames: Object.entries(columns).map(([key, c]) => [key, sqlName(c)] as const),
-    key: (getTableConfig(table).primaryKeys[0]?.columns ?? []).map(sqlName),
+    key: keyColumns.map(sqlName),
+    compare: keyOrder(keyColumns.map(keyOf)),
+    /** The key's columns as a RETURNING list of the rows' fields (times as times, days as text). */
+    returningKey: sql.raw(
+      keyColumns
+        .map((c) => `${sqlName(c)}${c.columnType === 'PgDateString' ? '::text' : ''} as "${keyOf(c)}"`)
+        .join(', '),
+    ),
+    timeFields: keyColumns.filter((c) => c.columnType === 'PgTimestamp').map(keyOf),
+  };
+}
+
+/** Rows compared by their key's fields (text, number or time): one order, the same in every writer. */
+function keyOrder(fields: readonly string[]): (a: Row, b: Row) => number {
+  return (a, b) => {
+    for (const field of fields) {
+      const x = a[field] instanceof Date ? (a[field] as Date).getTime() : (a[field] as string | number);
+      const y = b[field] instanceof Date ? (b[field] as Date).getTime() : (b[field] as string | number);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
   };
 }
 const SHAPES = Object.fromEntries(READING_PARTS.map((part) => [part, shapeOf(PARTS[part].table)])) as Record<
   ReadingPart,
   ReturnType<typeof shapeOf>
 >;
+
+/** Whether every column's value fits: a loop, not `every` and a closure, run for thousands of rows a flush. */
+function fitsShape(
+  row: unknown,
+  keys: readonly string[],
+  checks: readonly ((value: unknown) => boolean)[],
+): row is Row {
+  if (typeof row !== 'object' || row === null) return false;
+  for (let i = 0; i < keys.length; i++)
+    if (!(checks[i] as (value: unknown) => boolean)((row as Row)[keys[i] as string])) return false;
+  return true;
+}
 
 /** What screening a batch found: the rows that may be written and how many were refused, and why. */
 export interface Screened {
@@ -149,7 +183,10 @@ export class ReadingWriter {
     this.db = 'writeAtomically' in store ? store.db : store;
   }
 
-  /** Splits a batch into the rows that may be written (every column given) and the refused counts. */
+  /**
+   * Splits a batch into the rows that may be written and the refused counts. A kept row is the row
+   * itself, not a copy: a column it leaves out is written as null, a field no column has is ignored.
+   */
   async screen(batch: ReadingBatch, now = new Date()): Promise<Screened> {
     const cutoff = (await this.retention?.cutoff(now))?.getTime() ?? Number.NEGATIVE_INFINITY;
     const latest = now.getTime() + FUTURE_TOLERANCE_MS;
@@ -161,7 +198,7 @@ export class ReadingWriter {
       const at = PARTS[part].at as (r: Row) => Date;
       const kept: Row[] = [];
       for (const row of rows) {
-        if (typeof row !== 'object' || row === null || !keys.every((key, i) => checks[i]?.(row[key]))) {
+        if (!fitsShape(row, keys, checks)) {
           out.malformed++;
           continue;
         }
@@ -170,9 +207,7 @@ export class ReadingWriter {
           out.impossibleTime++;
           continue;
         }
-        const copy: Row = {};
-        for (const key of keys) copy[key] = row[key] ?? null;
-        kept.push(copy);
+        kept.push(row);
       }
       if (kept.length) (out.batch as Record<ReadingPart, Row[]>)[part] = kept;
       out.rows += kept.length;
@@ -188,32 +223,38 @@ export class ReadingWriter {
     return this.writeScreened(screened.batch);
   }
 
-  /** `write` for the rows `screen` kept (the ingest screens when rows arrive, not again when they leave). */
+  /**
+   * `write` for the rows `screen` kept (the ingest screens when rows arrive, not again when they
+   * leave). The rollups' keys are marked for the rows stored, in the same transaction.
+   */
   async writeScreened(batch: ReadingBatch): Promise<number> {
     if (!countRows(batch)) return 0;
     const database = this.database;
-    const merge =
+    const writeParts = async (tx: Executor, writePart: (part: ReadingPart, rows: Row[]) => Promise<Row[]>) => {
+      const stored: Record<string, Row[]> = {};
+      let count = 0;
+      for (const part of READING_PARTS) {
+        const rows = batch[part] as Row[] | undefined;
+        if (!rows?.length) continue;
+        stored[part] = await writePart(part, rows);
+        count += stored[part].length;
+      }
+      await markPending(tx, changedKeys(stored as ReadingBatch));
+      return count;
+    };
+    const write =
       database?.kind === 'postgres'
         ? () =>
-            database.writeAtomically(async ({ tx, copyInto }) => {
-              let stored = 0;
-              for (const part of READING_PARTS) {
-                const rows = batch[part] as Row[] | undefined;
-                if (rows?.length && copyInto)
-                  stored += await this.merge(tx, part, await staged(tx, part, rows, copyInto));
-              }
-              return stored;
-            })
+            database.writeAtomically(({ tx, copyInto }) =>
+              writeParts(tx, (part, rows) =>
+                copyInto ? this.copyNew(tx, part, inKeyOrder(part, rows), copyInto) : Promise.resolve([]),
+              ),
+            )
         : () =>
-            this.db.transaction(async (tx) => {
-              let stored = 0;
-              for (const part of READING_PARTS) {
-                const rows = batch[part] as Row[] | undefined;
-                if (rows?.length) stored += await this.merge(tx, part, asRecordset(part, rows));
-              }
-              return stored;
-            });
-    return this.withPartitions(merge, batch);
+            this.db.transaction((tx) =>
+              writeParts(tx, (part, rows) => this.merge(tx, part, rows, asRecordset(part, rows))),
+            );
+    return this.withPartitions(write, batch);
   }
 
   /** Runs `work`; when a row found no partition, makes those the rows need and runs it again. */
@@ -228,37 +269,55 @@ export class ReadingWriter {
   }
 
   /**
-   * Inserts the rows `source` yields that are not stored yet, in key order, and marks the rollups'
-   * keys of those stored. Most flushes hold new rows only: they go by a plain INSERT, which costs about
-   * half of `ON CONFLICT DO NOTHING` (its speculative insertion, row by row). A flush that meets a row
-   * stored already (a re-delivery, a re-read, a concurrent flush of the same key) is rolled back to
-   * before it and merged again with ON CONFLICT.
+   * PostgreSQL: COPYs the rows straight into the table, as a raw COPY would, and answers those stored.
+   * Most flushes hold new rows only, and the table's key refuses a row stored already, so nothing is
+   * ever stored twice: a flush that meets one (a re-delivery, a re-read, a concurrent flush of the
+   * same key) is rolled back to before its COPY and merged through the staging table.
    */
-  private async merge(tx: Executor, part: ReadingPart, source: SQL): Promise<number> {
-    await tx.execute(sql`savepoint merge_new_rows`);
+  private async copyNew(tx: Executor, part: ReadingPart, rows: Row[], copyInto: CopyInto): Promise<Row[]> {
+    await tx.execute(sql`savepoint copy_new_rows`);
     try {
-      const stored = await this.insert(tx, part, source, false);
-      await tx.execute(sql`release savepoint merge_new_rows`);
-      return stored;
+      await copyInto(PARTS[part].table, rows as never[], SHAPES[part].name);
+      await tx.execute(sql`release savepoint copy_new_rows`);
+      return rows;
     } catch (error) {
       if (databaseError(error)?.code !== UNIQUE_VIOLATION) throw error;
-      await tx.execute(sql`rollback to savepoint merge_new_rows`);
-      return this.insert(tx, part, source, true);
+      await tx.execute(sql`rollback to savepoint copy_new_rows`);
+      return this.insertMissing(tx, part, await staged(tx, part, rows, copyInto));
     }
   }
 
-  private async insert(tx: Executor, part: ReadingPart, source: SQL, skipStored: boolean): Promise<number> {
+  /**
+   * PGlite: inserts the rows `source` yields by a plain INSERT in key order (about half the cost of
+   * ON CONFLICT's speculative insertion, row by row), and answers those stored; a flush that meets a
+   * row stored already is rolled back to before it and merged.
+   */
+  private async merge(tx: Executor, part: ReadingPart, rows: Row[], source: SQL): Promise<Row[]> {
     const { name, key } = SHAPES[part];
-    const days = PENDING_DAYS[part as keyof typeof PENDING_DAYS] as SQL | undefined;
-    const [row] = await rowsOf<{ n: number }>(
+    await tx.execute(sql`savepoint merge_new_rows`);
+    try {
+      await tx.execute(
+        sql`insert into ${sql.identifier(name)} select * from ${source} order by ${sql.raw(key.join(', '))}`,
+      );
+      await tx.execute(sql`release savepoint merge_new_rows`);
+      return rows;
+    } catch (error) {
+      if (databaseError(error)?.code !== UNIQUE_VIOLATION) throw error;
+      await tx.execute(sql`rollback to savepoint merge_new_rows`);
+      return this.insertMissing(tx, part, source);
+    }
+  }
+
+  /** Inserts, in key order, the rows `source` yields that are not stored yet; answers the keys of those it stored. */
+  private async insertMissing(tx: Executor, part: ReadingPart, source: SQL): Promise<Row[]> {
+    const { name, key, returningKey, timeFields } = SHAPES[part];
+    const stored = await rowsOf<Row>(
       tx,
-      sql`with stored as (
-        insert into ${sql.identifier(name)} select * from ${source} order by ${sql.raw(key.join(', '))}
-        ${skipStored ? sql`on conflict do nothing` : sql``} returning ${sql.raw(key.join(', '))}
-      )${days ? sql`, marked as (${markPending(days)})` : sql``}
-      select count(*)::int as n from stored`,
+      sql`insert into ${sql.identifier(name)} select * from ${source} order by ${sql.raw(key.join(', '))}
+        on conflict do nothing returning ${returningKey}`,
     );
-    return row?.n ?? 0;
+    for (const row of stored) for (const field of timeFields) row[field] = new Date(row[field] as string | Date);
+    return stored;
   }
 
   /** The partitions every row's time needs, table by table over the batch's whole span. */
@@ -278,13 +337,22 @@ export class ReadingWriter {
   }
 }
 
+type CopyInto = <T extends PgTable>(table: T, rows: readonly T['$inferInsert'][], into: string) => Promise<number>;
+
+/**
+ * The rows in the order of the table's key, sorted only when they are not: two writers meeting on the
+ * same keys then wait for each other in the same order, never in a deadlock. A flush is mostly in
+ * order already (a push holds one meter's intervals in time order).
+ */
+function inKeyOrder(part: ReadingPart, rows: Row[]): Row[] {
+  const { compare } = SHAPES[part];
+  for (let i = 1; i < rows.length; i++)
+    if (compare(rows[i - 1] as Row, rows[i] as Row) > 0) return [...rows].sort(compare);
+  return rows;
+}
+
 /** The part's rows COPY'd into the connection's staging table (PostgreSQL): one per connection, emptied at each commit. */
-async function staged(
-  tx: Executor,
-  part: ReadingPart,
-  rows: Row[],
-  copyInto: <T extends PgTable>(table: T, rows: readonly T['$inferInsert'][], into: string) => Promise<number>,
-): Promise<SQL> {
+async function staged(tx: Executor, part: ReadingPart, rows: Row[], copyInto: CopyInto): Promise<SQL> {
   const { name } = SHAPES[part];
   const staging = `${name}_staging`;
   await tx.execute(sql.raw(`create temp table if not exists ${staging} (like ${name}) on commit delete rows`));
