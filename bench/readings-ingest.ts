@@ -7,9 +7,9 @@
  * keys to archive ids, screens, batches and writes them into the table.
  * The baseline is one COPY stream of as many rows straight into reading_profile, with no checks and
  * no conflict handling: what the table takes at best, of the same rows in the order the devices
- * deliver them (a day of all meters, then the next day). The table takes rows meter by meter, each
- * meter's days together, about 1.5 times as fast (its key's pages fill one after another): no device
- * delivers them so, and that figure is printed beside, not used for the ratio.
+ * deliver them (a day of all meters, then the next day). Rows meter by meter, each meter's days
+ * together, fill the key's pages one after another and went in up to twice as fast in a separate
+ * test: no device delivers them so, and that figure is printed beside, not used for the ratio.
  * Rounds alternate raw COPY and ingest on fresh keys (a shared machine is noisy); each round's ratio
  * is its ingest against the faster of the raw COPYs either side, and the median is the result.
  */
