@@ -5,14 +5,18 @@
  * throughput of both, and their ratios. Run with
  *   npm run bench:profile-read      (BENCH_DATABASE_URL names the PostgreSQL server; BENCH_CALLS the calls)
  * issue 9 target: p95 ≤ 10 ms and the API's throughput ≥ 0.8 × the bare query's.
+ * A third side measures HTTP alone (lib/http-floor.mjs: a server answering the same body, doing
+ * nothing else): an API pays at least that per call on top of the query, on the same cores as the
+ * database, so 1 / (1/bare + 1/floor) is the most any API over HTTP could reach on this machine.
  */
+import { startHttpFloor } from './lib/http-floor.mjs';
 import { bareTwin, closedLoop, ms, summary } from './lib/measure.mjs';
 import { HISTORY, HISTORY_METERS, readingsDatabase } from './lib/readings-db';
 import { pg } from './lib/scale-db.mjs';
 import { startServer } from './lib/server.mjs';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 3000);
-const CLIENTS = 10;
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10);
 const ROUNDS = 4;
 const PAIRS = 50;
 const TARGET_P95_MS = 10;
@@ -26,6 +30,7 @@ const { rows: counted } = await pool.query(
 );
 const { rows: total } = await pool.query('select count(*)::bigint as n from reading_profile');
 const server = await startServer(url, { logLevel: 'warn' });
+let floor: Awaited<ReturnType<typeof startHttpFloor>> | null = null;
 
 try {
   // The same (meter, day) pairs on both sides, so both read the same pages.
@@ -50,14 +55,18 @@ try {
   if (twins[0].statements.length !== 1)
     throw new Error(`the call sent ${twins[0].statements.length} statements, not 1`);
 
+  floor = await startHttpFloor(JSON.stringify(first.body));
+  const floorServer = floor;
   let nextApi = 0;
   let nextBare = 0;
+  let nextFloor = 0;
   const api = () => server.call('/readings/profile', pairs[nextApi++ % PAIRS]);
   const bare = () => twins[nextBare++ % PAIRS].once();
+  const http = () => floorServer.call('/readings/profile', pairs[nextFloor++ % PAIRS]);
 
-  const sides = { api, bare } as const;
-  const samples: Record<string, number[]> = { api: [], bare: [] };
-  const seconds: Record<string, number> = { api: 0, bare: 0 };
+  const sides = { api, bare, http } as const;
+  const samples: Record<string, number[]> = { api: [], bare: [], http: [] };
+  const seconds: Record<string, number> = { api: 0, bare: 0, http: 0 };
   for (const once of Object.values(sides)) await closedLoop(once, { clients: CLIENTS, calls: CLIENTS * 20 });
   for (let round = 0; round < ROUNDS; round++)
     for (const [name, once] of Object.entries(sides)) {
@@ -69,6 +78,9 @@ try {
   const b = summary(samples.bare);
   const rateA = (samples.api?.length ?? 0) / (seconds.api ?? 1);
   const rateB = (samples.bare?.length ?? 0) / (seconds.bare ?? 1);
+  const h = summary(samples.http);
+  const rateH = (samples.http?.length ?? 0) / (seconds.http ?? 1);
+  const ceiling = 1 / (1 / rateB + 1 / rateH);
   console.log(
     `\nOne meter's day of load profile (96 rows), reading_profile ${Number(total[0].n).toLocaleString('en-US')} rows ` +
       `(the day's month partition ~${Number(counted[0]?.n ?? 0).toLocaleString('en-US')}), ${CLIENTS} clients, ${a.n} calls a side`,
@@ -76,6 +88,12 @@ try {
   console.log(`          p50      p95   calls/s`);
   console.log(`API   ${ms(a.p50)}  ${ms(a.p95)}  ${rateA.toFixed(0).padStart(8)}`);
   console.log(`bare  ${ms(b.p50)}  ${ms(b.p95)}  ${rateB.toFixed(0).padStart(8)}`);
+  console.log(
+    `HTTP  ${ms(h.p50)}  ${ms(h.p95)}  ${rateH.toFixed(0).padStart(8)}   (the same body, no work: HTTP's own cost)`,
+  );
+  console.log(
+    `The most an API over HTTP reaches here, 1 / (1/bare + 1/HTTP): ${ceiling.toFixed(0)} calls/s = ${(ceiling / rateB).toFixed(2)} × bare`,
+  );
   const ratio = rateA / rateB;
   console.log(`API throughput ÷ bare: ${ratio.toFixed(2)}; API p95 ÷ bare p95: ${(a.p95 / b.p95).toFixed(2)}`);
   const met = a.p95 <= TARGET_P95_MS && ratio >= TARGET_THROUGHPUT;
@@ -85,4 +103,5 @@ try {
 } finally {
   await pool.end();
   await server.stop();
+  await floor?.stop();
 }
