@@ -16,6 +16,10 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   MQTT_URL: z.string().optional(),
   MQTT_WS_URL: z.string().optional(),
+  MQTT_CLIENT_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/)
+    .default('meterdesk-server'),
   MQTT_TCP_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(1884),
   ADMIN_PASSWORD: z.string().min(6).max(18).optional(),
   OPERATOR_PASSWORD: z.string().min(6).max(18).optional(),
@@ -56,6 +60,12 @@ export interface Config {
   databaseUrl: string | undefined;
   mqttUrl: string | undefined;
   mqttWsUrl: string | undefined;
+  /**
+   * With MQTT_URL: the prefix of the server's durable broker sessions, which keep what devices
+   * publish while the server is away. One server per prefix: a second server with the same one
+   * would take the sessions over.
+   */
+  mqttClientId: string;
   /** null: the embedded broker opens no TCP listener (browsers still reach it over /mqtt). */
   mqttTcpPort: number | null;
   adminPassword: string | undefined;
@@ -125,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL || undefined,
     mqttUrl: e.MQTT_URL || undefined,
     mqttWsUrl: e.MQTT_WS_URL || undefined,
+    mqttClientId: e.MQTT_CLIENT_ID,
     mqttTcpPort: e.MQTT_TCP_PORT === 'off' ? null : e.MQTT_TCP_PORT,
     adminPassword: e.ADMIN_PASSWORD,
     operatorPassword: e.OPERATOR_PASSWORD,

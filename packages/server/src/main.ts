@@ -28,7 +28,7 @@ async function main(): Promise<void> {
 
   const log = createLogger(config.logLevel);
   const broker: Broker = config.mqttUrl
-    ? await connectExternalBroker(config.mqttUrl)
+    ? await connectExternalBroker(config.mqttUrl, { clientId: config.mqttClientId })
     : await startEmbeddedBroker({ tcpPort: config.mqttTcpPort, log });
 
   const app = await buildApp({ config, database, broker, secretKey, logger: log });

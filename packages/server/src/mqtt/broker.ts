@@ -27,10 +27,12 @@ export type MessageHandler = (topic: string, payload: Buffer) => unknown;
 
 export interface SubscribeOptions {
   /**
-   * Embedded broker: a device's QoS 1 message is acknowledged only once the handler's promise has
-   * resolved (its readings stored), not on arrival as Aedes does, so a server that stops in between
-   * leaves the message with the device, which sends it again. A rejected promise closes the device's
-   * connection without the acknowledgement. Only for what devices publish: a will never reaches it.
+   * A message is acknowledged only once the handler's promise has resolved (its readings stored), so
+   * one the server has not stored is sent again. Embedded broker: a device's QoS 1 message is
+   * acknowledged then, not on arrival as Aedes does, so a server that stops in between leaves the
+   * message with the device; a rejected promise closes the device's connection without the
+   * acknowledgement. Only for what devices publish: a will never reaches it. External broker: the
+   * subscription is a durable session of its own (`durableSubscription`).
    */
   acknowledgeWhenHandled?: boolean;
 }
@@ -291,10 +293,19 @@ export async function startEmbeddedBroker(options: EmbeddedOptions): Promise<Bro
   };
 }
 
+export interface ExternalBrokerOptions {
+  /** The prefix of the durable sessions' client ids (config MQTT_CLIENT_ID). */
+  clientId: string;
+  /** Tests: closing also ends the durable sessions, so the broker keeps nothing for them. */
+  endSessionsOnClose?: boolean;
+}
+
 /** A broker the operator runs (Mosquitto, EMQX). Browsers reach it at MQTT_WS_URL, under its own ACL. */
-export async function connectExternalBroker(url: string): Promise<Broker> {
+export async function connectExternalBroker(url: string, options: ExternalBrokerOptions): Promise<Broker> {
   const client = await mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 2000, connectTimeout: 10_000 });
   const listeners = new Set<{ filter: string; handler: MessageHandler }>();
+  /** By client id: a subscription made again after a stop (a restart) is the same session. */
+  const durable = new Map<string, DurableSubscription>();
   let handling: Promise<unknown>[] = [];
   client.on('message', (topic, payload) => {
     for (const l of listeners)
@@ -316,7 +327,14 @@ export async function connectExternalBroker(url: string): Promise<Broker> {
     publish: async (topic, payload, publishOptions) => {
       await client.publishAsync(topic, JSON.stringify(payload), { qos: 0, retain: publishOptions?.retain ?? false });
     },
-    subscribe: async (filter, handler) => {
+    subscribe: async (filter, handler, subscribeOptions) => {
+      if (subscribeOptions?.acknowledgeWhenHandled) {
+        // Stopping leaves the session on the broker, which keeps what arrives for it until the next start.
+        const clientId = durableClientId(options.clientId, filter);
+        const subscription = await durableSubscription(url, clientId, filter, handler);
+        durable.set(clientId, subscription);
+        return subscription.disconnect;
+      }
       const listener = { filter, handler };
       listeners.add(listener);
       await client.subscribeAsync(filter, { qos: 0 });
@@ -325,6 +343,72 @@ export async function connectExternalBroker(url: string): Promise<Broker> {
         if (![...listeners].some((l) => l.filter === filter)) await client.unsubscribeAsync(filter);
       };
     },
-    close: () => client.endAsync(),
+    close: async () => {
+      await Promise.all([...durable.values()].map((d) => (options.endSessionsOnClose ? d.end() : d.disconnect())));
+      await client.endAsync();
+    },
+  };
+}
+
+/** `meterdesk-server` and `ami/+/+/data`: `meterdesk-server-ami-data`. */
+export const durableClientId = (prefix: string, filter: string) =>
+  `${prefix}-${filter.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+
+interface DurableSubscription {
+  /** Stops listening; the broker keeps the session (and what arrives for it) until the next start. */
+  disconnect(): Promise<void>;
+  /** Ends the session: the broker forgets it and what it held. */
+  end(): Promise<void>;
+}
+
+/**
+ * What devices deliver, through a broker the operator runs: a session of its own (a fixed client id,
+ * clean: false, QoS 1), which the broker keeps while the server is away, with what is published for
+ * it meanwhile and what it has not acknowledged. Each message is acknowledged once its handler has
+ * resolved; a rejected handler drops the connection without the acknowledgement, and the broker sends
+ * the message again when the session reconnects. A client of its own, so what waits for the session
+ * reaches its handler at once, not a server still subscribing. Messages are handled one at a time:
+ * mqtt.js reads the next once this one is acknowledged.
+ */
+async function durableSubscription(
+  url: string,
+  clientId: string,
+  filter: string,
+  handler: MessageHandler,
+): Promise<DurableSubscription> {
+  const client = mqtt.connect(url, {
+    protocolVersion: 4,
+    clientId,
+    clean: false,
+    reconnectPeriod: 2000,
+    connectTimeout: 10_000,
+  });
+  let handling: Promise<void> = Promise.resolve();
+  client.handleMessage = (packet, acknowledge) => {
+    handling = Promise.resolve()
+      .then(() => handler(packet.topic, packet.payload as Buffer))
+      .then(
+        () => acknowledge(),
+        () => client.stream.destroy(),
+      );
+  };
+  await new Promise<void>((resolve, reject) => {
+    client.once('connect', () => resolve());
+    client.once('error', reject);
+  });
+  await client.subscribeAsync(filter, { qos: 1 });
+  let disconnected: Promise<void> | null = null;
+  // The message being handled is acknowledged before the connection ends: else the broker sends it again.
+  const disconnect = () => {
+    disconnected ??= handling.then(() => client.endAsync());
+    return disconnected;
+  };
+  return {
+    disconnect,
+    end: async () => {
+      await disconnect();
+      const ending = await mqtt.connectAsync(url, { protocolVersion: 4, clientId, clean: true, reconnectPeriod: 0 });
+      await ending.endAsync();
+    },
   };
 }

@@ -14,6 +14,7 @@ import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../
 import { ROOT_ORG_ID } from '../db/seed';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from '../mqtt/broker';
 import { TEST_ADMIN_PASSWORD } from './constants';
+import { uniqueName } from './unique';
 
 export interface CallResult<T = unknown> {
   status: number;
@@ -116,7 +117,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
   const { database, drop } = await openTestDatabase();
   const mqttUrl = options.embeddedBroker || options.deviceListener ? undefined : process.env.TEST_MQTT_URL;
   const broker = mqttUrl
-    ? await connectExternalBroker(mqttUrl)
+    ? await connectExternalBroker(mqttUrl, { clientId: uniqueName('server'), endSessionsOnClose: true })
     : await startEmbeddedBroker({ tcpPort: options.deviceListener ? 0 : null, log: { warn: () => {} } as never });
   const secretKey = randomBytes(32);
   const start = async () => {
