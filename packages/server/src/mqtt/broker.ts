@@ -389,7 +389,9 @@ async function durableSubscription(
       .then(() => handler(packet.topic, packet.payload as Buffer))
       .then(
         () => acknowledge(),
-        () => client.stream.destroy(),
+        () => {
+          client.stream.destroy();
+        },
       );
   };
   await new Promise<void>((resolve, reject) => {
