@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../db/rows';
@@ -48,5 +49,67 @@ describe('readings partitions', () => {
     await t.database.db.insert(readingDaily).values({ meterId: 'm'.repeat(32), day: '2019-03-14', activeImport: 1 });
     expect(await partitionsOf('reading_profile')).toContain('reading_profile_p201903');
     expect(await ensurePartitions(t.database.db, old, old)).toBe(0);
+  });
+
+  it('moves the rows of the unpartitioned meter-day rollup into month partitions (migration 0022)', async () => {
+    const db = t.database.db;
+    // The table as migration 0021 left it: the same columns, unpartitioned, with rows of two months.
+    await db.execute(sql`create table rollup_meter_day_before (like rollup_meter_day including defaults)`);
+    await db.execute(sql`drop table rollup_meter_day`);
+    await db.execute(sql`alter table rollup_meter_day_before rename to rollup_meter_day`);
+    await db.execute(
+      sql`alter table rollup_meter_day add constraint rollup_meter_day_meter_id_day_pk primary key (meter_id, day)`,
+    );
+    await db.execute(sql`create index rollup_meter_day_grid_idx on rollup_meter_day (grid_id, day)`);
+    await db.execute(sql`insert into rollup_meter_day (meter_id, day, grid_id, intervals, consumption) values
+      ('m1', '2026-09-30', 'g1', 96, 1200), ('m1', '2026-10-01', 'g1', 95, null), ('m2', '2026-10-31', 'g2', 3, 7)`);
+
+    const migration = readFileSync(
+      new URL('../db/migrations/0022_rollup_meter_day_partitioned.sql', import.meta.url),
+      'utf8',
+    );
+    await db.transaction(async (tx) => {
+      for (const statement of migration.split('--> statement-breakpoint')) await tx.execute(sql.raw(statement));
+    });
+
+    expect(await partitionsOf('rollup_meter_day')).toEqual(['rollup_meter_day_p202609', 'rollup_meter_day_p202610']);
+    expect(
+      await rowsOf(
+        db,
+        sql`select meter_id, day::text as day, grid_id, intervals, consumption::int as consumption,
+          tableoid::regclass::text as partition from rollup_meter_day order by meter_id, day`,
+      ),
+    ).toEqual([
+      {
+        meter_id: 'm1',
+        day: '2026-09-30',
+        grid_id: 'g1',
+        intervals: 96,
+        consumption: 1200,
+        partition: 'rollup_meter_day_p202609',
+      },
+      {
+        meter_id: 'm1',
+        day: '2026-10-01',
+        grid_id: 'g1',
+        intervals: 95,
+        consumption: null,
+        partition: 'rollup_meter_day_p202610',
+      },
+      {
+        meter_id: 'm2',
+        day: '2026-10-31',
+        grid_id: 'g2',
+        intervals: 3,
+        consumption: 7,
+        partition: 'rollup_meter_day_p202610',
+      },
+    ]);
+    await expect(
+      db.execute(sql`insert into rollup_meter_day (meter_id, day, grid_id) values ('m1', '2026-10-01', 'g1')`),
+    ).rejects.toThrow();
+    expect(await rowsOf(db, sql`select to_regclass('rollup_meter_day_unpartitioned') as left_over`)).toEqual([
+      { left_over: null },
+    ]);
   });
 });

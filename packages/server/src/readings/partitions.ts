@@ -6,8 +6,9 @@ import { defineJob } from '../jobs/job-system';
 type Span = 'month' | 'year';
 
 /**
- * The time-partitioned tables of migration 0013 and the span of one partition. A month of interval
- * rows is a unit an operator keeps or lets go; frozen monthly values are few, a year each.
+ * The time-partitioned tables (migrations 0013 and 0022) and the span of one partition. A month of
+ * interval rows is a unit an operator keeps or lets go; frozen monthly values are few, a year each.
+ * The meters' daily rollup goes with the readings it sums: a month of it is made and dropped with them.
  */
 export const PARTITIONED = {
   reading_profile: 'month',
@@ -17,6 +18,7 @@ export const PARTITIONED = {
   dcu_event: 'month',
   link_change: 'month',
   clock_check: 'month',
+  rollup_meter_day: 'month',
 } as const satisfies Record<string, Span>;
 export type PartitionedTable = keyof typeof PARTITIONED;
 
@@ -48,12 +50,18 @@ export function partitionStarts(table: PartitionedTable, from: Date, to: Date): 
 }
 
 /**
- * Makes the missing partitions of every readings table covering [from, to]; answers how many it made.
- * Bounds are UTC midnights; an advisory lock keeps two servers from making the same one at once.
+ * Makes the missing partitions of the tables (every partitioned one unless named) covering [from, to];
+ * answers how many it made. Bounds are UTC midnights; an advisory lock keeps two servers from making
+ * the same one at once.
  */
-export async function ensurePartitions(db: Executor, from: Date, to: Date): Promise<number> {
+export async function ensurePartitions(
+  db: Executor,
+  from: Date,
+  to: Date,
+  tables: readonly PartitionedTable[] = Object.keys(PARTITIONED) as PartitionedTable[],
+): Promise<number> {
   let made = 0;
-  for (const table of Object.keys(PARTITIONED) as PartitionedTable[]) {
+  for (const table of tables) {
     for (const start of partitionStarts(table, from, to)) {
       const name = partitionName(table, start);
       const end = next(PARTITIONED[table], start);

@@ -45,9 +45,13 @@ describe('the readings retention setting', () => {
     const exists = async (relation: string) =>
       (await rowsOf<{ found: boolean }>(t.db, sql`select to_regclass(${relation}) is not null as found`))[0]?.found;
     expect(await exists(older)).toBe(true);
+    const olderRollups = partitionName('rollup_meter_day', monthStart(13));
+    expect(await exists(olderRollups)).toBe(true);
     const job = await runJob(t, READINGS_RETENTION_JOB);
-    expect((job.output as { dropped: string[] }).dropped).toContain(older);
+    expect((job.output as { dropped: string[] }).dropped).toEqual(expect.arrayContaining([older, olderRollups]));
     expect(await exists(older)).toBe(false);
+    expect(await exists(olderRollups)).toBe(false);
     expect(await exists(younger)).toBe(true);
+    expect(await exists(partitionName('rollup_meter_day', monthStart(11)))).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { OBIS } from '@meterdesk/contracts';
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../db/rows';
 import { meter, meterLastRead, rollupDcuDay, rollupGridDay, rollupMeterDay, rollupPending } from '../db/schema';
 import { dcuAt, gridNode, meterAt } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
@@ -156,6 +157,23 @@ describe('reading rollups', () => {
       intervals: 192,
       metersComplete: 2,
     });
+  });
+
+  it("keeps a meter's days in month partitions, making the month a frozen value's next day opens", async () => {
+    const exists = async (relation: string) =>
+      (await rowsOf<{ found: boolean }>(t.db, sql`select to_regclass(${relation}) is not null as found`))[0]?.found;
+    expect(await exists('rollup_meter_day_p201904')).toBe(false);
+    await writer.write({ daily: dailyRows(m1, [frozen('2019-03-31', 1_000)]) });
+    expect(await foldPending(t.db)).toBe(2);
+    const stored = await rowsOf<{ day: string; partition: string }>(
+      t.db,
+      sql`select day::text as day, tableoid::regclass::text as partition from rollup_meter_day
+        where meter_id = ${m1} and day < '2020-01-01' order by day`,
+    );
+    expect(stored).toEqual([
+      { day: '2019-03-31', partition: 'rollup_meter_day_p201903' },
+      { day: '2019-04-01', partition: 'rollup_meter_day_p201904' },
+    ]);
   });
 
   it("moves a meter's day to its new grid node when it is recomputed, and a day rolls up from raw rows at once", async () => {

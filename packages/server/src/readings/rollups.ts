@@ -3,6 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
 import { defineJob } from '../jobs/job-system';
+import { ensurePartitions } from './partitions';
 
 /** A meter's UTC day whose rollup row must be recomputed. */
 export interface RollupKey {
@@ -246,6 +247,10 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
             returning meter_id, day::text as day`,
       );
       if (taken.length === 0) return 0;
+      await rollupPartitionsFor(
+        tx,
+        taken.map((k) => k.day),
+      );
       await recompute(tx, keyedDays(taken.map((k) => ({ meterId: k.meter_id, day: k.day }))));
       return taken.length;
     });
@@ -264,8 +269,24 @@ export function rollupDay(db: Db, day: string): Promise<number> {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
     // A whole day groups every meter's rows at once: room to hash them in memory rather than sort on disk.
     await tx.execute(sql`set local work_mem = '64MB'`);
+    await rollupPartitionsFor(tx, [day]);
     return recompute(tx, wholeDay(day));
   });
+}
+
+/**
+ * The months of rollup_meter_day that `days` fall in, made where missing: most are made ahead with
+ * the readings', but a daily frozen value also changes the day after it, which may open a month no
+ * reading has reached yet.
+ */
+async function rollupPartitionsFor(tx: Executor, days: readonly string[]): Promise<void> {
+  let first = days[0] as string;
+  let last = first;
+  for (const day of days) {
+    if (day < first) first = day;
+    if (day > last) last = day;
+  }
+  await ensurePartitions(tx, new Date(first), new Date(last), ['rollup_meter_day']);
 }
 
 export const READING_ROLLUPS_JOB = 'reading-rollups';
