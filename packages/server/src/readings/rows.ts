@@ -60,9 +60,9 @@ const integerOf = (value: unknown): number | null =>
   typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
 
 /**
- * The channels' values added to `row` by column. The column list is walked from an array made once:
- * a profile push is thousands of rows, and a fresh entries array and spread per row cost more than
- * the row's own checks.
+ * The channels' values added to `row` by column, for the frozen rows (one per meter per day or
+ * month, where a literal per table would say the columns twice for little gain). The column list is
+ * walked from an array made once: no entries array and spread per row.
  */
 function withChannels<R extends object, K extends string>(
   row: R,

@@ -164,11 +164,11 @@ export const countRows = (batch: ReadingBatch) => READING_PARTS.reduce((n, part)
  * it. A row that does not fit its columns is malformed, one whose time lies beyond now + 1 day or
  * before the retention window is an impossible time: both are refused (counted), never inserted.
  *
- * On PostgreSQL a write is one transaction: each table's rows go by COPY into a staging table
- * (temporary, the connection's own, emptied at commit) and are merged into the table in key order (two
- * writers meeting on the same keys take their locks in the same order), `ON CONFLICT DO NOTHING`
- * when some are stored already (`merge`). On PGlite the same merge reads
- * the rows from one JSON parameter (`json_populate_recordset`) in one transaction.
+ * A write is one transaction, with the rollups' keys of the rows stored marked in it. On PostgreSQL
+ * each table's rows go in key order by COPY straight into the table (`copyNew`); when some are stored
+ * already, through a staging table (temporary, the connection's own, emptied at commit) merged with
+ * `ON CONFLICT DO NOTHING`. On PGlite, which takes no COPY from a client, the rows come from one JSON
+ * parameter (`json_populate_recordset`) by a plain INSERT, merged the same way when some are stored.
  */
 export class ReadingWriter {
   readonly refused = { malformed: 0, impossibleTime: 0 };
@@ -246,9 +246,10 @@ export class ReadingWriter {
       database?.kind === 'postgres'
         ? () =>
             database.writeAtomically(({ tx, copyInto }) =>
-              writeParts(tx, (part, rows) =>
-                copyInto ? this.copyNew(tx, part, inKeyOrder(part, rows), copyInto) : Promise.resolve([]),
-              ),
+              writeParts(tx, (part, rows) => {
+                if (!copyInto) throw new Error('a PostgreSQL write without COPY');
+                return this.copyNew(tx, part, inKeyOrder(part, rows), copyInto);
+              }),
             )
         : () =>
             this.db.transaction((tx) =>
