@@ -1,9 +1,9 @@
 import { inflateSync } from 'node:zlib';
 import { RES } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sysCaptcha, sysLog, sysLoginFailure, sysSession, sysUser } from '../db/schema';
-import { TEST_ADMIN_PASSWORD } from '../test/constants';
+import { AFTER_RESPONSE, TEST_ADMIN_PASSWORD } from '../test/constants';
 import { createTestApp, sessionCookieOf, type TestApp } from '../test/harness';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -263,8 +263,11 @@ describe('auth', () => {
       const cookie = (await login('admin', TEST_ADMIN_PASSWORD)).cookie!;
       expect((await t.call('/sysuser/loginout', {}, cookie)).status).toBe(200);
       expect((await t.call('/sysuser/auth', {}, cookie)).status).toBe(401);
-      const ops = await t.db.select().from(sysLog).where(eq(sysLog.operatingType, 'logout'));
-      expect(ops.length).toBeGreaterThan(0);
+      // The operation log is written once the answer has gone (the audit hook's onResponse).
+      await vi.waitFor(async () => {
+        const ops = await t.db.select().from(sysLog).where(eq(sysLog.operatingType, 'logout'));
+        expect(ops.length).toBeGreaterThan(0);
+      }, AFTER_RESPONSE);
     });
 
     it('expires an idle session and one past its absolute end', async () => {
