@@ -94,7 +94,6 @@ export const DataItemSchema = z.object({
   itemNameEn: z.string(),
   obis: z.string(),
   classId: z.number().int(),
-  unit: z.string(),
   enabled: z.boolean(),
   orderNum: z.number().int(),
 });

@@ -7,3 +7,9 @@ export function formatDateTime(iso: string): string {
   const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
   return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
+
+/**
+ * The zone `formatDateTime` writes in, for a heading to name it: its IANA name, because an offset
+ * would be wrong for the rows on the other side of a summer-time change.
+ */
+export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;

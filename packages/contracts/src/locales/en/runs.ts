@@ -8,10 +8,10 @@ export const runs = {
   noTask: 'Open a task from the task list to see its runs',
   progress: '{{done}} of {{total}} meters read, {{received}} of {{expected}} readings',
   fields: {
-    dueAt: 'Time',
+    dueAt: 'Time ({{zone}})',
     kind: 'Kind',
     status: 'Status',
-    period: 'Period',
+    period: 'Period ({{zone}})',
     devices: 'Meters',
     expected: 'Expected',
     received: 'Received',
@@ -26,7 +26,7 @@ export const runs = {
   },
   kinds: { scheduled: 'Scheduled', repair: 'Repair', manual: 'Run now', gap: 'Gap re-collection' },
   statuses: { pending: 'Pending', queued: 'Queued', running: 'Running', finished: 'Finished', cancelled: 'Cancelled' },
-  devicesOf: 'Meters of the run at {{time}}',
+  devicesOf: 'Meters of the run at {{time}} ({{zone}})',
   failedOnly: 'Incomplete only',
   notRequested: 'Complete: nothing to read',
 };

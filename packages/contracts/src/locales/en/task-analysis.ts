@@ -22,7 +22,7 @@ export const taskAnalysis = {
     refresh: 'Refresh',
   },
   runFields: {
-    dueAt: 'Time',
+    dueAt: 'Time ({{zone}})',
     kind: 'Kind',
     status: 'Status',
     devices: 'Meters',

@@ -9,10 +9,10 @@ export const runs: typeof en = {
   noTask: '请从任务列表打开一个任务查看其执行记录',
   progress: '已抄读 {{done}}/{{total}} 块表，数据 {{received}}/{{expected}} 条',
   fields: {
-    dueAt: '时间',
+    dueAt: '时间 ({{zone}})',
     kind: '类型',
     status: '状态',
-    period: '数据时段',
+    period: '数据时段 ({{zone}})',
     devices: '电表数',
     expected: '应抄',
     received: '实抄',
@@ -27,7 +27,7 @@ export const runs: typeof en = {
   },
   kinds: { scheduled: '定时执行', repair: '补抄', manual: '立即执行', gap: '手动补抄' },
   statuses: { pending: '等待', queued: '排队', running: '执行中', finished: '已完成', cancelled: '已取消' },
-  devicesOf: '{{time}} 执行的电表',
+  devicesOf: '{{time}} ({{zone}}) 执行的电表',
   failedOnly: '仅未完成',
   notRequested: '完整，无需抄读',
 };

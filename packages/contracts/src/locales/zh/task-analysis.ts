@@ -23,7 +23,7 @@ export const taskAnalysis: typeof en = {
     refresh: '刷新',
   },
   runFields: {
-    dueAt: '时间',
+    dueAt: '时间 ({{zone}})',
     kind: '类型',
     status: '状态',
     devices: '电表数',

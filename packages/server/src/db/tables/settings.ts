@@ -16,7 +16,6 @@ export const sysDataItem = pgTable(
     itemNameEn: varchar({ length: 100 }).notNull(),
     obis: varchar({ length: 32 }).notNull(),
     classId: smallint().notNull(),
-    unit: varchar({ length: 16 }).notNull().default(''),
     enabled: boolean().notNull().default(true),
     orderNum: integer().notNull().default(0),
   },

@@ -27,7 +27,7 @@ import { useSearchParams } from 'react-router';
 import { callApi } from '@/api/api-client';
 import { readRange } from '@/fields/date-range';
 import { DateRangeInput } from '@/fields/date-range-input';
-import { formatDateTime } from '@/fields/date-text';
+import { browserTimeZone, formatDateTime } from '@/fields/date-text';
 import { errorText } from '@/i18n/message-text';
 
 const PAGE_SIZE = 10;
@@ -98,7 +98,7 @@ export function TaskAnalysisDetailPage() {
   const runColumns: TableColumnsType<RunKpi> = [
     {
       key: 'dueAt',
-      title: t('taskAnalysis.runFields.dueAt'),
+      title: t('taskAnalysis.runFields.dueAt', { zone: browserTimeZone() }),
       sorter: true,
       sortOrder: runsTable.sortOrderOf('dueAt'),
       render: (_, r) => formatDateTime(r.dueAt),

@@ -54,7 +54,9 @@ const dcu = (extra: Partial<DcuKpi> = {}): DcuKpi => ({
 });
 const page = <T,>(list: T[]) => ok({ list, total: list.length, curPage: 1, pageSize: 10 });
 
+const zone = process.env.TZ;
 afterEach(() => {
+  process.env.TZ = zone;
   vi.restoreAllMocks();
   vi.unstubAllGlobals();
   applyLanguage('en');
@@ -174,5 +176,21 @@ describe('task analysis list', () => {
     renderInShell(permittedTree([PAGE, DETAIL]), `${DETAIL}?id=${ID}&${PERIOD}`);
     const codes = await screen.findByTestId('analysis-codes');
     expect(await within(codes).findByText('通信超时')).toBeTruthy();
+  });
+
+  it("names the time zone of its runs' times, in both languages", async () => {
+    // Away from UTC, so a heading saying UTC, or none, cannot pass for one naming the zone shown.
+    process.env.TZ = 'Asia/Shanghai';
+    stubApi({
+      [taskAnalysisApi.detail.path]: () => ok({ task: kpi(), byCode: [] }),
+      [taskAnalysisApi.runs.path]: () => page([run()]),
+      [taskAnalysisApi.dcus.path]: () => page([]),
+    });
+    renderInShell(permittedTree([PAGE, DETAIL]), `${DETAIL}?id=${ID}&${PERIOD}`);
+    const runs = await screen.findByTestId('analysis-runs');
+    expect(await within(runs).findByText('2030-01-05 08:15:00')).toBeTruthy();
+    expect(within(runs).getByRole('columnheader', { name: /^Time \(Asia\/Shanghai\)/ })).toBeTruthy();
+    applyLanguage('zh');
+    expect(await within(runs).findByRole('columnheader', { name: /^时间 \(Asia\/Shanghai\)/ })).toBeTruthy();
   });
 });

@@ -2,6 +2,7 @@ import type { CollectionRun, RunDevice } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { applyLanguage } from '@/i18n/i18n';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
@@ -52,8 +53,10 @@ const device = (devAddr: string, extra: Partial<RunDevice> = {}): RunDevice => (
 const page = <T,>(list: T[]) => ({ list, total: list.length, curPage: 1, pageSize: 10 });
 
 describe('taskMGT view/detail', () => {
+  const zone = process.env.TZ;
   afterEach(() => {
     vi.unstubAllGlobals();
+    process.env.TZ = zone;
   });
 
   it("lists a task's runs with their rates and codes, and a chosen run's meters, failed ones alone on request", async () => {
@@ -111,5 +114,27 @@ describe('taskMGT view/detail', () => {
     const meterRow = await screen.findByText('M0000003');
     // A read still outstanding shows as such, not as a code.
     expect(within(meterRow.closest('tr') as HTMLElement).getByText('…')).toBeTruthy();
+  });
+
+  it('names the time zone its run times are written in, in both languages', async () => {
+    // Away from UTC, so a heading saying UTC, or none, cannot pass for one naming the zone shown.
+    process.env.TZ = 'Asia/Shanghai';
+    stubApi({
+      '/plan/runs': () => ok(page([run()])),
+      '/plan/rundevices': () => ok(page([device('M0000001')])),
+    });
+    renderInShell(permittedTree([TASKS, DETAIL]), `${DETAIL}?id=${PLAN_ID}`);
+    const user = userEvent.setup();
+    const time = await screen.findByText('2030-01-02 08:15:00');
+    expect(screen.getByRole('columnheader', { name: 'Time (Asia/Shanghai)' })).toBeTruthy();
+    expect(screen.getByRole('columnheader', { name: 'Period (Asia/Shanghai)' })).toBeTruthy();
+    expect(screen.getByText('2030-01-01 08:15:00 – 2030-01-02 08:15:00')).toBeTruthy();
+    await user.click(time);
+    expect(await screen.findByText('Meters of the run at 2030-01-02 08:15:00 (Asia/Shanghai)')).toBeTruthy();
+
+    applyLanguage('zh');
+    expect(await screen.findByRole('columnheader', { name: '时间 (Asia/Shanghai)' })).toBeTruthy();
+    expect(screen.getByRole('columnheader', { name: '数据时段 (Asia/Shanghai)' })).toBeTruthy();
+    expect(screen.getByText('2030-01-02 08:15:00 (Asia/Shanghai) 执行的电表')).toBeTruthy();
   });
 });

@@ -17,7 +17,7 @@ import { callApi } from '@/api/api-client';
 import { followTopic } from '@/app/live/broker-topics';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { isGranted } from '@/app/permissions/permission-index';
-import { formatDateTime } from '@/fields/date-text';
+import { browserTimeZone, formatDateTime } from '@/fields/date-text';
 import { valueLabel } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
 
@@ -94,9 +94,10 @@ export function TaskRunsPage() {
   if (!planid) return <Card>{t('runs.noTask')}</Card>;
   const list = runs.data?.list ?? [];
   const current = list.find((r) => r.runId === selected) ?? null;
+  const zone = browserTimeZone();
 
   const columns: TableColumnsType<CollectionRun> = [
-    { key: 'dueAt', title: t('runs.fields.dueAt'), render: (_, r) => formatDateTime(r.dueAt) },
+    { key: 'dueAt', title: t('runs.fields.dueAt', { zone }), render: (_, r) => formatDateTime(r.dueAt) },
     { key: 'kind', title: t('runs.fields.kind'), render: (_, r) => t(`runs.kinds.${r.kind}`) },
     {
       key: 'status',
@@ -105,7 +106,7 @@ export function TaskRunsPage() {
     },
     {
       key: 'period',
-      title: t('runs.fields.period'),
+      title: t('runs.fields.period', { zone }),
       render: (_, r) => `${formatDateTime(r.periodFrom)} – ${formatDateTime(r.periodTo)}`,
     },
     { key: 'devices', title: t('runs.fields.devices'), dataIndex: 'devices' },
@@ -217,7 +218,7 @@ function RunDevices({ run }: { run: CollectionRun }) {
   ];
   return (
     <Card
-      title={t('runs.devicesOf', { time: formatDateTime(run.dueAt) })}
+      title={t('runs.devicesOf', { time: formatDateTime(run.dueAt), zone: browserTimeZone() })}
       extra={
         <Checkbox
           checked={failedOnly}

@@ -1,4 +1,12 @@
-import { type Operation, RES, settingsApi } from '@meterdesk/contracts';
+import {
+  COMMON_OBIS,
+  DLMS_UNITS,
+  type Operation,
+  obisFromDotted,
+  RES,
+  settingsApi,
+  unitSymbol,
+} from '@meterdesk/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Flex, Input, InputNumber, Spin, Switch, Table } from 'antd';
 import type { TFunction } from 'i18next';
@@ -132,6 +140,13 @@ function SubscribeSettings() {
 
 type DataItem = { id: string; enabled: boolean; orderNum: number };
 
+/**
+ * A data item's unit is the OBIS catalogue's, the one its readings are stored and shown in (energy in
+ * Wh, power in W); data items name their object in the dotted form.
+ */
+const CATALOGUE_UNITS = new Map(COMMON_OBIS.map((item) => [item.obis, unitSymbol(DLMS_UNITS[item.unit])]));
+const catalogueUnit = (dotted: string) => CATALOGUE_UNITS.get(obisFromDotted(dotted)) ?? '';
+
 function DataItemSettings({ canSave }: { canSave: boolean }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
@@ -173,7 +188,12 @@ function DataItemSettings({ canSave }: { canSave: boolean }) {
             render: (_, item) => (language === 'zh' ? item.itemName : item.itemNameEn) || item.itemName,
           },
           { key: 'obis', dataIndex: 'obis', title: t('settings.dataItems.obis') },
-          { key: 'unit', dataIndex: 'unit', title: t('settings.dataItems.unit'), width: 80 },
+          {
+            key: 'unit',
+            title: t('settings.dataItems.unit'),
+            width: 80,
+            render: (_, item) => catalogueUnit(item.obis),
+          },
           {
             key: 'enabled',
             title: t('settings.dataItems.enabled'),

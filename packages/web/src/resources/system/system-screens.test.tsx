@@ -289,6 +289,41 @@ describe('system settings', () => {
   });
 });
 
+describe('data items', () => {
+  const item = (n: number, obis: string, itemNameEn: string, unit: string) => ({
+    id: id(n),
+    itemName: itemNameEn,
+    itemNameEn,
+    obis,
+    classId: 3,
+    // What an older server still sends beside the item; the screen shows the catalogue's unit.
+    unit,
+    enabled: true,
+    orderNum: n,
+  });
+
+  it("shows each item's unit as the OBIS catalogue has it, the unit its readings are in", async () => {
+    stubApi({
+      ...settingsAnswers(),
+      [settingsApi.listdataitemconf.path]: () =>
+        ok([
+          item(1, '0.0.1.0.0.255', 'Clock', ''),
+          item(2, '1.0.1.8.0.255', 'Active energy import (+A) total', 'kWh'),
+          item(3, '1.0.1.7.0.255', 'Active power', 'kW'),
+          item(4, '1.0.32.7.0.255', 'Voltage L1', 'V'),
+        ]),
+    });
+    renderInShell(permittedTree(['/sysMGT/systemSettings']), '/sysMGT/systemSettings');
+    const card = await screen.findByTestId('settings-dataItems');
+    const unitOf = async (name: string) =>
+      ((await within(card).findByText(name)).closest('tr') as HTMLElement).querySelectorAll('td')[2]?.textContent;
+    expect(await unitOf('Active energy import (+A) total')).toBe('Wh');
+    expect(await unitOf('Active power')).toBe('W');
+    expect(await unitOf('Voltage L1')).toBe('V');
+    expect(await unitOf('Clock')).toBe('');
+  });
+});
+
 describe('SMTP test e-mail', () => {
   const stubSettings = () =>
     stubApi({
