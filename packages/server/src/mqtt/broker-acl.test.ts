@@ -207,7 +207,8 @@ describe('broker-acl: the device rules for Mosquitto and EMQX', () => {
       const client = await connect(port, `meter:${direct.devAddr}`, direct.password);
       await client.publishAsync(deviceTopic('meter', a.meter, 'data'), 'forged');
       await client.publishAsync(deviceTopic('meter', direct.devAddr, 'data'), 'own');
-      await expect.poll(() => heard.map((h) => h.payload)).toEqual(['own']);
+      // Only data topics: the command the test before sent may still be on its way back to the server's client.
+      await expect.poll(() => heard.filter((h) => h.topic.endsWith('/data')).map((h) => h.payload)).toEqual(['own']);
       await client.endAsync();
     });
   });
