@@ -394,11 +394,17 @@ async function durableSubscription(
         },
       );
   };
-  await new Promise<void>((resolve, reject) => {
-    client.once('connect', () => resolve());
-    client.once('error', reject);
-  });
-  await client.subscribeAsync(filter, { qos: 1 });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.once('connect', () => resolve());
+      client.once('error', reject);
+    });
+    await client.subscribeAsync(filter, { qos: 1 });
+  } catch (error) {
+    // A session that never started must not keep reconnecting in the background.
+    client.end(true);
+    throw error;
+  }
   let disconnected: Promise<void> | null = null;
   // The message being handled is acknowledged before the connection ends: else the broker sends it again.
   const disconnect = () => {
