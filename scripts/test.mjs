@@ -1,12 +1,14 @@
-// `npm test`: the whole suite, as CI runs it. Lint, type check, contracts, simulator and server
-// tests on PGlite + the embedded broker, again on PostgreSQL / Mosquitto when they answer locally, web
-// tests, the production build, then the Playwright journeys in Debian's Chromium.
+// `npm test`: the whole suite, as CI runs it. Lint, type check, contracts and simulator tests, the server
+// tests on PostgreSQL / Mosquitto when they answer locally with those of the embedded path again on PGlite
+// + the embedded broker (all of them there when neither answers), web tests, the production build, then
+// the Playwright journeys in Debian's Chromium.
 // Ends with a plain `N passed, N failed` line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { EMBEDDED_PATH_TESTS } from '../packages/server/src/test/embedded-path.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 // The machine-readable reports are read here and nowhere else: they go when the run ends.
@@ -34,13 +36,21 @@ function step(title, command, args, env) {
   else failed++;
 }
 
-function vitest(title, projects, reportName, env) {
+function vitest(title, projects, reportName, env, files = []) {
   const outputFile = path.join(reports, `${reportName}.json`);
   const projectArgs = projects.flatMap((p) => ['--project', p]);
   const ok = run(
     title,
     'npx',
-    ['vitest', 'run', ...projectArgs, '--reporter=default', '--reporter=json', `--outputFile.json=${outputFile}`],
+    [
+      'vitest',
+      'run',
+      ...projectArgs,
+      ...files,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${outputFile}`,
+    ],
     env,
   );
   if (!existsSync(outputFile)) {
@@ -107,15 +117,7 @@ function ensureChromium() {
 
 step('lint (biome)', 'npx', ['biome', 'check', '.']);
 step('type check', 'npm', ['run', 'typecheck']);
-vitest(
-  'contracts, simulator and server tests on PGlite + embedded broker',
-  ['contracts', 'simulator', 'server'],
-  'server-pglite',
-  {
-    TEST_DATABASE_URL: undefined,
-    TEST_MQTT_URL: undefined,
-  },
-);
+vitest('contracts and simulator tests', ['contracts', 'simulator'], 'packages');
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const mosquittoUrl = process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
@@ -130,14 +132,25 @@ for (const [name, url, answered] of [
     failed++;
   }
 }
+const embedded = { TEST_DATABASE_URL: undefined, TEST_MQTT_URL: undefined };
 if (hasPostgres || hasMosquitto) {
+  // The whole server suite once, on the production path; on the embedded defaults again only the tests
+  // of what differs between the two (packages/server/src/test/embedded-path.mjs says which).
   const env = {};
   if (hasPostgres) env.TEST_DATABASE_URL = postgresUrl;
   if (hasMosquitto) env.TEST_MQTT_URL = mosquittoUrl;
   const against = [hasPostgres && 'PostgreSQL', hasMosquitto && 'Mosquitto'].filter(Boolean).join(' + ');
   vitest(`server tests on ${against}`, ['server'], 'server-external', env);
+  vitest(
+    'server tests of the embedded path on PGlite + embedded broker',
+    ['server'],
+    'server-embedded',
+    embedded,
+    EMBEDDED_PATH_TESTS,
+  );
 } else {
-  summary.push(`skip server tests on PostgreSQL/Mosquitto: neither ${postgresUrl} nor ${mosquittoUrl} answers`);
+  summary.push(`server tests on PGlite + embedded broker only: neither ${postgresUrl} nor ${mosquittoUrl} answers`);
+  vitest('server tests on PGlite + embedded broker', ['server'], 'server-embedded', embedded);
 }
 
 vitest('web tests', ['web'], 'web');

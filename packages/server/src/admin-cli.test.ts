@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runAdmin, runAdminOn } from './admin-cli';
 import { LOCK_FILE } from './db/data-dir-lock';
 import { sysUser } from './db/schema';
+import { FRESH_START } from './test/constants';
 import { createTestApp, type TestApp } from './test/harness';
 import { otherProcesses } from './test/processes';
 
@@ -67,7 +68,7 @@ describe('admin command line', () => {
   });
 });
 
-describe('admin command line on a PGlite DATA_DIR', () => {
+describe('admin command line on a PGlite DATA_DIR', FRESH_START, () => {
   const pids = otherProcesses();
   let dataDir: string;
   const lock = () => path.join(dataDir, LOCK_FILE);
@@ -91,7 +92,7 @@ describe('admin command line on a PGlite DATA_DIR', () => {
     expect(readdirSync(dataDir)).toEqual([LOCK_FILE]);
   });
 
-  it('takes over the lock of a server that has gone, and leaves none behind', { timeout: 180_000 }, async () => {
+  it('takes over the lock of a server that has gone, and leaves none behind', async () => {
     writeFileSync(lock(), `${pids.gone}\nserver\n`);
     // A fresh directory: migrated, not seeded, so the command reaches the database and finds nobody.
     expect(await run('unlock', 'admin')).toEqual({ code: 1, text: 'No user "admin".' });

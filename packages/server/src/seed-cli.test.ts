@@ -8,10 +8,11 @@ import { LOCK_FILE } from './db/data-dir-lock';
 import { rowsOf } from './db/rows';
 import { type ScaleProgress, seedScaleArchive } from './db/scale-archive';
 import { parseSeedArgs, runSeed } from './seed-cli';
+import { FRESH_START } from './test/constants';
 import { createTestApp, type TestApp } from './test/harness';
 import { otherProcesses } from './test/processes';
 
-describe('scale seed (npm run seed)', () => {
+describe('scale seed (npm run seed)', FRESH_START, () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

@@ -11,6 +11,7 @@ import { getTableName, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
+import { FRESH_START } from '../test/constants';
 import { firstStarts } from '../test/first-start';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
 import type { Database } from './driver';
@@ -28,7 +29,7 @@ function distanceKm(a: Position, b: Position): number {
   return 2 * 6371 * Math.asin(Math.sqrt(h));
 }
 
-describe('demo archive', () => {
+describe('demo archive', FRESH_START, () => {
   const { box, emptyDatabase, start } = firstStarts();
   const sizes = async (database: Database) => {
     const result: Record<string, number> = {};

@@ -2,13 +2,14 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { type Crontab, checkCollectItems, checkSchedule } from '../modules/collection/task-rules';
+import { FRESH_START } from '../test/constants';
 import { firstStarts } from '../test/first-start';
 import { DEMO_ROOT_GRID_ID } from './demo-archive';
 import { DEMO_TASK_ID, DEMO_TEMPLATE_ID, demoTaskStart } from './demo-collection';
 import type { Database } from './driver';
 import { plan, planTemplate, supplier } from './schema';
 
-describe('demo collection task', () => {
+describe('demo collection task', FRESH_START, () => {
   const { emptyDatabase, start } = firstStarts();
   const tasks = (database: Database) => database.db.select().from(plan);
   const templates = (database: Database) => database.db.select().from(planTemplate);

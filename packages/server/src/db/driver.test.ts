@@ -2,14 +2,15 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FRESH_START } from '../test/constants';
 import { DataDirLocked, LOCK_FILE } from './data-dir-lock';
 import { openDatabase } from './driver';
 
-describe('PGlite data directory', () => {
+describe('PGlite data directory', FRESH_START, () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'meterdesk-data-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('is private to the service user, also when it was left open', { timeout: 180_000 }, async () => {
+  it('is private to the service user, also when it was left open', async () => {
     // What a copy, a restore or an older version may leave behind.
     chmodSync(dataDir, 0o777);
     mkdirSync(path.join(dataDir, 'pgdata'), { mode: 0o755 });
@@ -27,7 +28,7 @@ describe('PGlite data directory', () => {
     expect(mode('pgdata/PG_VERSION') & 0o077).toBe(0);
   });
 
-  it('is locked for its holder until closed', { timeout: 180_000 }, async () => {
+  it('is locked for its holder until closed', async () => {
     const database = await openDatabase({ dataDir, holder: 'server' });
     expect(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\nserver\n`);
     await expect(openDatabase({ dataDir, holder: 'admin command' })).rejects.toThrow(DataDirLocked);

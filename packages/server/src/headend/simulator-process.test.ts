@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FRESH_START } from '../test/constants';
 import { endLeftoverSimulator, launchSimulator, simulatorBrokerUrl, startSimulatorProcess } from './simulator-process';
 
 /** What the server would log, kept for the test to read. */
@@ -59,7 +60,7 @@ const runLines = () => {
   }
 };
 
-describe('the simulator child process', () => {
+describe('the simulator child process', FRESH_START, () => {
   // A test that fails before its own stop() must not leave its child running after the suite.
   const started: { stop(): Promise<void> }[] = [];
   const start = (...args: Parameters<typeof startSimulatorProcess>) => {
@@ -83,10 +84,10 @@ describe('the simulator child process', () => {
       cli: stayingCli,
       pidFile,
     });
-    await expect.poll(() => runLines(), { timeout: 10_000 }).toHaveLength(1);
+    await expect.poll(() => runLines(), { timeout: 60_000 }).toHaveLength(1);
     expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(sim.pid));
     expect(JSON.parse(runLines()[0] ?? '[]')).toEqual(['--fleet', '/x/fleet.json', '--url', 'mqtt://127.0.0.1:5555']);
-    await expect.poll(() => lines.some((l) => l.msg === 'simulating'), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => lines.some((l) => l.msg === 'simulating'), { timeout: 60_000 }).toBe(true);
     const pid = sim.pid as number;
     expect(alive(pid)).toBe(true);
     await sim.stop();
@@ -107,7 +108,7 @@ describe('the simulator child process', () => {
       maxRestarts: 2,
       restartDelayMs: 10,
     });
-    await expect.poll(() => lines.find((l) => l.level === 'error')?.msg, { timeout: 20_000 }).toMatch(/keeps dying/);
+    await expect.poll(() => lines.find((l) => l.level === 'error')?.msg, { timeout: 120_000 }).toMatch(/keeps dying/);
     expect(runLines()).toEqual(['died', 'died', 'died']);
     expect(sim.restarts).toBe(2);
     expect(lines.filter((l) => l.msg === 'simulator exited; restarting it').map((l) => l.data)).toEqual([
@@ -122,7 +123,7 @@ describe('the simulator child process', () => {
     rmSync(runs, { force: true });
     const { log } = capturingLog();
     const sim = start({ fleetFile: 'f', url: 'u', log, cli: dyingCli, restartDelayMs: 60_000 });
-    await expect.poll(() => sim.restartPending, { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => sim.restartPending, { timeout: 60_000 }).toBe(true);
     // Stopped between the death and the restart (Ctrl-C reaches both processes at once): no restart left.
     await sim.stop();
     expect(sim.restartPending).toBe(false);
@@ -138,7 +139,7 @@ describe('the simulator child process', () => {
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => orphan.once('exit', resolve));
-    await expect.poll(() => runLines().length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => runLines().length, { timeout: 60_000 }).toBeGreaterThan(0);
     writeFileSync(pidFile, `${orphan.pid}\n`);
     expect(await endLeftoverSimulator(pidFile, stayingCli)).toBe(orphan.pid);
     await exited;

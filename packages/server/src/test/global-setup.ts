@@ -11,7 +11,8 @@ import { TEST_ADMIN_PASSWORD, TEST_OPERATOR_PASSWORD } from './constants';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    pgliteTemplate: string;
+    /** Set when TEST_DATABASE_URL is not. */
+    pgliteTemplate: string | undefined;
     postgresTemplate: string | null;
   }
 }
@@ -49,14 +50,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 
   try {
-    const pglite = await createPglite();
-    const database = await openDatabase({ pglite });
-    await prepare(database, seedOptions);
-    const dump = await pglite.dumpDataDir('gzip');
-    const dumpFile = path.join(tmpDir, 'pglite-template.tar.gz');
-    writeFileSync(dumpFile, Buffer.from(await dump.arrayBuffer()));
-    await database.close();
-    project.provide('pgliteTemplate', dumpFile);
+    // The harness copies PGlite's template only when TEST_DATABASE_URL names no PostgreSQL.
+    if (!databaseUrl) {
+      const pglite = await createPglite();
+      const database = await openDatabase({ pglite });
+      await prepare(database, seedOptions);
+      const dump = await pglite.dumpDataDir('gzip');
+      const dumpFile = path.join(tmpDir, 'pglite-template.tar.gz');
+      writeFileSync(dumpFile, Buffer.from(await dump.arrayBuffer()));
+      await database.close();
+      project.provide('pgliteTemplate', dumpFile);
+    }
 
     if (databaseUrl && templateName) {
       const admin = new pg.Client({ connectionString: databaseUrl });

@@ -75,7 +75,9 @@ async function openTestDatabase(): Promise<{ database: Database; drop: () => Pro
       },
     };
   }
-  const dump = readFileSync(inject('pgliteTemplate'));
+  const dumpFile = inject('pgliteTemplate');
+  if (!dumpFile) throw new Error('no PGlite template: global-setup.ts prepares one only without TEST_DATABASE_URL');
+  const dump = readFileSync(dumpFile);
   const pglite = await createPglite({ loadDataDir: new Blob([dump]) });
   return { database: await openDatabase({ pglite }), drop: async () => {} };
 }
