@@ -1,5 +1,6 @@
-import { expect, type Page, test } from '@playwright/test';
-import { ADMIN_ROLE_ID, adminApi, createUser, LONG_JOURNEY_MS, pageAs } from './helpers';
+import type { Page } from '@playwright/test';
+import { openInApp, STORED_LOGIN } from './helpers';
+import { expect, test } from './journey';
 
 const ARCHIVE_LISTS = [
   '/archiveSetting/powerGrid',
@@ -49,55 +50,50 @@ function brokenTreeNames(page: Page): Promise<string[]> {
     );
 }
 
-// A language each, with an administrator of its own: the language is stored for the user.
-for (const language of ['en', 'zh'] as const) {
-  test(`every archive list shows all its columns at 1440 px, and its pages are translated (${language})`, async ({
-    browser,
-  }) => {
-    test.setTimeout(LONG_JOURNEY_MS);
-    const admin = await adminApi();
-    const user = await createUser(admin, [ADMIN_ROLE_ID]);
-    await admin.dispose();
-    const page = await pageAs(browser, user);
-    await page.setViewportSize(DESKTOP);
-    const archiveMenu = page.getByTestId('menu-/archiveSetting');
-    const archiveTitle = language === 'zh' ? '档案管理' : 'Archive';
+const LANGUAGES = [
+  { language: 'en', login: STORED_LOGIN.admin, archiveTitle: 'Archive', importTitle: 'Import: Meters' },
+  { language: 'zh', login: STORED_LOGIN.adminZh, archiveTitle: '档案管理', importTitle: '导入：电表档案' },
+] as const;
 
-    await page.goto('/');
-    await page.getByTestId('language-switch').click();
-    await page.getByTestId(`language-${language}`).click();
-    await expect(archiveMenu).toHaveText(archiveTitle);
-    const area = page.getByTestId('page-area');
-    for (const path of ARCHIVE_LISTS) {
-      await page.goto(path);
-      await expect(archiveMenu).toHaveText(archiveTitle);
-      await expect(area.locator('.ant-table-row').first()).toBeVisible();
-      await expect(area.locator('.ant-spin-spinning')).toHaveCount(0);
-      expect(await area.innerText(), `${language} ${path}`).not.toMatch(RAW_KEY);
-      expect(await headersUnderActions(page), `${language} ${path}: columns under Actions`).toEqual([]);
-      expect(await brokenTreeNames(page), `${language} ${path}: tree names on two lines`).toEqual([]);
+for (const { language, login, archiveTitle, importTitle } of LANGUAGES) {
+  test.describe(`archive screens (${language})`, () => {
+    test.use({ storageState: login, viewport: DESKTOP });
 
-      await page.goto(`${path}/add`);
-      await expect(area.locator('form')).toBeVisible();
-      expect(await area.innerText(), `${language} ${path}/add`).not.toMatch(RAW_KEY);
+    for (const listPath of ARCHIVE_LISTS) {
+      test(`${listPath} shows all its columns at 1440 px, and it and its form are translated (${language})`, async ({
+        page,
+      }) => {
+        const area = page.getByTestId('page-area');
+        await page.goto(listPath);
+        await expect(page.getByTestId('menu-/archiveSetting')).toHaveText(archiveTitle);
+        await expect(area.locator('.ant-table-row').first()).toBeVisible();
+        await expect(area.locator('.ant-spin-spinning')).toHaveCount(0);
+        expect(await area.innerText(), `${language} ${listPath}`).not.toMatch(RAW_KEY);
+        expect(await headersUnderActions(page), `${language} ${listPath}: columns under Actions`).toEqual([]);
+        expect(await brokenTreeNames(page), `${language} ${listPath}: tree names on two lines`).toEqual([]);
+
+        await openInApp(page, `${listPath}/add`);
+        await expect(area.locator('form')).toBeVisible();
+        expect(await area.innerText(), `${language} ${listPath}/add`).not.toMatch(RAW_KEY);
+      });
     }
 
-    await page.goto('/archiveSetting/meter');
-    await page.getByTestId('crud-import').click();
-    await expect(page.getByTestId('import-dialog').locator('.ant-modal-title')).toHaveText(
-      language === 'zh' ? '导入：电表档案' : 'Import: Meters',
-    );
-    await page.keyboard.press('Escape');
-    await expect(page.getByTestId('import-dialog')).toBeHidden();
+    test(`the meter import dialog is titled, and saving the meter form from its bottom shows the first blank mandatory field (${language})`, async ({
+      page,
+    }) => {
+      await page.goto('/archiveSetting/meter');
+      await page.getByTestId('crud-import').click();
+      await expect(page.getByTestId('import-dialog').locator('.ant-modal-title')).toHaveText(importTitle);
+      await page.keyboard.press('Escape');
+      await expect(page.getByTestId('import-dialog')).toBeHidden();
 
-    // Saving a long form from its bottom with a mandatory field left blank shows that field.
-    await page.goto('/archiveSetting/meter/add');
-    const save = page.getByTestId('crud-save');
-    await save.scrollIntoViewIfNeeded();
-    await expect(page.getByTestId('field-devAddr')).not.toBeInViewport();
-    await save.click();
-    await expect(page.getByTestId('field-devAddr')).toBeInViewport();
-    await expect(page.getByTestId('field-devAddr')).toBeFocused();
-    await page.context().close();
+      await openInApp(page, '/archiveSetting/meter/add');
+      const save = page.getByTestId('crud-save');
+      await save.scrollIntoViewIfNeeded();
+      await expect(page.getByTestId('field-devAddr')).not.toBeInViewport();
+      await save.click();
+      await expect(page.getByTestId('field-devAddr')).toBeInViewport();
+      await expect(page.getByTestId('field-devAddr')).toBeFocused();
+    });
   });
 }

@@ -1,6 +1,7 @@
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import ExcelJS from 'exceljs';
 import { adminApi, call, FEEDER_F1_ID, LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN, uniqueSuffix } from './helpers';
+import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
 

@@ -1,5 +1,6 @@
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { adminApi, createUser, logIn, OPERATOR_ROLE_ID } from './helpers';
+import { expect, test } from './journey';
 
 async function openDialog(page: Page) {
   await page.getByTestId('user-menu').click();

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { adminApi, demoMeter, LONG_JOURNEY_MS, STORED_LOGIN, uniqueSuffix, untilOnline } from './helpers';
+import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
 

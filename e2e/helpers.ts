@@ -15,6 +15,8 @@ const scratch = process.env.E2E_SCRATCH ?? '';
 /** Logins stored once by auth.setup.ts. A spec using one must not end it (log out, change the password). */
 export const STORED_LOGIN = {
   admin: path.join(scratch, 'auth', 'admin.json'),
+  /** An administrator of its own whose stored language is Chinese, for the pages' translation checks. */
+  adminZh: path.join(scratch, 'auth', 'admin-zh.json'),
   operator: path.join(scratch, 'auth', 'operator.json'),
 } as const;
 
@@ -140,6 +142,18 @@ export async function openFromMenu(page: Page, areaUri: string, pageUri: string)
   // Away from the header, so the area's popup closes instead of covering the page's own controls.
   await page.mouse.move(0, 600);
   await expect(page.locator('.ant-menu-submenu-popup:not(.ant-menu-submenu-hidden)')).toHaveCount(0);
+}
+
+/**
+ * Opens a page of the app already loaded, as its links do: the router follows the address without
+ * loading the app again (a full load of every page costs a journey seconds on a busy machine).
+ */
+export async function openInApp(page: Page, pagePath: string): Promise<void> {
+  await page.evaluate((to) => {
+    window.history.pushState(null, '', to);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, pagePath);
+  await expect(page).toHaveURL((url) => `${url.pathname}${url.search}` === pagePath);
 }
 
 export async function logOut(page: Page): Promise<void> {

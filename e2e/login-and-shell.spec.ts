@@ -1,4 +1,3 @@
-import { expect, test } from '@playwright/test';
 import {
   ADMIN_ROLE_ID,
   adminApi,
@@ -9,6 +8,7 @@ import {
   openFromMenu,
   STORED_LOGIN,
 } from './helpers';
+import { expect, test } from './journey';
 
 test('an unknown visitor is sent to the login page, which refuses a wrong password', async ({ page }) => {
   const admin = await adminApi();

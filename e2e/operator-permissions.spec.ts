@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { STORED_LOGIN } from './helpers';
+import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.operator });
 

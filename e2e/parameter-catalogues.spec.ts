@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN, uniqueSuffix } from './helpers';
+import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
 

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
 import { adminApi, createRole, createUser, openFromMenu, pageAs, STORED_LOGIN, uniqueSuffix } from './helpers';
+import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
 

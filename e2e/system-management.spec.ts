@@ -1,6 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
-  ADMIN_ROLE_ID,
   adminApi,
   call,
   createRole,
@@ -8,12 +7,14 @@ import {
   FEEDER_F1_ID,
   LONG_JOURNEY_MS,
   logIn,
+  openInApp,
   pageAs,
   ROOT_ORG_ID,
   resourceId,
   STORED_LOGIN,
   uniqueSuffix,
 } from './helpers';
+import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
 
@@ -163,49 +164,38 @@ test("a notice raises the recipient's badge without a reload, and reading it low
   await auditor.context().close();
 });
 
+/** Each list with the page it opens, one journey each a language. */
 const SYSTEM_PAGES = [
-  '/sysMGT/organizationMGT',
-  '/sysMGT/organizationMGT/add',
-  '/sysMGT/userMGT',
-  '/sysMGT/userMGT/add',
-  '/sysMGT/userGroupMGT',
-  '/sysMGT/userGroupMGT/add',
-  '/sysMGT/roleMGT',
-  '/sysMGT/roleMGT/add',
-  '/sysMGT/notifyMGT',
-  '/sysMGT/notifyMGT/announcement',
-  '/sysMGT/systemSettings',
-  '/sysMGT/sysJournal',
-];
+  ['/sysMGT/organizationMGT', '/sysMGT/organizationMGT/add'],
+  ['/sysMGT/userMGT', '/sysMGT/userMGT/add'],
+  ['/sysMGT/userGroupMGT', '/sysMGT/userGroupMGT/add'],
+  ['/sysMGT/roleMGT', '/sysMGT/roleMGT/add'],
+  ['/sysMGT/notifyMGT', '/sysMGT/notifyMGT/announcement'],
+  ['/sysMGT/systemSettings', '/sysMGT/sysJournal'],
+] as const;
 const RAW_KEY =
   /\b(?:common|errors|resource|org|user|group|role|notice|syslog|settings|shell|password)\.[A-Za-z]+(?:\.[A-Za-z0-9]+)*\b/;
 
-// Two journeys a language, each with an administrator of its own: the language is stored for the user.
-const HALVES = [SYSTEM_PAGES.slice(0, 6), SYSTEM_PAGES.slice(6)];
-for (const language of ['zh', 'en'] as const) {
-  for (const [half, pages] of HALVES.entries()) {
-    test(`every system management page renders in ${language === 'zh' ? 'Chinese' : 'English'} with no untranslated label (${half + 1}/2)`, async ({
-      browser,
-    }) => {
-      test.setTimeout(LONG_JOURNEY_MS);
-      const admin = await adminApi();
-      const user = await createUser(admin, [ADMIN_ROLE_ID]);
-      await admin.dispose();
-      const page = await pageAs(browser, user);
-
-      await page.goto('/');
-      await page.getByTestId('language-switch').click();
-      await page.getByTestId(`language-${language}`).click();
-      await expect(page.getByTestId('menu-/sysMGT')).toHaveText(language === 'zh' ? '系统管理' : 'System');
-      for (const path of pages) {
-        await page.goto(path);
-        await expect(page.getByTestId('menu-/sysMGT')).toHaveText(language === 'zh' ? '系统管理' : 'System');
+for (const [language, login, systemTitle] of [
+  ['zh', STORED_LOGIN.adminZh, '系统管理'],
+  ['en', STORED_LOGIN.admin, 'System'],
+] as const) {
+  test.describe(`system management pages (${language})`, () => {
+    test.use({ storageState: login });
+    for (const [first, second] of SYSTEM_PAGES) {
+      test(`${first} and ${second} render in ${language === 'zh' ? 'Chinese' : 'English'} with no untranslated label`, async ({
+        page,
+      }) => {
         const area = page.getByTestId('page-area');
-        await expect(area).toBeVisible();
-        await expect(area.locator('.ant-spin-spinning')).toHaveCount(0);
-        expect(await area.innerText(), `${language} ${path}`).not.toMatch(RAW_KEY);
-      }
-      await page.context().close();
-    });
-  }
+        await page.goto(first);
+        for (const path of [first, second]) {
+          if (path === second) await openInApp(page, path);
+          await expect(page.getByTestId('menu-/sysMGT')).toHaveText(systemTitle);
+          await expect(area).toBeVisible();
+          await expect(area.locator('.ant-spin-spinning')).toHaveCount(0);
+          expect(await area.innerText(), `${language} ${path}`).not.toMatch(RAW_KEY);
+        }
+      });
+    }
+  });
 }

@@ -89,15 +89,21 @@ function answers(url, defaultPort) {
   });
 }
 
-/** Titles of the Playwright tests that did not end as expected (failed, or passed only on retry). */
-function failedJourneys(suites, titles = []) {
+/** Every Playwright test of the report, with how it ended: expected, skipped, unexpected or flaky. */
+function journeys(suites, found = []) {
   for (const suite of suites ?? []) {
     for (const spec of suite.specs ?? [])
-      for (const test of spec.tests ?? [])
-        if (test.status !== 'expected' && test.status !== 'skipped') titles.push(`${spec.file} › ${spec.title}`);
-    failedJourneys(suite.suites, titles);
+      for (const test of spec.tests ?? []) found.push({ title: `${spec.file} › ${spec.title}`, ...test });
+    journeys(suite.suites, found);
   }
-  return titles;
+  return found;
+}
+
+/** Why a journey counts as failed: the first attempt's end, and whether a retry passed. */
+function howItFailed(test) {
+  const [first] = test.results;
+  if (first?.status === 'timedOut') return 'ran into its time limit (not retried)';
+  return test.status === 'flaky' ? 'passed only on its retry (flaky)' : 'failed';
 }
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -164,15 +170,19 @@ if (ensureChromium()) {
   const results = path.join(root, '.tmp/e2e-results');
   if (existsSync(outputFile)) {
     const report = JSON.parse(readFileSync(outputFile, 'utf8'));
-    const stats = report.stats;
-    for (const title of failedJourneys(report.suites)) summary.push(`     failed: ${title}`);
+    let failedJourneys = 0;
+    // A journey that passed only on its retry is a failure: the retry is there so the flake is seen, not hidden.
+    for (const test of journeys(report.suites)) {
+      if (test.status === 'expected') passed++;
+      else if (test.status !== 'skipped') {
+        failedJourneys++;
+        summary.push(`     failed: ${test.title}: ${howItFailed(test)}`);
+      }
+    }
+    failed += failedJourneys + (ok || failedJourneys > 0 ? 0 : 1);
     // Traces stay only when there is something to look at.
-    if (ok && stats.flaky === 0) rmSync(results, { recursive: true, force: true });
+    if (failedJourneys === 0) rmSync(results, { recursive: true, force: true });
     else summary.push(`     traces of the failed journeys: ${path.relative(root, results)}`);
-    // A test that passed only on retry is a failure: the retry is there so the flake is seen, not hidden.
-    passed += stats.expected;
-    failed += stats.unexpected + stats.flaky + (ok || stats.unexpected + stats.flaky > 0 ? 0 : 1);
-    if (stats.flaky > 0) summary.push(`FAIL ${stats.flaky} end-to-end journey(s) passed only on retry (flaky)`);
   } else failed++;
 } else {
   summary.push('FAIL end-to-end journeys: Debian chromium is missing and could not be installed');
