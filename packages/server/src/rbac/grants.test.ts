@@ -60,7 +60,7 @@ describe('grants: nobody gives away more than they hold', () => {
   const detail = async (id: string, as = admin) =>
     (await t.call<User>('/sysuser/getsysuserdetail', { id }, as)).body.data;
 
-  it('refuses giving oneself a role with permissions one lacks', async () => {
+  it("refuses changing one's own roles, on the user page or the role page", async () => {
     const me = await detail(editorId);
     const res = await t.call(
       '/sysuser/updatesysuser',
@@ -76,6 +76,9 @@ describe('grants: nobody gives away more than they hold', () => {
       editor,
     );
     expect(viaRole.status).toBe(403);
+    expect((await detail(editorId)).roleIdList).toEqual([editorRole]);
+    const leave = await t.call('/sysrole/saveuserrole', { roleId: editorRole, userIdList: [] }, editor);
+    expect(leave.body).toMatchObject({ code: 403, msg: 'cannotChangeOwnAccess' });
     expect((await detail(editorId)).roleIdList).toEqual([editorRole]);
   });
 
