@@ -82,6 +82,8 @@ export const MESSAGES = {
   // grants: nobody gives away more than they hold
   grantExceedsOwn: 'You cannot grant a role holding permissions you do not have',
   userHoldsMore: 'This user holds permissions you do not have',
+  groupOutsideScope: 'You cannot assign a user group whose power grid lies outside your data scope',
+  cannotChangeOwnAccess: 'You cannot change your own roles, user groups or expiry date',
   lastAdmin: 'The last enabled administrator cannot be disabled, deleted or lose the administrator role',
   builtInResource: 'A built-in resource keeps its path and cannot be deleted',
   resourceUriGuarded: 'This path is reserved by the system',

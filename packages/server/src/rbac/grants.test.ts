@@ -1,8 +1,10 @@
 import { RES, type User } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sysUser } from '../db/schema';
+import { newId } from '../db/ids';
+import { sysGroup, sysUser } from '../db/schema';
 import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID } from '../db/seed';
+import { addGridNode, loginGridUser } from '../test/grid';
 import { createTestApp, type TestApp } from '../test/harness';
 
 const ADMIN_ID_QUERY = eq(sysUser.username, 'admin');
@@ -58,7 +60,7 @@ describe('grants: nobody gives away more than they hold', () => {
   const detail = async (id: string, as = admin) =>
     (await t.call<User>('/sysuser/getsysuserdetail', { id }, as)).body.data;
 
-  it('refuses giving oneself a role with permissions one lacks', async () => {
+  it("refuses changing one's own roles, on the user page or the role page", async () => {
     const me = await detail(editorId);
     const res = await t.call(
       '/sysuser/updatesysuser',
@@ -66,7 +68,7 @@ describe('grants: nobody gives away more than they hold', () => {
       editor,
     );
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ msg: 'grantExceedsOwn', data: { issues: [{ field: 'roleIdList' }] } });
+    expect(res.body).toMatchObject({ msg: 'cannotChangeOwnAccess', data: { issues: [{ field: 'roleIdList' }] } });
     expect((await detail(editorId)).roleIdList).toEqual([editorRole]);
     const viaRole = await t.call(
       '/sysrole/saveuserrole',
@@ -74,6 +76,9 @@ describe('grants: nobody gives away more than they hold', () => {
       editor,
     );
     expect(viaRole.status).toBe(403);
+    expect((await detail(editorId)).roleIdList).toEqual([editorRole]);
+    const leave = await t.call('/sysrole/saveuserrole', { roleId: editorRole, userIdList: [] }, editor);
+    expect(leave.body).toMatchObject({ code: 403, msg: 'cannotChangeOwnAccess' });
     expect((await detail(editorId)).roleIdList).toEqual([editorRole]);
   });
 
@@ -111,6 +116,12 @@ describe('grants: nobody gives away more than they hold', () => {
     const refused = await t.call('/sysuser/updatesysuser', { ...editable(reader), fullName: 'R' }, editor);
     expect(refused.status).toBe(403);
     await t.call('/sysuser/updatesysuser', { ...editable(reader), roleIdList: [] }, admin);
+    const beyond = await t.call('/sysuser/updatesysuser', { ...editable(reader), roleIdList: [ADMIN_ROLE_ID] }, editor);
+    expect(beyond.body).toMatchObject({
+      code: 403,
+      msg: 'grantExceedsOwn',
+      data: { issues: [{ field: 'roleIdList' }] },
+    });
     const edited = await t.call('/sysuser/updatesysuser', { ...editable(reader), roleIdList: [editorRole] }, editor);
     expect(edited.status).toBe(200);
     expect((await detail(reader.id)).roleIdList).toEqual([editorRole]);
@@ -135,10 +146,75 @@ describe('grants: nobody gives away more than they hold', () => {
     expect((await t.call('/sysuser/getsysuserlist', {}, editor)).status).toBe(200);
   });
 
+  describe('a user scoped to one transformer area', () => {
+    let clerk: string;
+    let clerkId: string;
+    /** Group codes: on the clerk's area, on the grid root above it, on a sibling area. */
+    const groups = { area: newId(), root: newId(), sibling: newId() };
+    beforeAll(async () => {
+      const root = await addGridNode(t, 'ROOT');
+      const area = await addGridNode(t, 'AREA', root);
+      const sibling = await addGridNode(t, 'SIBLING', root);
+      const grids = { area, root, sibling };
+      for (const [key, code] of Object.entries(groups))
+        await t.db
+          .insert(sysGroup)
+          .values({ id: newId(), groupName: code, groupCode: code, gridId: grids[key as keyof typeof grids] });
+      clerk = await loginGridUser(t, 'area.clerk', [area], ['/sysMGT', RES.userMGT, RES.userAdd, RES.userEdit]);
+      clerkId = (await t.db.select().from(sysUser).where(eq(sysUser.username, 'area.clerk')))[0]!.id;
+    });
+
+    it('assigns another user, or a new one, only user groups whose grid lies in its own scope', async () => {
+      const otherId = await t.createUser({ username: 'area.reader', password: 'Reader1' });
+      const other = await detail(otherId);
+      for (const code of [groups.root, groups.sibling]) {
+        const widened = await t.call('/sysuser/updatesysuser', { ...editable(other), groupCodeList: [code] }, clerk);
+        expect(widened.status).toBe(403);
+        expect(widened.body).toMatchObject({
+          msg: 'groupOutsideScope',
+          data: { issues: [{ field: 'groupCodeList' }] },
+        });
+        const added = { username: `new.${code}`, password: 'Reader1', orgId: ROOT_ORG_ID, groupCodeList: [code] };
+        expect((await t.call('/sysuser/savesysuser', added, clerk)).status).toBe(403);
+      }
+      expect((await detail(otherId)).groupCodeList).toEqual([]);
+      const within = await t.call(
+        '/sysuser/updatesysuser',
+        { ...editable(other), groupCodeList: [groups.area] },
+        clerk,
+      );
+      expect(within.status).toBe(200);
+      expect((await detail(otherId)).groupCodeList).toEqual([groups.area]);
+    });
+
+    it('never changes its own groups, roles or expiry, yet edits the rest of its own record', async () => {
+      const me = await detail(clerkId);
+      const changes = {
+        groupCodeList: [...me.groupCodeList, groups.root],
+        roleIdList: [],
+        expiryDate: '2099-01-01T00:00:00.000Z',
+      };
+      for (const [field, value] of Object.entries(changes)) {
+        const res = await t.call('/sysuser/updatesysuser', { ...editable(me), [field]: value }, clerk);
+        expect(res.status, field).toBe(403);
+        expect(res.body).toMatchObject({ msg: 'cannotChangeOwnAccess', data: { issues: [{ field }] } });
+      }
+      expect(await detail(clerkId)).toMatchObject({
+        groupCodeList: me.groupCodeList,
+        roleIdList: me.roleIdList,
+        expiryDate: '',
+      });
+      const phone = await t.call('/sysuser/updatesysuser', { ...editable(me), phone: '0123456789' }, clerk);
+      expect(phone.status).toBe(200);
+      expect((await detail(clerkId)).phone).toBe('0123456789');
+    });
+  });
+
   it('keeps one enabled administrator: the last one cannot be disabled, deleted or stripped', async () => {
     const me = await detail(adminId);
+    // Nobody strips themselves; another user holding every resource could, were this not the last one.
     const strip = await t.call('/sysuser/updatesysuser', { ...editable(me), roleIdList: [OPERATOR_ROLE_ID] }, admin);
-    expect(strip.body).toMatchObject({ code: 409, msg: 'lastAdmin' });
+    expect(strip.body).toMatchObject({ code: 403, msg: 'cannotChangeOwnAccess' });
     const emptyRole = await t.call('/sysrole/saveuserrole', { roleId: ADMIN_ROLE_ID, userIdList: [] }, admin);
     expect(emptyRole.status).toBe(409);
 
@@ -157,7 +233,7 @@ describe('grants: nobody gives away more than they hold', () => {
     ).toBe(200);
     const bossNow = await detail(bossId, boss);
     expect((await t.call('/sysuser/updatesysuser', { ...editable(bossNow), roleIdList: [] }, boss)).body).toMatchObject(
-      { code: 409, msg: 'lastAdmin' },
+      { code: 403, msg: 'cannotChangeOwnAccess' },
     );
     expect((await t.call('/sysuser/updatesysuser', { ...editable(bossNow), status: 'disabled' }, admin)).status).toBe(
       403,

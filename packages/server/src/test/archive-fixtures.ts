@@ -65,12 +65,12 @@ export async function suppliedMeter(
   return { ...m, consumerId: c.id };
 }
 
-/** A logged-in user whose only user group holds `gridId`, with a role of `uris`. */
-export async function userOfGrid(t: TestApp, gridId: string, uris: readonly string[]): Promise<string> {
+/** A logged-in user whose only user group holds `gridId`, with a role of `uris`, in `orgId` (the root organisation without). */
+export async function userOfGrid(t: TestApp, gridId: string, uris: readonly string[], orgId?: string): Promise<string> {
   const username = uniqueName('grid');
   const password = 'Passw0rd!';
   const roleId = await t.createRole(uniqueName('role'), uris);
-  const userId = await t.createUser({ username, password, roleIds: [roleId] });
+  const userId = await t.createUser({ username, password, roleIds: [roleId], ...(orgId ? { orgId } : {}) });
   const groupId = newId();
   await t.db.insert(sysGroup).values({ id: groupId, groupName: username, groupCode: code('UG'), gridId });
   await t.db.insert(sysUserGroup).values({ userId, groupId });

@@ -69,6 +69,8 @@ export const errors: LocaleMessages['errors'] = {
   dateAfterToday: '不能选择今天之后的日期',
   grantExceedsOwn: '不能授予包含您自己没有的权限的角色',
   userHoldsMore: '该用户拥有您没有的权限',
+  groupOutsideScope: '不能分配电网超出您数据范围的用户组',
+  cannotChangeOwnAccess: '不能修改自己的角色、用户组或有效期',
   lastAdmin: '最后一个启用的管理员不能被禁用、删除或移除管理员角色',
   builtInResource: '内置资源的路径不能修改，也不能删除',
   resourceUriGuarded: '该路径为系统保留路径',

@@ -1,4 +1,11 @@
-import { nextOccurrence, type Page, type Task, type Template } from '@meterdesk/contracts';
+import {
+  nextOccurrence,
+  OPERATION_RESOURCES,
+  type Page,
+  PLAN_RES,
+  type Task,
+  type Template,
+} from '@meterdesk/contracts';
 import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plan, sysLog } from '../../db/schema';
@@ -43,7 +50,7 @@ beforeAll(async () => {
   gridId = await gridNode(t);
   otherGrid = await gridNode(t);
   operator = await userOfGrid(t, gridId, ALL_TASK_BUTTONS);
-  outsider = await userOfGrid(t, otherGrid, ALL_TASK_BUTTONS);
+  outsider = await userOfGrid(t, otherGrid, [...ALL_TASK_BUTTONS, ...OPERATION_RESOURCES, PLAN_RES.approve]);
   meters = [(await meterAt(t, gridId)).devAddr, (await meterAt(t, gridId)).devAddr];
   foreignMeter = (await meterAt(t, otherGrid)).devAddr;
   templateName = uniqueName('daily');
@@ -319,11 +326,26 @@ describe('taskMGT: createplan', () => {
     expect(issueOf(foreignGrid)).toMatchObject({ field: 'devs.devParams.grid_ids', key: 'gridNotFound' });
   });
 
-  it('keeps a task out of reach of a user of another grid (404, not listed)', async () => {
-    const task = await made();
+  it('keeps a task out of reach of a user of another grid (404 on every call, not listed)', async () => {
+    // Chosen by filters, the task names no device the plan calls could check the caller's scope by.
+    const task = await made({ devs: { itemType: 0, devParams: {} } });
     expect((await detail(task.id, outsider)).status).toBe(404);
-    for (const path of ['/task/enable', '/task/disable', '/task/pause', '/plan/deleteplan'])
-      expect((await t.call(path, { planid: task.id }, outsider)).status).toBe(404);
+    const calls = [
+      '/task/enable',
+      '/task/disable',
+      '/task/pause',
+      '/plan/detail',
+      '/plan/results',
+      '/plan/export',
+      '/plan/runs',
+      '/plan/approve',
+      '/plan/reject',
+      '/plan/retry',
+      '/plan/deleteplan',
+    ];
+    for (const path of calls) expect((await t.call(path, { planid: task.id }, outsider)).status, path).toBe(404);
+    const update = await t.call('/plan/updateplan', { ...taskBody(), planid: task.id }, outsider);
+    expect(update.status).toBe(404);
     const listed = await t.call<Page<Task>>('/task/list', { planName: task.planName }, outsider);
     expect(listed.body.data.total).toBe(0);
   });

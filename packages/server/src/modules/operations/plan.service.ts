@@ -14,7 +14,7 @@ import {
   scaled,
   unitSymbol,
 } from '@meterdesk/contracts';
-import { and, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import type { SessionContext } from '../../auth/session';
@@ -30,6 +30,7 @@ import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
 import { ApiError, fieldError, forbidden, notFound } from '../../http/api-error';
 import type { JobSystem } from '../../jobs/job-system';
 import { gridScope, scopeOf } from '../../rbac/scope';
+import { COLLECTION, visibleTasks } from '../collection/task.service';
 import type { SettingsService } from '../system/settings.service';
 
 /** A device a plan acts on, as the archive places it. */
@@ -433,11 +434,16 @@ export class PlanService {
 
   /**
    * A plan the caller may see: one whose devices all lie in the caller's grid scope (an administrator
-   * sees every plan); another plan answers 404.
+   * sees every plan); another plan answers 404. A collection task may choose its meters by filters
+   * and name none, so it follows the rule taskMGT answers by.
    */
   private async planInScope(planId: string, session: SessionContext): Promise<PlanRow> {
-    const [row] = await this.db.select().from(plan).where(eq(plan.id, planId));
-    if (!row || !(await this.inScope(row, session))) throw notFound();
+    const scope = await scopeOf(this.db, session);
+    const [row] = await this.db
+      .select()
+      .from(plan)
+      .where(and(eq(plan.id, planId), or(ne(plan.kind, COLLECTION), visibleTasks(scope))));
+    if (!row || (row.kind !== COLLECTION && !(await this.inScope(row, session)))) throw notFound();
     return row;
   }
 

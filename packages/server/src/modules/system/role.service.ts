@@ -101,6 +101,8 @@ export class RoleService {
       // Someone must always be able to administer the system.
       if (role.builtIn && next.length === 0) throw new ApiError(RESULT.conflict, 'builtInRole');
       if (role.builtIn) await grants.assertAdminRemains(removed);
+      if (added.includes(caller.userId) || removed.includes(caller.userId))
+        throw fieldError(RESULT.forbidden, 'userIdList', 'cannotChangeOwnAccess');
       await repo.setUsers(roleId, next);
     });
   }

@@ -1,10 +1,18 @@
-import { type SystemLog, type SystemLogQuery, systemLogEntity } from '@meterdesk/contracts';
-import type { SQL } from 'drizzle-orm';
+import {
+  type DeviceKind,
+  type SystemLog,
+  type SystemLogQuery,
+  systemLogEntity,
+  TOPIC_ROOT,
+} from '@meterdesk/contracts';
+import { type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { renderContent } from '../../audit/log-content';
 import type { Executor } from '../../db/driver';
 import { defineList, keyOrder, keysetPage, listChunks } from '../../db/list';
-import { countUpTo, iso } from '../../db/rows';
-import { sysLog } from '../../db/schema';
+import { countUpTo, iso, qualified } from '../../db/rows';
+import { dcu, meter, sysLog, sysUser } from '../../db/schema';
+import { gridScope, orgScope, type Scope } from '../../rbac/scope';
 
 /** Counting a log stops here: a month of a busy system holds millions of entries. */
 const COUNT_CAP = 10_000;
@@ -26,6 +34,28 @@ export const SYSLOG_LIST = defineList({
 });
 
 type Filters = Omit<SystemLogQuery, 'pageSize' | 'curPage'>;
+
+const actor = qualified(sysLog.username);
+
+/**
+ * A device entry whose meter or DCU the grid scope reaches: the head-end names the device in
+ * `username` and its reply topic, which tells a meter from a DCU, in `requestUrl`.
+ */
+const deviceInScope = (scope: Scope, kind: DeviceKind, table: PgTable, key: AnyPgColumn, grid: AnyPgColumn) =>
+  sql`(${qualified(sysLog.requestUrl)} like ${`${TOPIC_ROOT}/${kind}/%`} and exists (select 1 from ${table} where ${key} = ${actor} and ${gridScope(scope, grid)}))`;
+
+/**
+ * The entries a caller reads, as one SQL condition, so paging and totals agree with it. An entry is
+ * about its actor: a device's about that meter or DCU (the grid scope, as the archive), a user's login,
+ * visit or operation about that user (the organisation scope, as the user list). A job's entries
+ * concern the whole system and, like those of actors no longer on record, are the admin role's alone.
+ */
+export function journalScope(scope: Scope): SQL | undefined {
+  if (scope.all) return undefined;
+  const kind = qualified(sysLog.actorKind);
+  return sql`((${kind} = 'user' and exists (select 1 from ${sysUser} where lower(${sysUser.username}) = lower(${actor}) and ${orgScope(scope, sysUser.orgId)}))
+    or (${kind} = 'device' and (${deviceInScope(scope, 'meter', meter, meter.devAddr, meter.gridId)} or ${deviceInScope(scope, 'dcu', dcu, dcu.dcuNo, dcu.gridId)})))`;
+}
 
 export const toSystemLog = (r: typeof sysLog.$inferSelect, language = 1): SystemLog => ({
   id: r.id,
@@ -60,7 +90,7 @@ export class SystemLogRepository {
     ).map((r) => toSystemLog(r, language));
 
   /** A page of the log, its content worded for an operator in `language`. */
-  list(q: SystemLogQuery, language: number) {
+  list(q: SystemLogQuery, language: number, scope: SQL | undefined) {
     return keysetPage(
       SYSLOG_LIST,
       q,
@@ -69,16 +99,18 @@ export class SystemLogRepository {
         count: (where) => countUpTo(this.db, sysLog, where, COUNT_CAP),
       },
       { countCap: COUNT_CAP },
+      scope,
     );
   }
 
   /** Every entry the filters select, in pages of `chunk`, for a streamed export. */
-  all(q: Filters, limit: number, language: number, chunk = 1000): AsyncGenerator<SystemLog[]> {
+  all(q: Filters, limit: number, language: number, scope: SQL | undefined, chunk = 1000): AsyncGenerator<SystemLog[]> {
     return listChunks(
       SYSLOG_LIST,
       q,
       { rows: (where, orderBy, size, offset) => this.rows(where, orderBy, size, offset, language) },
       { chunk, max: limit },
+      scope,
     );
   }
 }

@@ -7,7 +7,8 @@ import { fieldError } from '../../http/api-error';
 import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { entityColumns, translator } from '../../i18n/labels';
-import { SystemLogRepository } from './syslog.repository';
+import { scopeOf } from '../../rbac/scope';
+import { journalScope, SystemLogRepository } from './syslog.repository';
 
 const DAY_MS = 86_400_000;
 const EXPORT_LIMIT = 100_000;
@@ -25,18 +26,19 @@ export function registerSystemLogRoutes(app: FastifyInstance, deps: { db: Db }):
 
   registerOperation(app, syslogApi.listsystemlog, async ({ body, session }) => {
     checkRange(body);
-    return repo.list(body, session.language);
+    return repo.list(body, session.language, journalScope(await scopeOf(deps.db, session)));
   });
 
   registerDownload(app, syslogApi.exportsystemlog, async ({ body, session, req }) => {
     checkRange(body);
+    const scope = journalScope(await scopeOf(deps.db, session));
     const title = translator(session.language)('syslog.exportName');
     // The entity's detail fields are the export's columns, titled and rendered as on the screen.
     return streamWorkbook({
       filename: `${title}-${body.startTime.slice(0, 10)}-${body.endTime.slice(0, 10)}.xlsx`,
       sheetName: title,
       columns: entityColumns<SystemLog>(systemLogEntity, systemLogEntity.detail, session.language),
-      chunks: repo.all(body, EXPORT_LIMIT, session.language),
+      chunks: repo.all(body, EXPORT_LIMIT, session.language, scope),
       onError: (err) => req.log.error({ err }, 'system log export failed'),
     });
   });

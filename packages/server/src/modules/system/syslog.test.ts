@@ -1,8 +1,11 @@
-import type { Page, SystemLog } from '@meterdesk/contracts';
+import { deviceTopic, type Page, RES, type SystemLog } from '@meterdesk/contracts';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { writeLog } from '../../audit/audit.repository';
 import { newId } from '../../db/ids';
-import { sysLog } from '../../db/schema';
+import { sysLog, sysOrg } from '../../db/schema';
+import { ROOT_ORG_ID } from '../../db/seed';
+import { dcuAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
@@ -155,5 +158,59 @@ describe('system log', () => {
       const found = (await list({ logType: 'operation', content: words })).body.data.list;
       expect(found.map((l) => l.requestUrl)).toContain('/apis/sysresource/savesysresource');
     }
+  });
+
+  it("shows and exports only entries about the caller's scope: its grid's devices and its organisation's users", async () => {
+    const [north, south] = [newId(), newId()];
+    await t.db.insert(sysOrg).values([
+      { id: north, orgName: 'North', orgCode: 'N', pid: ROOT_ORG_ID },
+      { id: south, orgName: 'South', orgCode: 'S', pid: ROOT_ORG_ID },
+    ]);
+    const [area, otherArea] = [await gridNode(t), await gridNode(t)];
+    const journal = await userOfGrid(t, area, ['/sysMGT', RES.sysJournal, RES.sysJournalExport], north);
+    await t.createUser({ username: 'north.colleague', password: 'Colleague1', orgId: north });
+    await t.createUser({ username: 'south.stranger', password: 'Stranger1', orgId: south });
+    const own = (await meterAt(t, area)).devAddr;
+    const foreign = [(await meterAt(t, otherArea)).devAddr, (await dcuAt(t, otherArea)).dcuNo];
+    const entry = { logType: 'operation' as const, operatingType: 'other', content: '', result: 200 };
+    for (const [kind, key] of [
+      ['meter', own],
+      ['meter', foreign[0]!],
+      ['dcu', foreign[1]!],
+    ] as const)
+      await writeLog(t.db, { ...entry, actor: 'device', username: key, requestUrl: deviceTopic(kind, key, 'reply') });
+    for (const username of ['north.colleague', 'south.stranger'])
+      await writeLog(t.db, { ...entry, logType: 'login', username, requestUrl: '/apis/sysuser/login' });
+    await writeLog(t.db, { ...entry, actor: 'job', username: 'log-retention', requestUrl: '' });
+
+    const names = async (body: Record<string, unknown>) => {
+      const page = (await t.call<Page<SystemLog>>('/systemlog/listsystemlog', { ...range(), ...body }, journal)).body;
+      return { names: page.data.list.map((l) => l.username), total: page.data.total };
+    };
+    expect(await names({ actorKind: 'device' })).toEqual({ names: [own], total: 1 });
+    const all = await names({ pageSize: 100 });
+    expect(all.names).toContain('north.colleague');
+    for (const hidden of [...foreign, 'south.stranger', 'log-retention', 'admin'])
+      expect(all.names).not.toContain(hidden);
+    // Paging counts what the scope lets through: a page of one still says how many there are.
+    expect((await names({ pageSize: 1 })).total).toBe(all.total);
+
+    const res = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/systemlog/exportsystemlog',
+      payload: range(),
+      headers: { cookie: journal },
+    });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const cells: string[] = [];
+    workbook.worksheets[0]!.eachRow((row) => {
+      row.eachCell((cell) => {
+        cells.push(String(cell.value));
+      });
+    });
+    expect(cells).toContain(own);
+    expect(cells).toContain('north.colleague');
+    for (const hidden of [...foreign, 'south.stranger', 'log-retention', 'admin']) expect(cells).not.toContain(hidden);
   });
 });

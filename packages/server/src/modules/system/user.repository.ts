@@ -1,5 +1,5 @@
 import { type User, type UserCreate, type UserListQuery, type UserUpdate, userEntity } from '@meterdesk/contracts';
-import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, not, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
 import { defineList, listPage, selectSource } from '../../db/list';
 import type { EveryField } from '../../db/rows';
@@ -148,20 +148,25 @@ export class UserRepository {
     return found.length !== new Set(ids).size;
   }
 
-  /** Of `roleIds`, those the user does not hold yet. */
-  async rolesAddedBy(userId: string, roleIds: readonly string[]): Promise<string[]> {
-    const rows = await this.db
-      .select({ roleId: sysUserRole.roleId })
-      .from(sysUserRole)
-      .where(eq(sysUserRole.userId, userId));
-    const held = new Set(rows.map((r) => r.roleId));
-    return [...new Set(roleIds)].filter((id) => !held.has(id));
+  /** The ids of the roles and user groups a user holds. */
+  async memberships(userId: string): Promise<{ roleIds: Set<string>; groupIds: Set<string> }> {
+    const [roles, groups] = await Promise.all([
+      this.db.select({ id: sysUserRole.roleId }).from(sysUserRole).where(eq(sysUserRole.userId, userId)),
+      this.db.select({ id: sysUserGroup.groupId }).from(sysUserGroup).where(eq(sysUserGroup.userId, userId)),
+    ]);
+    return { roleIds: new Set(roles.map((r) => r.id)), groupIds: new Set(groups.map((g) => g.id)) };
   }
 
   async groupIdsOf(codes: string[]): Promise<string[] | null> {
     if (codes.length === 0) return [];
     const found = await this.db.select({ id: sysGroup.id }).from(sysGroup).where(inArray(sysGroup.groupCode, codes));
     return found.length === new Set(codes).size ? found.map((g) => g.id) : null;
+  }
+
+  /** Whether any of the groups lies outside `gridScope`, the caller's grid scope over `sys_group.grid_id`. */
+  groupsOutside(groupIds: readonly string[], gridScope: SQL | undefined): Promise<boolean> {
+    if (groupIds.length === 0 || !gridScope) return Promise.resolve(false);
+    return anyRow(this.db, sysGroup, and(inArray(sysGroup.id, [...groupIds]), not(gridScope)));
   }
 
   async insert(id: string, passwordHash: string, v: Values): Promise<void> {

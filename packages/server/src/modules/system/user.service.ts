@@ -4,11 +4,11 @@ import { hashPassword } from '../../auth/password';
 import type { SessionContext, SessionStore } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { sysUser } from '../../db/schema';
+import { sysGroup, sysUser } from '../../db/schema';
 import { ADMIN_ROLE_ID } from '../../db/seed';
 import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
 import { Grants } from '../../rbac/grants';
-import { orgInScope, orgScope, resolveScope, type Scope } from '../../rbac/scope';
+import { gridScope, orgInScope, orgScope, resolveScope, type Scope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';
 import { UserRepository } from './user.repository';
 
@@ -57,7 +57,7 @@ export class UserService {
       const repo = new UserRepository(tx);
       const scope = await this.scope(caller, tx);
       const groupIds = await this.check(tx, repo, scope, input);
-      await new Grants(tx).assertMayGrantRoles(caller.userId, roleIdList);
+      await this.assertMayAssign(tx, repo, scope, caller, { roleIds: roleIdList, groupIds });
       await repo.insert(id, passwordHash, values);
       await repo.setMemberships(id, roleIdList, groupIds);
     });
@@ -73,8 +73,12 @@ export class UserService {
       if (input.id === caller.userId && input.status !== 'enabled')
         throw new ApiError(RESULT.badRequest, 'cannotChangeSelf');
       const groupIds = await this.check(tx, repo, scope, input, input.id);
-      const addedRoles = await repo.rolesAddedBy(input.id, input.roleIdList);
-      await grants.assertMayGrantRoles(caller.userId, addedRoles);
+      const held = await repo.memberships(input.id);
+      if (input.id === caller.userId) assertOwnAccessKept(held, current.expiryDate, input, groupIds);
+      await this.assertMayAssign(tx, repo, scope, caller, {
+        roleIds: input.roleIdList.filter((id) => !held.roleIds.has(id)),
+        groupIds: groupIds.filter((id) => !held.groupIds.has(id)),
+      });
       const staysAdmin = input.status === 'enabled' && input.roleIdList.includes(ADMIN_ROLE_ID);
       if (!staysAdmin && (await grants.isAdmin(input.id))) await grants.assertAdminRemains([input.id]);
       const unlocking = current.status === 'locking' && input.status !== 'locking';
@@ -127,6 +131,22 @@ export class UserService {
     return user;
   }
 
+  /**
+   * Nobody hands out more than they have: roles only with resources the caller holds, user groups
+   * only on grid nodes within the caller's data scope (a group's grid is its members' data scope).
+   */
+  private async assertMayAssign(
+    tx: Executor,
+    repo: UserRepository,
+    scope: Scope,
+    caller: SessionContext,
+    added: { roleIds: readonly string[]; groupIds: readonly string[] },
+  ): Promise<void> {
+    await new Grants(tx).assertMayGrantRoles(caller.userId, added.roleIds);
+    if (await repo.groupsOutside(added.groupIds, gridScope(scope, sysGroup.gridId)))
+      throw fieldError(RESULT.forbidden, 'groupCodeList', 'groupOutsideScope');
+  }
+
   /** Refers only to what exists and lies in the caller's scope; returns the ids of the named groups. */
   private async check(tx: Executor, repo: UserRepository, scope: Scope, input: UserCreate | UserUpdate, id?: string) {
     if (!(await new OrgRepository(tx).exists(input.orgId)) || !(await orgInScope(tx, scope, input.orgId)))
@@ -137,4 +157,30 @@ export class UserService {
     if (await repo.usernameTaken(input.username, id)) throw existedError(userEntity, 'username');
     return groupIds;
   }
+}
+
+const sameSet = (held: ReadonlySet<string>, given: readonly string[]) => {
+  const set = new Set(given);
+  return set.size === held.size && [...set].every((id) => held.has(id));
+};
+
+/**
+ * What a user holds, how far its data reaches and how long its account lasts are given by someone
+ * else: on its own record these come back unchanged, or the edit is refused naming the field.
+ */
+function assertOwnAccessKept(
+  held: { roleIds: ReadonlySet<string>; groupIds: ReadonlySet<string> },
+  expiryDate: Date | null,
+  input: UserUpdate,
+  groupIds: readonly string[],
+): void {
+  const expiry = input.expiryDate ? Date.parse(input.expiryDate) : null;
+  const changed = !sameSet(held.roleIds, input.roleIdList)
+    ? 'roleIdList'
+    : !sameSet(held.groupIds, groupIds)
+      ? 'groupCodeList'
+      : expiry !== (expiryDate?.getTime() ?? null)
+        ? 'expiryDate'
+        : null;
+  if (changed) throw fieldError(RESULT.forbidden, changed, 'cannotChangeOwnAccess');
 }
