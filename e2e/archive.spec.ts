@@ -1,6 +1,15 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import ExcelJS from 'exceljs';
-import { adminApi, call, FEEDER_F1_ID, LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN, uniqueSuffix } from './helpers';
+import {
+  adminApi,
+  call,
+  FEEDER_F1_ID,
+  LONG_JOURNEY_MS,
+  openFromMenu,
+  openInApp,
+  STORED_LOGIN,
+  uniqueSuffix,
+} from './helpers';
 import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
@@ -136,7 +145,7 @@ test('an operator builds an archive, imports meters, finds the meter on the map 
   await saveAndReturn(page, '/archiveSetting/powerGrid');
   await expect(page.getByRole('cell', { name: area, exact: true })).toBeVisible();
 
-  await page.goto('/archiveSetting/consumer/add');
+  await openInApp(page, '/archiveSetting/consumer/add');
   await page.getByTestId('field-consumerCode').fill(consumerCode);
   await page.getByTestId('field-consumerName').fill(`E2E Consumer ${suffix}`);
   await pickInTree(page, 'gridId', area);
@@ -144,13 +153,13 @@ test('an operator builds an archive, imports meters, finds the meter on the map 
   await page.getByTestId('field-longitude').fill(place.longitude);
   await saveAndReturn(page, '/archiveSetting/consumer');
 
-  await page.goto('/archiveSetting/module/add');
+  await openInApp(page, '/archiveSetting/module/add');
   await page.getByTestId('field-moduleNo').fill(moduleNo);
   await pickInSelect(page, 'deviceType', 'Meter');
   await pickInTree(page, 'gridId', area);
   await saveAndReturn(page, '/archiveSetting/module');
 
-  await page.goto('/archiveSetting/meter/add');
+  await openInApp(page, '/archiveSetting/meter/add');
   await page.getByTestId('field-devAddr').fill(devAddr);
   await pickInTree(page, 'gridId', area);
   await pickInSelect(page, 'moduleId', moduleNo);

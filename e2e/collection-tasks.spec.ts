@@ -1,4 +1,4 @@
-import { adminApi, demoMeter, LONG_JOURNEY_MS, STORED_LOGIN, uniqueSuffix, untilOnline } from './helpers';
+import { adminApi, demoMeter, LONG_JOURNEY_MS, openInApp, STORED_LOGIN, uniqueSuffix, untilOnline } from './helpers';
 import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
@@ -56,7 +56,7 @@ test('an administrator builds a collection template, creates a daily task from i
     'Load profile, Daily frozen values',
   );
 
-  await page.goto(TASKS);
+  await openInApp(page, TASKS);
   await page.getByTestId('crud-add').click();
   await expect(page).toHaveURL(new RegExp(`${TASKS}/add(\\?|$)`));
   const form = page.getByTestId('task-form');
@@ -114,14 +114,14 @@ test('an administrator builds a collection template, creates a daily task from i
   await expect(device).toContainText('Load profile 96/96');
 
   // The meter's data tab draws yesterday's load profile.
-  await page.goto(`/archiveSetting/meter/detail?id=${meter.id}`);
+  await openInApp(page, `/archiveSetting/meter/detail?id=${meter.id}`);
   await page.getByTestId('meter-tab-data').click();
   await expect(page.getByTestId('profile-received')).toContainText('96 of 96');
   await expect(page.getByTestId('profile-chart')).toBeVisible();
 
   // The data collection report counts the day once the rollups have folded it (a job each minute).
   const yesterday = utcDay(Date.now() - DAY_MS);
-  await page.goto(REPORT);
+  await openInApp(page, REPORT);
   const day = page.getByTestId('report-daily').getByRole('row').filter({ hasText: yesterday });
   await expect
     .poll(

@@ -62,7 +62,7 @@ test('an administrator adds an organisation and a group through their forms', as
   await saveAndReturn(page, '/sysMGT/organizationMGT');
   await expect(page.getByRole('cell', { name: depot })).toBeVisible();
 
-  await page.goto('/sysMGT/userGroupMGT/add');
+  await openInApp(page, '/sysMGT/userGroupMGT/add');
   await page.getByTestId('field-groupName').fill(crew);
   await page.getByTestId('field-groupCode').fill(`CREW${suffix}`);
   await pickInTree(page, 'gridId', 'Feeder', 'Feeder F1');
@@ -91,7 +91,7 @@ test('an administrator builds a limited role and a user who sees only those menu
   await saveAndReturn(page, '/sysMGT/roleMGT');
   await expect(page.getByRole('cell', { name: roleName })).toBeVisible();
 
-  await page.goto('/sysMGT/userMGT/add');
+  await openInApp(page, '/sysMGT/userMGT/add');
   await page.getByTestId('field-username').fill(auditor.username);
   await page.getByTestId('field-password').fill(auditor.first);
   await page.getByTestId('field-fullName').fill(roleName);
