@@ -46,6 +46,7 @@ const EnvSchema = z.object({
   MAP_TILE_URL: z.string().default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   MAP_TILE_ATTRIBUTION: z.string().default('© OpenStreetMap contributors'),
   DISCONNECT_APPROVAL_THRESHOLD: int(10, 1),
+  DISCONNECT_WINDOW_MINUTES: int(10, 1).pipe(z.number().max(1440)),
   DISCONNECT_STAGGER_PER_SECOND: z.coerce.number().positive().max(1000).default(2),
   HEADEND_DCU_CONCURRENCY: int(4, 1).pipe(z.number().max(64)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -107,8 +108,13 @@ export interface Config {
   /** Leaflet tile URL template; null (`MAP_TILE_URL=off`) draws the map's markers on a plain background. */
   mapTileUrl: string | null;
   mapTileAttribution: string;
-  /** A disconnect of more meters than this waits for a second user's approval. */
+  /**
+   * A disconnect that takes the meters disconnected without approval within the window (everyone's
+   * together) past this many waits for a second user's approval.
+   */
   disconnectApprovalThreshold: number;
+  /** The sliding window of the approval threshold: split batches add up within it. */
+  disconnectWindowMinutes: number;
   /** Meters an approved mass disconnect reaches per second. */
   disconnectStaggerPerSecond: number;
   /** Commands in flight at once on one DCU (or direct meter). */
@@ -160,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mapTileUrl: e.MAP_TILE_URL === 'off' || e.MAP_TILE_URL === '' ? null : e.MAP_TILE_URL,
     mapTileAttribution: e.MAP_TILE_ATTRIBUTION,
     disconnectApprovalThreshold: e.DISCONNECT_APPROVAL_THRESHOLD,
+    disconnectWindowMinutes: e.DISCONNECT_WINDOW_MINUTES,
     disconnectStaggerPerSecond: e.DISCONNECT_STAGGER_PER_SECOND,
     headendDcuConcurrency: e.HEADEND_DCU_CONCURRENCY,
     demoHistoryDays: e.DEMO_HISTORY_DAYS,

@@ -153,6 +153,11 @@ export type OperationName = keyof typeof OPERATIONS;
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as [OperationName, ...OperationName[]];
 export const METER_OPERATIONS = OPERATION_NAMES.filter((n) => OPERATIONS[n].target === 'meter');
 export const DCU_OPERATIONS = OPERATION_NAMES.filter((n) => OPERATIONS[n].target === 'dcu');
+/** The operations that cut supply: the disconnect safeguards apply to each. */
+export const DISCONNECT_OPERATIONS = OPERATION_NAMES.filter((n) => {
+  const definition: OperationDefinition = OPERATIONS[n];
+  return definition.disconnect === true;
+});
 
 /** The button resource of every operation, once (access rules of the plan calls). */
 export const OPERATION_RESOURCES = [...new Set(OPERATION_NAMES.map((n) => OPERATIONS[n].resource))];

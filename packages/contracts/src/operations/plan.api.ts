@@ -259,7 +259,7 @@ export const planApi = {
     access: needs(...OPERATION_RESOURCES, PLAN_RES.taskAdd),
     tag: 'plan',
     summary:
-      "plan: a one-shot plan of one operation on up to 30 devices in the caller's scope; each order needs its operation's button. Offline devices refuse it (MThasOffline), a device already executing the operation too (MTisExecute); a disconnect of a protected consumer is refused and one over the approval threshold waits for a second user",
+      "plan: a one-shot plan of one operation on up to 30 devices in the caller's scope; each order needs its operation's button. Offline devices refuse it (MThasOffline), a device already executing the operation too (MTisExecute); a disconnect of a protected consumer is refused, and one that takes the meters disconnected without approval within the window past the approval threshold waits for a second user",
     request: PlanCreateSchema,
     response: PlanCreatedSchema,
     audit: 'add',

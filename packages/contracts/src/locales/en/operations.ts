@@ -106,6 +106,7 @@ export const operations = {
     confirmMeters: '{{operation}} on {{count}} meters?',
     confirmDcus: '{{operation}} on {{count}} DCUs?',
     pendingApproval: 'The disconnect of {{count}} meters waits for the approval of a second user',
+    pendingApprovalMeter: 'The disconnect of meter {{device}} waits for the approval of a second user',
     refusedDevices: 'Devices: {{devices}}',
     started: '{{operation}} sent',
     results: 'Results',

@@ -106,6 +106,7 @@ export const operations: typeof en = {
     confirmMeters: '确定对 {{count}} 块电表执行{{operation}}？',
     confirmDcus: '确定对 {{count}} 台集中器执行{{operation}}？',
     pendingApproval: '{{count}} 块电表的断电需由另一位用户审批后执行',
+    pendingApprovalMeter: '电表 {{device}} 的断电需由另一位用户审批后执行',
     refusedDevices: '设备：{{devices}}',
     started: '{{operation}}已下发',
     results: '执行结果',

@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { DISCONNECT_OPERATIONS } from '@meterdesk/contracts';
+import { type SQL, sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
   boolean,
@@ -15,6 +16,13 @@ import {
 import { createdAt, id, ref, updatedAt } from './columns';
 
 const time = () => timestamp({ withTimezone: true, mode: 'date' });
+
+/**
+ * A disconnect's command, written out as the partial index on them has it (literals, not parameters),
+ * so the approval window's count can use that index.
+ */
+export const isDisconnect = (operation: SQL | AnyPgColumn) =>
+  sql`${operation} in (${sql.raw(DISCONNECT_OPERATIONS.map((o) => `'${o}'`).join(', '))})`;
 
 /**
  * The head-end's ledger of device commands. A row is written before its command leaves (state
@@ -83,6 +91,8 @@ export const deviceCommand = pgTable(
     index('device_command_device_idx').on(t.deviceKind, t.deviceKey, t.createTime),
     index('device_command_meter_idx').on(t.meterId, t.createTime),
     index('device_command_plan_idx').on(t.planId),
+    // The disconnects of the approval threshold's window, however many reads the table holds.
+    index('device_command_disconnect_idx').on(t.createTime).where(isDisconnect(t.operation)),
     index('device_command_run_idx').on(t.runId, t.state),
   ],
 );

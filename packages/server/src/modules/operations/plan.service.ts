@@ -2,6 +2,7 @@ import {
   COLLECT_CMD,
   type CommandRecord,
   type DeviceKind,
+  DISCONNECT_OPERATIONS,
   MAX_BATCH_DEVICES,
   OPERATIONS,
   type OperationName,
@@ -14,16 +15,17 @@ import {
   scaled,
   unitSymbol,
 } from '@meterdesk/contracts';
-import { and, desc, eq, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, countDistinct, desc, eq, gt, inArray, isNull, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import type { SessionContext } from '../../auth/session';
 import { permittedUris } from '../../auth/session';
 import type { Config } from '../../config';
-import type { Db } from '../../db/driver';
+import type { Db, Tx } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { countAll } from '../../db/rows';
 import { consumer, dcu, deviceCommand, meter, plan, poc } from '../../db/schema';
+import { isDisconnect } from '../../db/tables/headend';
 import type { ObisLookup } from '../../headend/commands';
 import { buildCommand } from '../../headend/commands';
 import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
@@ -74,7 +76,10 @@ export class PlanService {
     private readonly jobs: JobSystem,
     private readonly obis: ObisLookup,
     private readonly settings: SettingsService,
-    private readonly config: Pick<Config, 'disconnectApprovalThreshold' | 'disconnectStaggerPerSecond'>,
+    private readonly config: Pick<
+      Config,
+      'disconnectApprovalThreshold' | 'disconnectWindowMinutes' | 'disconnectStaggerPerSecond'
+    >,
   ) {}
 
   async create(body: PlanCreate, session: SessionContext) {
@@ -97,7 +102,7 @@ export class PlanService {
     const devices = await this.resolve(session, definition.target, body.devs.devList);
     refuseWithoutConsumer(devices);
     const command = await buildCommand(operation, params, this.obis);
-    const disconnect = 'disconnect' in definition && definition.disconnect;
+    const disconnect = DISCONNECT_OPERATIONS.includes(operation);
     if (disconnect) refuseProtected(devices);
     const online = await this.headEnd.onlineStates(devices);
     const offline = devices.filter((d) => !online.get(`${d.kind}:${d.key}`)).map((d) => d.key);
@@ -108,11 +113,11 @@ export class PlanService {
       throw new ApiError(RESULT.badRequest, batch ? 'MThasExecute' : 'MTisExecute', { devices: executing });
 
     const timeout = body.timeout ?? (await this.settings.commandTimeout());
-    const held = disconnect && devices.length > this.config.disconnectApprovalThreshold;
     const planId = newId();
-    const status: PlanStatus = held ? 'pendingApproval' : 'executing';
     const startAt = body.crontab ? new Date(body.crontab.starttime * 1000) : null;
     const row = await this.db.transaction(async (tx) => {
+      const held = disconnect && (await this.passesThreshold(tx, devices));
+      const status: PlanStatus = held ? 'pendingApproval' : 'executing';
       const [inserted] = await tx
         .insert(plan)
         .values({
@@ -152,7 +157,7 @@ export class PlanService {
         );
       return inserted as PlanRow;
     });
-    if (held) return created(row);
+    if (row.planStatus === 'pendingApproval') return created(row);
     this.headEnd.kick();
     return created(await this.startReporting(row, session.username));
   }
@@ -166,8 +171,7 @@ export class PlanService {
     if (row.planStatus !== 'pendingApproval' || row.createdBy !== session.username)
       throw new ApiError(RESULT.badRequest, 'planNotEditable');
     const order = operationOrder(body);
-    const definition = OPERATIONS[order.cmd];
-    if (!('disconnect' in definition && definition.disconnect))
+    if (!DISCONNECT_OPERATIONS.includes(order.cmd))
       throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'planNotEditable');
     await this.requireButton(session, order.cmd);
     const params = parseParams(order.cmd, order.params);
@@ -535,6 +539,33 @@ export class PlanService {
         ),
       );
     return rows.map((r) => r.key);
+  }
+
+  /**
+   * Whether a disconnect of these meters waits for approval: it is over the threshold alone, or with the
+   * meters disconnected without approval within the window, by anyone (a split batch, or several users
+   * together), each meter once whichever relay and however often. Approved disconnects were vetted and
+   * do not count. The lock makes counting and queueing one step for every server on the database, so
+   * concurrent disconnects cannot each pass under the threshold.
+   */
+  private async passesThreshold(tx: Tx, devices: readonly PlanDevice[]): Promise<boolean> {
+    const threshold = this.config.disconnectApprovalThreshold;
+    if (devices.length > threshold) return true;
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('disconnect approval window'))`);
+    const meterIds = devices.flatMap((d) => (d.meterId ? [d.meterId] : []));
+    const [recent] = await tx
+      .select({ n: countDistinct(deviceCommand.meterId) })
+      .from(deviceCommand)
+      .leftJoin(plan, eq(plan.id, deviceCommand.planId))
+      .where(
+        and(
+          isDisconnect(deviceCommand.operation),
+          gt(deviceCommand.createTime, sql`now() - make_interval(mins => ${this.config.disconnectWindowMinutes})`),
+          or(isNull(plan.id), isNull(plan.approvedBy)),
+          notInArray(deviceCommand.meterId, meterIds),
+        ),
+      );
+    return (recent?.n ?? 0) + devices.length > threshold;
   }
 
   /** The job that reports each answer to the requester; the head-end sends whether or not it runs. */

@@ -1,6 +1,6 @@
 import { type CommandRecord, type Page, type Plan, RESULT_CODES } from '@meterdesk/contracts';
-import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { dcu, deviceCommand, sysLog } from '../../db/schema';
 import { gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
@@ -13,6 +13,7 @@ const ALL_BUTTONS = [
   '/parameterSetting/dcuOperating/execute',
   `${BATCH}/relayDisconnect`,
   `${BATCH}/relayConnect`,
+  `${BATCH}/externalRelayDisconnect`,
   `${BATCH}/clockSync`,
   `${BATCH}/read`,
   `${BATCH}/paramSync`,
@@ -326,5 +327,67 @@ describe('disconnect safeguards', () => {
     for (const m of meters) expect(m.device.received).toHaveLength(1);
     // Approving twice is refused.
     expect((await t.call('/plan/approve', { planid }, approver)).body.msg).toBe('planNotPending');
+  });
+
+  describe('within the approval window (threshold 2)', () => {
+    /** The window passes: every command so far was made longer ago than it reaches. */
+    const windowPasses = async () => {
+      const minutes = t.config.disconnectWindowMinutes;
+      await t.db
+        .update(deviceCommand)
+        .set({ createTime: sql`${deviceCommand.createTime} - make_interval(mins => ${minutes})` });
+    };
+    beforeEach(windowPasses);
+
+    const disconnect = (cookie: string, meters: { devAddr: string }[], cmd = 'relayDisconnect') =>
+      run(
+        cookie,
+        cmd,
+        meters.map((m) => m.devAddr),
+      );
+    const statusOf = (res: Awaited<ReturnType<typeof run>>) => {
+      expect(res.status).toBe(200);
+      return res.body.data.planStatus === 'finished' ? 'executing' : res.body.data.planStatus;
+    };
+
+    it('holds one user’s disconnects split under the threshold once the window’s total passes it', async () => {
+      const [m1, m2, m3] = await Promise.all([onlineMeter(), onlineMeter(), onlineMeter()]);
+      expect(statusOf(await disconnect(operator, [m1!]))).toBe('executing');
+      // A meter counts once, whichever relay.
+      expect(statusOf(await disconnect(operator, [m1!], 'externalRelayDisconnect'))).toBe('executing');
+      expect(statusOf(await disconnect(operator, [m2!]))).toBe('executing');
+      const held = await disconnect(operator, [m3!]);
+      expect(statusOf(held)).toBe('pendingApproval');
+      expect(held.body.data.jobId).toBeNull();
+      expect(await t.db.select().from(deviceCommand).where(eq(deviceCommand.planId, held.body.data.planid))).toEqual(
+        [],
+      );
+      // Connects are never held.
+      expect(statusOf(await run(operator, 'relayConnect', [m3!.devAddr]))).toBe('executing');
+    });
+
+    it('holds the disconnect that takes two users’ disconnects together past the threshold', async () => {
+      const other = await userOfGrid(t, gridId, ALL_BUTTONS);
+      const [m1, m2, m3] = await Promise.all([onlineMeter(), onlineMeter(), onlineMeter()]);
+      expect(statusOf(await disconnect(operator, [m1!]))).toBe('executing');
+      expect(statusOf(await disconnect(other, [m2!, m3!]))).toBe('pendingApproval');
+    });
+
+    it('no longer counts disconnects older than the window', async () => {
+      const [m1, m2, m3] = await Promise.all([onlineMeter(), onlineMeter(), onlineMeter()]);
+      const first = await disconnect(operator, [m1!, m2!]);
+      expect(statusOf(first)).toBe('executing');
+      await finished(operator, first.body.data.planid);
+      await windowPasses();
+      expect(statusOf(await disconnect(operator, [m3!]))).toBe('executing');
+      expect(statusOf(await disconnect(operator, [m1!, m2!]))).toBe('pendingApproval');
+    });
+
+    it('lets only one of two concurrent disconnects pass under the threshold', async () => {
+      const other = await userOfGrid(t, gridId, ALL_BUTTONS);
+      const meters = await Promise.all([onlineMeter(), onlineMeter(), onlineMeter(), onlineMeter()]);
+      const both = await Promise.all([disconnect(operator, meters.slice(0, 2)), disconnect(other, meters.slice(2))]);
+      expect(both.map(statusOf).sort()).toEqual(['executing', 'pendingApproval']);
+    });
   });
 });

@@ -305,7 +305,11 @@ describe('disconnect approvals', () => {
     byCode: {},
   };
 
-  it('tells the requester a large disconnect waits for a second user', async () => {
+  // One meter is held too when the disconnects of the approval window add up past the threshold.
+  it.each([
+    [['OPS0001', 'OPS0002'], 'The disconnect of 2 meters waits for the approval of a second user'],
+    [['OPS0001'], 'The disconnect of meter OPS0001 waits for the approval of a second user'],
+  ])('tells the requester a held disconnect of %j waits for a second user', async (selected, text) => {
     const user = userEvent.setup();
     const api = stubApi({
       [meterApi.list.path]: () => ok(page([meter(1), meter(2)])),
@@ -313,15 +317,12 @@ describe('disconnect approvals', () => {
     });
     renderInShell(permittedTree([PLAN_RES.batch, OPERATIONS.relayDisconnect.resource]), PLAN_RES.batch);
     await screen.findByText('OPS0002');
-    await user.click(screen.getByTestId('select-OPS0001'));
-    await user.click(screen.getByTestId('select-OPS0002'));
+    for (const devAddr of selected) await user.click(screen.getByTestId(`select-${devAddr}`));
     await user.click(screen.getByTestId('batch-operation-select').querySelector('input') as HTMLElement);
     await user.click(await screen.findByTitle('Main relay disconnect'));
     await user.click(screen.getByTestId('batch-execute'));
     await user.click(within(await screen.findByRole('dialog')).getByTestId(CONFIRM_OK));
-    expect((await screen.findByTestId('results-pending-approval')).textContent).toBe(
-      'The disconnect of 2 meters waits for the approval of a second user',
-    );
+    expect((await screen.findByTestId('results-pending-approval')).textContent).toBe(text);
     // Nothing is sent yet: there is no job to follow.
     expect(api.callsTo(planApi.results.path)).toHaveLength(0);
   });

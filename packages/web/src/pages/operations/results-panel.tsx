@@ -103,7 +103,11 @@ export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: Pl
         <Alert
           type="info"
           showIcon
-          title={t('operations.screen.pendingApproval', { count: run.devices.length })}
+          title={
+            run.devices.length === 1
+              ? t('operations.screen.pendingApprovalMeter', { device: run.devices[0] })
+              : t('operations.screen.pendingApproval', { count: run.devices.length })
+          }
           data-testid="results-pending-approval"
         />
       ) : (

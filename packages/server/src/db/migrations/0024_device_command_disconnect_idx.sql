@@ -1,0 +1,1 @@
+CREATE INDEX "device_command_disconnect_idx" ON "device_command" USING btree ("create_time") WHERE "device_command"."operation" in ('relayDisconnect', 'externalRelayDisconnect');
