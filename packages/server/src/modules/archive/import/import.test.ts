@@ -288,6 +288,38 @@ describe('archive imports (the supplier import)', () => {
     });
   });
 
+  it('refuses a file name with a control character or a broken encoding, naming the header, and logs the refusal', async () => {
+    const role = await t.createRole('supplier-odd-importer', [
+      '/parameterSetting',
+      '/parameterSetting/supplier',
+      '/parameterSetting/supplier/import',
+    ]);
+    await t.createUser({ username: 'odd.importer', password: 'Import1', roleIds: [role] });
+    const cookie = await t.login('odd.importer', 'Import1');
+    const file = await workbook([['supplierCode', 'supplierName']]);
+    const nul = await upload(file, 'a\u0000.xlsx', cookie);
+    const broken = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/supplier/import',
+      payload: file,
+      headers: { cookie, 'content-type': XLSX, 'x-file-name': '%E0%A4%A.xlsx' },
+    });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({ data: { issues: [{ field: 'x-file-name', key: 'invalidCharacter' }] } });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toMatchObject({ data: { issues: [{ field: 'x-file-name', key: 'invalidValue' }] } });
+    await vi.waitFor(async () => {
+      const entries = await t.db
+        .select()
+        .from(sysLog)
+        .where(and(eq(sysLog.username, 'odd.importer'), eq(sysLog.logType, 'operation')));
+      expect(entries.map((e) => [e.requestUrl, e.result])).toEqual([
+        ['/apis/supplier/import', 400],
+        ['/apis/supplier/import', 400],
+      ]);
+    }, settle);
+  });
+
   it('shows an import only to the user who started it', async () => {
     const started = await upload(
       await workbook([
