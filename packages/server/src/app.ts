@@ -80,7 +80,6 @@ export interface App {
   deviceCredentials: DeviceCredentials;
 }
 
-/** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
 /** The origin of an http tile server, which the `https:` source does not cover. */
 function tileOrigin(tileUrl: string | null): string[] {
   if (!tileUrl?.startsWith('http:')) return [];
@@ -91,6 +90,7 @@ function tileOrigin(tileUrl: string | null): string[] {
   }
 }
 
+/** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, broker, secretKey, logger } = deps;
   const http = Fastify({
@@ -127,6 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
     },
     crossOriginEmbedderPolicy: false,
+    // Over plain HTTP the header is meaningless at best; SECURE_COOKIES=on is what says HTTPS is in front.
+    strictTransportSecurity: config.secureCookies,
   });
   await http.register(fastifyCookie);
   await http.register(fastifyWebsocket);
