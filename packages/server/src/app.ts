@@ -17,6 +17,7 @@ import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/bod
 import { registerErrorHandler } from './http/error-handler';
 import { registerUploadBody } from './http/operation';
 import { registerOriginCheck } from './http/origin';
+import { warnOfUntrustedProxy } from './http/proxy';
 import { registerSpa } from './http/static.routes';
 import type { JobSystem } from './jobs/job-system';
 import { createLogger, OneLinePerRequest } from './logger';
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerErrorHandler(http);
   registerOriginCheck(http);
+  warnOfUntrustedProxy(http, config.trustProxy);
   const routes = registerAccessControl(http, { db, sessions });
   registerAuditLog(http, db);
 
