@@ -1,3 +1,4 @@
+import type { CommandOperation } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
@@ -39,7 +40,7 @@ export const deviceCommand = pgTable(
     meterId: ref(),
     dcuId: ref(),
     gridId: ref(),
-    operation: varchar({ length: 40 }).notNull(),
+    operation: varchar({ length: 40 }).$type<CommandOperation>().notNull(),
     /** The device command without reqId/attempt/deadline: {op, items, frame}. */
     command: jsonb().notNull(),
     /** 1 … 9; higher goes first. */
