@@ -42,6 +42,18 @@ describe('http surface', () => {
     expect(traversal.body).not.toContain('root:');
   });
 
+  it('sends Strict-Transport-Security only behind HTTPS (SECURE_COOKIES=on), never over plain HTTP', async () => {
+    const plain = await t.app.http.inject({ method: 'GET', url: '/' });
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    const https = await createTestApp({ webDist, secureCookies: true });
+    try {
+      const page = await https.app.http.inject({ method: 'GET', url: '/' });
+      expect(page.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+    } finally {
+      await https.close();
+    }
+  });
+
   it('reads an empty body as {} and refuses a body that is not JSON', async () => {
     const empty = await t.app.http.inject({
       method: 'POST',

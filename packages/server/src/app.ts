@@ -17,6 +17,7 @@ import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/bod
 import { registerErrorHandler } from './http/error-handler';
 import { registerUploadBody } from './http/operation';
 import { registerOriginCheck } from './http/origin';
+import { warnOfUntrustedProxy } from './http/proxy';
 import { registerSpa } from './http/static.routes';
 import type { JobSystem } from './jobs/job-system';
 import { createLogger, OneLinePerRequest } from './logger';
@@ -80,7 +81,6 @@ export interface App {
   deviceCredentials: DeviceCredentials;
 }
 
-/** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
 /** The origin of an http tile server, which the `https:` source does not cover. */
 function tileOrigin(tileUrl: string | null): string[] {
   if (!tileUrl?.startsWith('http:')) return [];
@@ -91,6 +91,7 @@ function tileOrigin(tileUrl: string | null): string[] {
   }
 }
 
+/** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database, broker, secretKey, logger } = deps;
   const http = Fastify({
@@ -127,6 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
     },
     crossOriginEmbedderPolicy: false,
+    // Over plain HTTP the header is meaningless at best; SECURE_COOKIES=on is what says HTTPS is in front.
+    strictTransportSecurity: config.secureCookies,
   });
   await http.register(fastifyCookie);
   await http.register(fastifyWebsocket);
@@ -157,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerErrorHandler(http);
   registerOriginCheck(http);
+  warnOfUntrustedProxy(http, config.trustProxy);
   const routes = registerAccessControl(http, { db, sessions });
   registerAuditLog(http, db);
 

@@ -49,6 +49,15 @@ describe('logs', () => {
     expect(logged).not.toContain('Secret-Param-77');
   });
 
+  it('warns once, not per request, when requests come through a proxy while TRUST_PROXY is off', async () => {
+    const proxyWarnings = () => lines.filter((l) => l.includes('TRUST_PROXY')).length;
+    await t.call('/sysuser/auth');
+    expect(proxyWarnings()).toBe(0);
+    for (let i = 0; i < 3; i++) await t.call('/sysuser/auth', {}, undefined, { 'x-forwarded-for': `203.0.113.${i}` });
+    expect(proxyWarnings()).toBe(1);
+    expect(JSON.parse(lines.find((l) => l.includes('TRUST_PROXY')) ?? '')).toMatchObject({ level: 40 });
+  });
+
   it('never writes a password property, however deep (device credentials of a fleet entry)', () => {
     const seen: string[] = [];
     const log = createLogger(

@@ -130,6 +130,13 @@ export const PlanCrontabSchema = z.strictObject({
 
 /** The order of a collection task (spec §3 orders: cgcode is an OBIS item read periodically). */
 export const COLLECT_CMD = 'collect';
+/**
+ * Every kind of command written to the head-end's ledger: the operations, and the reads of collection
+ * runs (scheduled, repairs, run now, gap re-collections). The ledger's column takes only these and the
+ * command records answer them all, so no kind is written that a screen cannot read.
+ */
+export const COMMAND_OPERATIONS = [...OPERATION_NAMES, COLLECT_CMD] as const;
+export type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 /** Collection items one task reads at most. */
 export const MAX_TASK_ORDERS = 20;
 
@@ -137,7 +144,7 @@ export const PlanOrderSchema = z.strictObject({
   /** Collection item code (the OBIS item's cgName) of a collection order; empty for an operation. */
   cgcode: z.string().max(50).default(''),
   /** An operation, or `collect`: a collection task reads the item `cgcode` names. */
-  cmd: z.enum([...OPERATION_NAMES, COLLECT_CMD], 'invalidValue'),
+  cmd: z.enum(COMMAND_OPERATIONS, 'invalidValue'),
   /** The operation's parameters, checked against OPERATIONS[cmd].params; none for `collect`. */
   params: z.record(z.string(), z.unknown()).default({}),
   isCyclePlan: z.boolean().default(false),
@@ -230,7 +237,7 @@ export const CommandRecordSchema = z.object({
   planid: IdSchema.nullable(),
   deviceKind: z.enum(['meter', 'dcu']),
   deviceKey: z.string(),
-  operation: z.enum(OPERATION_NAMES),
+  operation: z.enum(COMMAND_OPERATIONS),
   state: z.enum(COMMAND_STATES),
   resultCode: ResultCodeSchema.nullable(),
   items: z.array(CommandItemSchema),

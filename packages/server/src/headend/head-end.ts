@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
+  type CommandOperation,
   type DeviceKind,
   DeviceReplySchema,
   DeviceStatusSchema,
@@ -49,7 +50,7 @@ export interface NewCommand {
   meterId: string | null;
   dcuId: string | null;
   gridId: string | null;
-  operation: string;
+  operation: CommandOperation;
   command: StoredCommand;
   priority: number;
   bulk: boolean;

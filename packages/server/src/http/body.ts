@@ -16,6 +16,9 @@ const MAX_DEPTH = 32;
 /** C0 control characters other than tab, line feed and carriage return: never meaningful in a field. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+/** Any control character, tab and line breaks too: what a path or a file name never holds. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+export const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
 
 const invalid = (field: string) => fieldError(RESULT.badRequest, field, 'invalidCharacter');
 

@@ -180,6 +180,16 @@ describe('hostile input', () => {
         expect(res.statusCode, `${method} ${url}`).toBeLessThan(500);
       }
     });
+
+    it.each([
+      ['a segment longer than a file name', `/${'a'.repeat(9000)}`],
+      ['a path longer than the system takes', `/${Array(30).fill('b'.repeat(200)).join('/')}`],
+      ['a file taken for a folder', '/index.html/x'],
+    ])('answers 404 to %s', async (_, url) => {
+      const res = await t.app.http.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 404, msg: 'notFound' });
+    });
   });
 });
 

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import type { z } from 'zod';
 import type { SessionContext } from '../auth/session';
 import { fieldError, unauthorized } from './api-error';
+import { ANY_CONTROL } from './body';
 import { attachment } from './export';
 
 declare module 'fastify' {
@@ -139,6 +140,23 @@ export interface UploadContext extends Omit<SessionContextOf<Buffer>, 'body'> {
   fileName: string;
 }
 
+const FILE_NAME_HEADER = 'x-file-name';
+
+/**
+ * The name the browser gave, refused (400 naming the header) when its encoding is broken or it holds
+ * a control character, which no file name has and the database would not store.
+ */
+function uploadFileName(req: FastifyRequest): string {
+  let name: string;
+  try {
+    name = decodeURIComponent(String(req.headers[FILE_NAME_HEADER] ?? ''));
+  } catch {
+    throw fieldError(RESULT.badRequest, FILE_NAME_HEADER, 'invalidValue');
+  }
+  if (ANY_CONTROL.test(name)) throw fieldError(RESULT.badRequest, FILE_NAME_HEADER, 'invalidCharacter');
+  return name;
+}
+
 /**
  * An operation whose request is a file (imports): the raw body up to `maxBytes`, never JSON; the
  * answer is the usual envelope. Anything but a file type is refused before the handler runs.
@@ -165,10 +183,7 @@ export function registerUpload<Res extends z.ZodType>(
       if (!Buffer.isBuffer(req.body) || req.body.length === 0) {
         throw fieldError(RESULT.badRequest, 'file', 'importFileInvalid');
       }
-      let fileName = '';
-      try {
-        fileName = decodeURIComponent(String(req.headers['x-file-name'] ?? ''));
-      } catch {}
+      const fileName = uploadFileName(req);
       // The operation log names the file; the audit hook gives its size for the body.
       req.auditNote = { fileName: fileName.slice(0, 200) };
       const data = await handler({ file: req.body, fileName, req, reply, session: req.session });

@@ -3,11 +3,23 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { API_BASE, PUBLIC, RESULT } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
+import { notFound } from './api-error';
+import { ANY_CONTROL } from './body';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: a file name with a control character is refused
-const CONTROL_OR_NUL = /[\u0000-\u001f\u007f]/;
+/**
+ * What the file system answers when the request's path cannot name a file here (a name longer than it
+ * takes, a file taken for a folder): no file and no client route either, so 404 rather than the app.
+ */
+const UNNAMEABLE = new Set(['ENAMETOOLONG', 'ENOTDIR']);
 
-const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+function isFile(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch (err) {
+    if (UNNAMEABLE.has((err as NodeJS.ErrnoException).code ?? '')) throw notFound();
+    throw err;
+  }
+}
 
 /**
  * The built SPA: files when they exist, index.html for any other GET so that client routes
@@ -21,7 +33,7 @@ export async function registerSpa(app: FastifyInstance, webDist: string): Promis
   app.get('/*', { config: { access: PUBLIC, rateLimit: false } }, (req, reply) => {
     // The router has already decoded the path; decoding again breaks on a literal '%'.
     const url = (req.params as { '*': string })['*'] ?? '';
-    if (CONTROL_OR_NUL.test(url)) {
+    if (ANY_CONTROL.test(url)) {
       return reply.status(RESULT.badRequest).send({ code: RESULT.badRequest, msg: 'invalidParams', data: null });
     }
     if (`/${url}`.startsWith(`${API_BASE}/`)) {

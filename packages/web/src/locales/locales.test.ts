@@ -1,5 +1,11 @@
 import * as contracts from '@meterdesk/contracts';
-import { type EntityDefinition, MESSAGES, OPERATION_NAMES, resourceEntity } from '@meterdesk/contracts';
+import {
+  COMMAND_OPERATIONS,
+  type EntityDefinition,
+  MESSAGES,
+  OPERATION_NAMES,
+  resourceEntity,
+} from '@meterdesk/contracts';
 import { enCore } from '@meterdesk/contracts/locales/en';
 import { enScreens } from '@meterdesk/contracts/locales/en/screens';
 import { zhCore } from '@meterdesk/contracts/locales/zh';
@@ -125,7 +131,12 @@ describe('locales', () => {
   });
 
   it('have every label the web screens reach beyond the entities: create-only fields, actions, forms', () => {
-    const keys = [...CRUDS.flatMap(crudKeys), ...OPERATION_FORMS.flat().flatMap(fieldKeys)];
+    const keys = [
+      ...CRUDS.flatMap(crudKeys),
+      ...OPERATION_FORMS.flat().flatMap(fieldKeys),
+      // A command history names every kind of command, collection reads too.
+      ...COMMAND_OPERATIONS.map((operation) => `operations.names.${operation}`),
+    ];
     expect(keys).toContain('org.fields.phoneUser');
     expect(keys).toContain('user.fields.password');
     expect(keys).toContain('operations.paramSyncModes.channelAndFreezePeriod');

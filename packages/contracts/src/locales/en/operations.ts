@@ -1,3 +1,5 @@
+import type { CommandOperation } from '../../operations/plan.api';
+
 /** Meter and DCU operations, their results and the plans that carry them. */
 export const operations = {
   names: {
@@ -20,7 +22,8 @@ export const operations = {
     dcuSetClock: 'Set clock',
     dcuFrame: 'Send frame',
     dcuReboot: 'Reboot',
-  },
+    collect: 'Collection read',
+  } satisfies Record<CommandOperation, string>,
   resultCodes: {
     '00': 'Success',
     '01': 'Partial success',

@@ -21,6 +21,7 @@ export const operations: typeof en = {
     dcuSetClock: '设置时钟',
     dcuFrame: '发送报文',
     dcuReboot: '重启',
+    collect: '采集抄读',
   },
   resultCodes: {
     '00': '成功',

@@ -1,4 +1,4 @@
-import { DISCONNECT_OPERATIONS } from '@meterdesk/contracts';
+import { type CommandOperation, DISCONNECT_OPERATIONS } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
@@ -47,7 +47,7 @@ export const deviceCommand = pgTable(
     meterId: ref(),
     dcuId: ref(),
     gridId: ref(),
-    operation: varchar({ length: 40 }).notNull(),
+    operation: varchar({ length: 40 }).$type<CommandOperation>().notNull(),
     /** The device command without reqId/attempt/deadline: {op, items, frame}. */
     command: jsonb().notNull(),
     /** 1 … 9; higher goes first. */

@@ -1,4 +1,5 @@
 import {
+  COLLECT_CMD,
   DeviceEventSchema,
   DeviceProfileRowSchema,
   nextOccurrence,
@@ -551,7 +552,7 @@ export class CollectionRuns {
       meterId: m.id,
       dcuId: m.dcuId,
       gridId: m.gridId,
-      operation: 'collect',
+      operation: COLLECT_CMD,
       command: {
         op: 'get',
         items: asks.map((a) => ({ obis: a.obis, classId: 7, attribute: 2, value: rangeValue(a.range) })),
@@ -580,7 +581,7 @@ export class CollectionRuns {
         and(
           eq(deviceCommand.runId, collectionRunDevice.runId),
           eq(deviceCommand.meterId, collectionRunDevice.meterId),
-          eq(deviceCommand.operation, 'collect'),
+          eq(deviceCommand.operation, COLLECT_CMD),
         ),
       )
       .where(

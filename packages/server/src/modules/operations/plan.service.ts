@@ -367,7 +367,7 @@ export class PlanService {
       planid: row.planId,
       deviceKind: row.deviceKind as DeviceKind,
       deviceKey: row.deviceKey,
-      operation: row.operation as OperationName,
+      operation: row.operation,
       state: row.state as CommandRecord['state'],
       resultCode: (row.resultCode as CommandRecord['resultCode']) ?? null,
       items: answerItems(row).map((item) => {

@@ -1,9 +1,16 @@
-import { type CommandRecord, type Page, type Plan, RESULT_CODES } from '@meterdesk/contracts';
+import {
+  COLLECT_CMD,
+  COMMAND_OPERATIONS,
+  type CommandRecord,
+  type Page,
+  type Plan,
+  RESULT_CODES,
+} from '@meterdesk/contracts';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
-import { dcu, deviceCommand, sysLog } from '../../db/schema';
-import { gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
+import { dcu, deviceCommand, plan, sysLog } from '../../db/schema';
+import { exportedRows, gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { type Answer, headEndOnline, scriptedDevice } from '../../test/scripted-device';
@@ -389,5 +396,77 @@ describe('disconnect safeguards', () => {
       const both = await Promise.all([disconnect(operator, meters.slice(0, 2)), disconnect(other, meters.slice(2))]);
       expect(both.map(statusOf).sort()).toEqual(['executing', 'pendingApproval']);
     });
+  });
+});
+
+describe('command history', () => {
+  it('answers every kind of command the system writes, in each call that returns commands', async () => {
+    const m = await suppliedMeter(t, gridId);
+    const kinds = (list: CommandRecord[]) => list.map((r) => r.operation).sort();
+    const history = async () => {
+      const res = await t.call<Page<CommandRecord>>('/meter/commands', { id: m.id, pageSize: 100 }, operator);
+      expect(res.status).toBe(200);
+      return kinds(res.body.data.list);
+    };
+    expect(await history()).toEqual([]);
+    // A meter no one operated still has the reads of collection runs, such as the demo history's gap re-collections.
+    const gap = await t.call(
+      '/plan/gapcollect',
+      {
+        targetType: 'meter',
+        target: m.devAddr,
+        startTime: new Date(Date.now() - 86_400_000).toISOString(),
+        endTime: new Date().toISOString(),
+      },
+      await t.loginAdmin(),
+    );
+    expect(gap.status).toBe(200);
+    await expect.poll(history, AFTER_RESPONSE).toEqual([COLLECT_CMD]);
+
+    const planid = newId();
+    await t.db.insert(plan).values({
+      id: planid,
+      planName: 'every kind',
+      planStatus: 'finished',
+      devs: { itemType: 0, devList: [m.devAddr] },
+      orders: [],
+      createdBy: 'admin',
+    });
+    // Held back an hour, so the head-end leaves each row as written.
+    const notBefore = new Date(Date.now() + 3_600_000);
+    await t.app.headEnd.enqueue(
+      t.db,
+      COMMAND_OPERATIONS.map((operation) => ({
+        planId: planid,
+        deviceKind: 'meter',
+        deviceKey: m.devAddr,
+        viaDcu: null,
+        meterId: m.id,
+        dcuId: null,
+        gridId,
+        operation,
+        command: { op: 'get', items: [] },
+        priority: 5,
+        bulk: false,
+        timeoutSeconds: 30,
+        expiresInSeconds: 7200,
+        waitOnline: true,
+        maxTimeoutRetries: 0,
+        maxBusyRetries: 0,
+        requestedBy: 'admin',
+        audited: false,
+        notBefore,
+      })),
+    );
+    const every = [...COMMAND_OPERATIONS].sort();
+
+    expect(await history()).toEqual([...every, COLLECT_CMD].sort());
+    const planResults = await t.call<Page<CommandRecord>>('/plan/results', { planid, pageSize: 100 }, operator);
+    expect(planResults.status).toBe(200);
+    expect(kinds(planResults.body.data.list)).toEqual(every);
+    const [, ...exported] = await exportedRows(t, 'plan', operator, { planid });
+    const labels = exported.map((row) => String(row[1]));
+    expect(labels).toHaveLength(every.length);
+    for (const label of labels) expect(label).not.toContain('operations.names');
   });
 });

@@ -261,19 +261,23 @@ describe('archive imports (the supplier import)', () => {
     expect(json.statusCode).toBe(400);
   });
 
-  it('logs an upload in the operation log by its size and file name, never its bytes', async () => {
-    // A user of its own, so the entry is told from those of the other tests' uploads.
-    const role = await t.createRole('supplier-log-importer', [
+  /** A user of its own allowed the supplier import, so its log entries are told from those of the other tests. */
+  const ownImporter = async (username: string) => {
+    const role = await t.createRole(`${username}-role`, [
       '/parameterSetting',
       '/parameterSetting/supplier',
       '/parameterSetting/supplier/import',
     ]);
-    await t.createUser({ username: 'log.importer', password: 'Import1', roleIds: [role] });
+    await t.createUser({ username, password: 'Import1', roleIds: [role] });
+    return t.login(username, 'Import1');
+  };
+
+  it('logs an upload in the operation log by its size and file name, never its bytes', async () => {
     const file = await workbook([
       ['supplierCode', 'supplierName'],
       ['LOG1', 'Logged'],
     ]);
-    expect((await upload(file, '审计.xlsx', await t.login('log.importer', 'Import1'))).status).toBe(200);
+    expect((await upload(file, '审计.xlsx', await ownImporter('log.importer'))).status).toBe(200);
     let entry: typeof sysLog.$inferSelect | undefined;
     await vi.waitFor(async () => {
       [entry] = await t.db
@@ -286,6 +290,32 @@ describe('archive imports (the supplier import)', () => {
       page: '/parameterSetting/supplier/import',
       body: { bytes: file.length, fileName: '审计.xlsx' },
     });
+  });
+
+  it('refuses a file name with a control character or a broken encoding, naming the header, and logs the refusal', async () => {
+    const cookie = await ownImporter('odd.importer');
+    const file = await workbook([['supplierCode', 'supplierName']]);
+    const nul = await upload(file, 'a\u0000.xlsx', cookie);
+    const broken = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/supplier/import',
+      payload: file,
+      headers: { cookie, 'content-type': XLSX, 'x-file-name': '%E0%A4%A.xlsx' },
+    });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({ data: { issues: [{ field: 'x-file-name', key: 'invalidCharacter' }] } });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toMatchObject({ data: { issues: [{ field: 'x-file-name', key: 'invalidValue' }] } });
+    await vi.waitFor(async () => {
+      const entries = await t.db
+        .select()
+        .from(sysLog)
+        .where(and(eq(sysLog.username, 'odd.importer'), eq(sysLog.logType, 'operation')));
+      expect(entries.map((e) => [e.requestUrl, e.result])).toEqual([
+        ['/apis/supplier/import', 400],
+        ['/apis/supplier/import', 400],
+      ]);
+    }, settle);
   });
 
   it('shows an import only to the user who started it', async () => {
