@@ -10,7 +10,7 @@ import { registerAuditLog } from './audit/audit.hook';
 import { registerAuthRoutes } from './auth/auth.routes';
 import type { SessionStore } from './auth/session';
 import type { Config } from './config';
-import type { Database } from './db/driver';
+import { type Database, inForeground } from './db/driver';
 import type { DeviceCredentials } from './headend/device-credentials';
 import type { HeadEnd, HeadEndOptions } from './headend/head-end';
 import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
@@ -105,6 +105,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       (reply as FastifyReply).status(status).send({ code: status, msg: 'invalidParams', data: null });
     },
   });
+  // Requests go ahead of background work on PGlite; the body is read outside the context, so again after it.
+  http.addHook('onRequest', (_req, _reply, done) => inForeground(done));
+  http.addHook('preValidation', (_req, _reply, done) => inForeground(done));
   http.setValidatorCompiler(validatorCompiler);
   http.setSerializerCompiler(serializerCompiler);
   registerJsonBody(http);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
@@ -86,6 +87,8 @@ export async function openDatabase(
     }
   }
   const owned = client;
+  yieldBetweenMessages(owned);
+  foregroundFirst(owned);
   const db = drizzlePglite(owned, { schema, casing });
   return {
     db: db as unknown as Db,
@@ -98,6 +101,56 @@ export async function openDatabase(
       await owned.close();
       unlock();
     },
+  };
+}
+
+const foreground = new AsyncLocalStorage<true>();
+
+/** Runs `work` (the handling of a request) with its PGlite statements ahead of background work's. */
+export const inForeground = <T>(work: () => T): T => foreground.run(true, work);
+
+/**
+ * PGlite has one connection: each statement or transaction waits for the one before it, in order of
+ * arrival, so a login waited behind every write the history fill had queued (2–30 s on a loaded
+ * machine). Here a request's statement waits for the one running only, background work for what is
+ * free. The wrapped method is where PGlite's query, exec and transaction take their turn.
+ */
+function foregroundFirst(client: PGlite): void {
+  const exclusive = client._runExclusiveTransaction.bind(client);
+  const waiting = { foreground: [] as (() => void)[], background: [] as (() => void)[] };
+  let busy = false;
+  client._runExclusiveTransaction = async (work) => {
+    if (busy)
+      await new Promise<void>((resolve) => waiting[foreground.getStore() ? 'foreground' : 'background'].push(resolve));
+    busy = true;
+    try {
+      return await exclusive(work);
+    } finally {
+      const next = waiting.foreground.shift() ?? waiting.background.shift();
+      busy = next !== undefined;
+      next?.();
+    }
+  };
+}
+
+/** Longest run of PGlite work before the event loop gets a turn. */
+const SLICE_MS = 10;
+
+/**
+ * PGlite runs each query synchronously on this thread and settles its promises as microtasks, so a
+ * chain of queries (the demo history's ingest, the head-end, a job) never let the event loop read a
+ * socket: during the first start's history fill a static file or a login waited 3–7 s for the chain
+ * to pause. Every protocol message sent after SLICE_MS of such work waits for the loop's next turn.
+ */
+function yieldBetweenMessages(client: PGlite): void {
+  const send = client.execProtocolRaw.bind(client);
+  let turned = performance.now();
+  client.execProtocolRaw = async (message, options) => {
+    if (performance.now() - turned >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turned = performance.now();
+    }
+    return send(message, options);
   };
 }
 
