@@ -2,7 +2,6 @@
 export const runs = {
   title: 'Task runs',
   titleOf: 'Runs of {{name}}',
-  runNow: 'Run now',
   runStarted: 'The run has started',
   refresh: 'Refresh',
   noTask: 'Open a task from the task list to see its runs',

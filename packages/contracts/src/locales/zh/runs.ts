@@ -3,7 +3,6 @@ import type { runs as en } from '../en/runs';
 export const runs: typeof en = {
   title: '任务执行记录',
   titleOf: '{{name}} 的执行记录',
-  runNow: '立即执行',
   runStarted: '任务已开始执行',
   refresh: '刷新',
   noTask: '请从任务列表打开一个任务查看其执行记录',

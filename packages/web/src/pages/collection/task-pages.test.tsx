@@ -2,6 +2,7 @@ import type { Task } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CONFIRM_OK } from '@/crud/row-actions';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
@@ -31,6 +32,28 @@ describe('taskMGT', () => {
     expect(screen.getByTestId(`row-resume-${'d'.repeat(32)}`)).toBeTruthy();
     expect(screen.getByTestId(`row-runs-${ID}`)).toBeTruthy();
   });
+
+  it('runs a task now from its list row and from its View page, after asking', async () => {
+    const api = stubApi({
+      '/task/list': () => ok(page([task()])),
+      '/task/detail': () => ok(task()),
+      '/plan/runnow': () => ok({ runId: 'c'.repeat(32), jobId: '00000000-0000-0000-0000-000000000001' }),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree([TASKS, `${TASKS}/view`, `${TASKS}/runNow`]), TASKS);
+    await user.click(await screen.findByTestId(`row-runNow-${ID}`));
+    const question = 'Run task Daily profile now? It reads the period its latest occurrence covers.';
+    expect((await screen.findAllByText(question)).length).toBeGreaterThan(0);
+    await user.click(screen.getByTestId(CONFIRM_OK));
+    await waitFor(() => expect(api.callsTo('/plan/runnow')).toHaveLength(1));
+    expect(api.callsTo('/plan/runnow')[0]?.body).toEqual({ planid: ID });
+
+    await user.click(screen.getByTestId(`row-view-${ID}`));
+    await user.click(await screen.findByTestId('detail-runNow'));
+    await user.click((await screen.findAllByTestId(CONFIRM_OK)).at(-1) as HTMLElement);
+    await waitFor(() => expect(api.callsTo('/plan/runnow')).toHaveLength(2));
+    expect(api.callsTo('/plan/runnow')[1]?.body).toEqual({ planid: ID });
+  }, 40_000);
 
   it('asks to disable an enabled task before editing it, warning when a run is executing, then shows the form', async () => {
     let enabled = true;
