@@ -1,8 +1,9 @@
-import type { Task } from '@meterdesk/contracts';
+import { nextDailyStart, type Task } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONFIRM_OK } from '@/crud/row-actions';
+import { formatDateTime } from '@/fields/date-text';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
@@ -77,6 +78,14 @@ describe('taskMGT', () => {
     expect(api.callsTo('/task/disable')[0]?.body).toEqual({ planid: ID });
     const form = await screen.findByTestId('task-form');
     expect((within(form).getByTestId('field-planName') as HTMLInputElement).value).toBe('Daily profile');
+  }, 15_000);
+
+  it("starts a new task's form at the coming day's 00:05 UTC, shown in the browser's time", async () => {
+    stubApi({ '/plantemplate/list': () => templates });
+    renderInShell(permittedTree([TASKS, `${TASKS}/add`]), `${TASKS}/add`);
+    const form = await screen.findByTestId('task-form');
+    const start = within(form).getByTestId('field-starttime') as HTMLInputElement;
+    expect(start.value).toBe(formatDateTime(nextDailyStart(new Date()).toISOString()));
   }, 15_000);
 
   it('refuses a start time already past before anything is sent', async () => {
