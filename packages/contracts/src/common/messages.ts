@@ -27,7 +27,8 @@ export const MESSAGES = {
   crossOrigin: 'Requests from another site are refused',
   notLoggedIn: 'Please log in',
   sessionExpired: 'Your session has expired, please log in again',
-  wrongApi: 'Wrong API: the server does not offer this function. Reload the page; if it persists, tell your administrator',
+  wrongApi:
+    'Wrong API: the server does not offer this function. Reload the page; if it persists, tell your administrator',
   modificationFailed: 'Modification failed',
   operationFailed: 'Operation failed',
   deleteFailed: 'Delete failed',
