@@ -24,7 +24,7 @@ export const runs: typeof en = {
     resultCode: '结果码',
     items: '抄读项',
   },
-  kinds: { scheduled: '定时执行', repair: '补抄', manual: '立即执行', gap: '手动补抄' },
+  kinds: { scheduled: '定时执行', repair: '补抄', manual: '立即执行', gap: '手动补抄', history: '任务创建前已采集' },
   statuses: { pending: '等待', queued: '排队', running: '执行中', finished: '已完成', cancelled: '已取消' },
   devicesOf: '{{time}} ({{zone}}) 执行的电表',
   failedOnly: '仅未完成',
