@@ -13,7 +13,8 @@ export const RUN_RES = {
   detail: `${TASK_MGT}/view/detail`,
 } as const;
 
-export const RUN_KINDS = ['scheduled', 'repair', 'manual', 'gap'] as const;
+/** history: what earlier runs collected before the task existed, recorded as its runs (the demo's history). */
+export const RUN_KINDS = ['scheduled', 'repair', 'manual', 'gap', 'history'] as const;
 export const RUN_STATUSES = ['pending', 'queued', 'running', 'finished', 'cancelled'] as const;
 export const GAP_TARGETS = ['meter', 'dcu', 'grid'] as const;
 

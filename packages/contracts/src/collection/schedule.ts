@@ -19,6 +19,14 @@ const UNIT_MINUTES: Record<Exclude<ScheduleUnit, 'month'>, number> = {
   week: 7 * 1440,
 };
 
+const DAY_MS = 86_400_000;
+/** Five past midnight (UTC, as every task schedule): the day's last interval and frozen row are in by then. */
+const DAILY_START_OFFSET_MS = 5 * 60_000;
+
+/** When a daily collection first runs: the coming day's 00:05 UTC (a new task's default, the demo task's start). */
+export const nextDailyStart = (now: Date): Date =>
+  new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS + DAILY_START_OFFSET_MS);
+
 /** Spec §5: a task's frequency is not under 5 minutes. */
 export const MIN_TASK_PERIOD_MINUTES = 5;
 

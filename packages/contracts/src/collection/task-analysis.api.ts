@@ -32,7 +32,7 @@ const sortable = <const S extends readonly [string, ...string[]]>(fields: S) => 
 /** One occurrence of the task with what its repairs added. */
 export const RunKpiSchema = z.object({
   runId: IdSchema,
-  kind: z.enum(['scheduled', 'manual']),
+  kind: z.enum(['scheduled', 'manual', 'history']),
   status: z.enum(['queued', 'running', 'finished', 'cancelled']),
   dueAt: z.string(),
   devices: z.number().int(),

@@ -4,7 +4,7 @@ import { field } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { nameText } from '../common/validation';
 import { type PlanCreateSchema, PlanDevParamsSchema } from '../operations/plan.api';
-import { MIN_TASK_PERIOD_MINUTES, periodMinutes, repairSpanMinutes } from './schedule';
+import { MIN_TASK_PERIOD_MINUTES, nextDailyStart, periodMinutes, repairSpanMinutes } from './schedule';
 import { REPAIR_UNITS, TASK_UNITS, type Task } from './task.schema';
 import { type Template, templateOrders } from './template.schema';
 
@@ -65,6 +65,12 @@ export const TASK_FORM_DEFAULTS = {
   timeout: 30,
   concurrent: 4,
 } as const satisfies Partial<TaskForm>;
+
+/** A new task's form: the defaults, starting the coming day's 00:05 UTC as a daily task should. */
+export const newTaskFormValues = (now: Date) => ({
+  ...TASK_FORM_DEFAULTS,
+  starttime: nextDailyStart(now).toISOString(),
+});
 
 /** Spec §5: serials separated by Chinese or English commas, spaces or line breaks. */
 export const splitDevices = (text: string): string[] => [

@@ -57,6 +57,11 @@ export interface FieldMeta {
   help?: string;
   /** A switch whose `true` the user must not miss (a protected consumer): shown as a warning tag. */
   warning?: boolean;
+  /**
+   * i18n key of a warning the form shows while the field is empty: allowed, but with a consequence the
+   * user must not miss (a user in no user group sees no grid records).
+   */
+  emptyWarning?: string;
 }
 
 export const fieldRegistry = z.registry<FieldMeta>();

@@ -27,12 +27,15 @@ export const MESSAGES = {
   crossOrigin: 'Requests from another site are refused',
   notLoggedIn: 'Please log in',
   sessionExpired: 'Your session has expired, please log in again',
-  wrongApi: 'Wrong API',
+  wrongApi:
+    'Wrong API: the server does not offer this function. Reload the page; if it persists, tell your administrator',
   modificationFailed: 'Modification failed',
   operationFailed: 'Operation failed',
   deleteFailed: 'Delete failed',
-  interfaceError: 'interface error',
-  requestTimeout: 'request timeout',
+  interfaceError:
+    'The server could not complete the request. Please try again; if it keeps failing, tell your administrator when it happened',
+  requestTimeout:
+    'The server did not answer in time (request timeout). Check whether the change was made before you try again',
   networkError: 'The server cannot be reached, please try again',
   invalidParams: 'Invalid request',
   notFound: 'Record not found',

@@ -32,6 +32,7 @@ const fields = {
     widget: 'select',
     lookup: 'groups',
     multiple: true,
+    emptyWarning: 'user.noGroupWarning',
   }),
   status: field(z.enum(USER_STATUSES, 'invalidValue').default('enabled'), {
     label: 'user.fields.status',

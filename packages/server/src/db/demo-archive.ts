@@ -5,7 +5,7 @@ import type { SecretBox } from '../crypto/secret-box';
 import type { Executor } from './driver';
 import { stableId } from './ids';
 import { anyRow } from './rows';
-import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from './schema';
+import { commModule, consumer, dcu, meter, meterStatusHistory, meterType, poc, powerGrid, supplier } from './schema';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 
 /*
@@ -328,6 +328,21 @@ const ANOMALIES = [
 ];
 const REPAIRS = ['Display fault reported', 'Relay replacement'];
 
+/**
+ * How a meter reached its seeded status from the warehouse, one meter/maintain step (each allowed by
+ * METER_STATUS_TRANSITIONS) at a time: an anomaly or a repair befell a meter that was in service.
+ */
+const STATUS_STEPS: Readonly<Record<number, readonly number[]>> = {
+  0: [],
+  1: [1],
+  2: [1, 2],
+  3: [1, 2, 3],
+  5: [1, 2, 5],
+};
+const DAY_MS = 86_400_000;
+/** The demo's meters were installed this long before the first start, and put in service the day after. */
+const INSTALLED_DAYS_AGO = 90;
+
 const gridId = (key: string) => stableId(`grid:${key}`);
 /** The demo grid's root (Central Region): every demo meter lies under it. */
 export const DEMO_ROOT_GRID_ID = gridId('region');
@@ -639,4 +654,29 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
       .set({ primaryPocId: idOf('poc', `PRI${area.code}`) })
       .where(eq(powerGrid.id, gridId(area.key)));
   }
+  await db.insert(meterStatusHistory).values(statusHistory(meters, Date.now()));
+}
+
+/**
+ * The history meter/maintain would have written for each seeded meter out of the warehouse: installed,
+ * put in service, and for a meter in anomaly or maintenance that last step a few days ago, its remark
+ * as the reason.
+ */
+function statusHistory(meters: (typeof meter.$inferInsert)[], now: number): (typeof meterStatusHistory.$inferInsert)[] {
+  return meters.flatMap((m, index) => {
+    const steps = STATUS_STEPS[m.status ?? 0] ?? [];
+    return steps.map((toStatus, k) => {
+      const last = k === steps.length - 1 && k >= 2;
+      const daysAgo = last ? 1 + (index % 7) : INSTALLED_DAYS_AGO - k;
+      return {
+        id: idOf('status', `${m.devAddr}:${k}`),
+        meterId: m.id as string,
+        fromStatus: k === 0 ? 0 : (steps[k - 1] as number),
+        toStatus,
+        reason: last ? (m.remark ?? '') : '',
+        username: 'admin',
+        time: new Date(now - daysAgo * DAY_MS),
+      };
+    });
+  });
 }

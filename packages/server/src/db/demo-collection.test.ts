@@ -1,3 +1,4 @@
+import { nextDailyStart } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
@@ -5,7 +6,7 @@ import { type Crontab, checkCollectItems, checkSchedule } from '../modules/colle
 import { FRESH_START } from '../test/constants';
 import { firstStarts } from '../test/first-start';
 import { DEMO_ROOT_GRID_ID } from './demo-archive';
-import { DEMO_TASK_ID, DEMO_TEMPLATE_ID, demoTaskStart } from './demo-collection';
+import { DEMO_TASK_ID, DEMO_TEMPLATE_ID } from './demo-collection';
 import type { Database } from './driver';
 import { plan, planTemplate, supplier } from './schema';
 
@@ -42,7 +43,7 @@ describe('demo collection task', FRESH_START, () => {
     expect(crontab).toMatchObject({ freq: 1, unit: 'day', repairConf: { repairCount: 3 } });
     // Its first run is the coming day's 00:05 UTC, and the task keeps every rule a user's task keeps.
     const next = task?.nextRunAt as Date;
-    expect(next).toEqual(demoTaskStart(before));
+    expect(next).toEqual(nextDailyStart(before));
     expect(next.toISOString()).toMatch(/T00:05:00.000Z$/);
     expect(next.getTime() - before.getTime()).toBeGreaterThan(0);
     expect(next.getTime() - before.getTime()).toBeLessThanOrEqual(86_400_000 + 5 * 60_000);

@@ -1,4 +1,4 @@
-import { type Template, templateOrders } from '@meterdesk/contracts';
+import { nextDailyStart, type Template, templateOrders } from '@meterdesk/contracts';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ITEM_KINDS } from '../modules/collection/run-items';
 import { DEMO_ROOT_GRID_ID } from './demo-archive';
@@ -14,17 +14,10 @@ import { meter, obisItem, plan, planTemplate } from './schema';
 export const DEMO_TEMPLATE_ID = stableId('demo:template:daily');
 export const DEMO_TASK_ID = stableId('demo:task:daily');
 const NAME = 'Demo daily collection';
-const DAY_MS = 86_400_000;
-/** Five past midnight (UTC, as every task schedule): yesterday's last interval and frozen row are in by then. */
-const START_OFFSET_MS = 5 * 60_000;
 /** About ten years of days: the demo's task does not run out while anyone looks at it. */
 const OCCURRENCES = 3650;
 /** Repairs two, four and six hours after each run re-read what a device did not answer. */
 const REPAIR = { repairFreq: 2, repairUnit: 'hour', repairCount: 3 } as const;
-
-/** The first run: the coming day's 00:05 UTC. */
-export const demoTaskStart = (now: Date) =>
-  new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS + START_OFFSET_MS);
 
 /**
  * The template holds every profile object of the OBIS catalogue flagged for periodic reading that a run
@@ -61,7 +54,7 @@ export async function seedDemoCollection(tx: Executor, now = new Date()): Promis
   const devs = { itemType: 0, devList: [], devParams: { grid_ids: [DEMO_ROOT_GRID_ID] } };
   // The demo goes only into an empty archive: its root holds every meter there is.
   const [counted] = await tx.select({ n: sql<number>`count(*)::int` }).from(meter);
-  const start = demoTaskStart(now);
+  const start = nextDailyStart(now);
   await tx
     .insert(plan)
     .values({

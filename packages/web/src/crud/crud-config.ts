@@ -56,6 +56,8 @@ export interface RowAction<R = Row> {
     danger?: boolean;
   };
   Dialog?: ComponentType<{ row: R; onClose: () => void }>;
+  /** Also offered on the record's detail page, beside Edit. */
+  onDetail?: boolean;
 }
 
 /**

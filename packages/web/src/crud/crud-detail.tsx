@@ -9,6 +9,7 @@ import { errorText } from '@/i18n/message-text';
 import { useLanguage } from '@/i18n/use-language';
 import { type CrudConfig, describeField, type FieldDescriptor, type Row, shownValue } from './crud-config';
 import { RelatedTable } from './related-list';
+import { actionLabel, useRowActions } from './row-actions';
 import { useListLocation } from './use-list-location';
 
 const DETAIL_LABEL_WIDTH = 240;
@@ -90,12 +91,27 @@ export function CrudDetailPage({ crud }: { crud: CrudConfig }) {
     },
     enabled: id !== '',
   });
+  const rowActions = useRowActions(crud);
+  const record = detail.data;
+  const actions = record ? rowActions.visibleFor(record).filter((action) => action.onDetail) : [];
 
   return (
     <Card
       title={t('crud.detailTitle')}
       extra={
         <Flex gap="small">
+          {record &&
+            actions.map((action) => (
+              <Button
+                key={action.key}
+                icon={action.icon}
+                danger={action.run?.danger}
+                data-testid={`detail-${action.key}`}
+                onClick={() => rowActions.trigger(action, record)}
+              >
+                {actionLabel(t, crud, action)}
+              </Button>
+            ))}
           {crud.update && permissions.pages.has(editPath) && (
             <Button data-testid="crud-edit" onClick={() => navigate(`${editPath}?id=${encodeURIComponent(id)}`)}>
               {t('common.actions.edit')}
@@ -109,7 +125,8 @@ export function CrudDetailPage({ crud }: { crud: CrudConfig }) {
     >
       {detail.isLoading && <Spin />}
       {detail.error && <Alert type="error" showIcon title={errorText(t, detail.error)} />}
-      {detail.data && <CrudDetail crud={crud} record={detail.data} />}
+      {record && <CrudDetail crud={crud} record={record} />}
+      {rowActions.dialog}
     </Card>
   );
 }

@@ -3,7 +3,7 @@ import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
-import { ok, stubApi } from '@/test/api-stub';
+import { fail, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
@@ -42,6 +42,19 @@ describe('generic list', () => {
     await user.click(screen.getByTestId('crud-search'));
     await waitFor(() => expect(calls()).toBe(4));
     expect(api.callsTo(resourceApi.getsysresourcelist.path)[3]?.body).toMatchObject({ resourceNameEn: 'Us' });
+  });
+
+  it('says what failed and what to do when the server fails a call, in both languages', async () => {
+    stubApi({ [resourceApi.getsysresourcelist.path]: () => fail(500, 'interfaceError') });
+    renderInShell(permittedTree(['/sysMGT/resourceMGT']), '/sysMGT/resourceMGT');
+    expect(
+      await screen.findByText(
+        'The server could not complete the request. Please try again; if it keeps failing, tell your administrator when it happened',
+      ),
+    ).toBeTruthy();
+    applyLanguage('zh');
+    expect(await screen.findByText('服务器未能完成此请求。请重试；如仍失败，请告知管理员发生的时间')).toBeTruthy();
+    applyLanguage('en');
   });
 
   it('shows the edit button on each row only with the edit page, and it opens that row', async () => {

@@ -1,4 +1,4 @@
-import { Divider, Form, type FormInstance, type FormRule as Rule } from 'antd';
+import { Alert, Divider, Form, type FormInstance, type FormRule as Rule } from 'antd';
 import type { TFunction } from 'i18next';
 import { Fragment } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -72,6 +72,14 @@ function SectionTitle({ title, testId }: { title: string; testId: string }) {
   );
 }
 
+/** The field's empty-value warning, shown while it is empty (see FieldMeta.emptyWarning). */
+function EmptyWarning({ form, name, text }: { form: FormInstance; name: string | string[]; text: string }) {
+  const { t } = useTranslation();
+  const value: unknown = Form.useWatch(name, form);
+  const empty = isEmpty(value) || (Array.isArray(value) && value.length === 0);
+  return empty ? <Alert type="warning" showIcon title={t(text)} data-testid={`empty-warning-${name}`} /> : null;
+}
+
 /** One form item per field with the request schema's rules; a group is a titled section of its members. */
 export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent, sections = {} }: FormFieldsProps) {
   const { t } = useTranslation();
@@ -90,15 +98,26 @@ export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent,
     const rules: Rule[] = [];
     if (schema) rules.push(zodRule(schema, t));
     if (check) rules.push(uniqueRule(check, schema, () => form.getFieldsValue(), id, t));
+    const name = parent ? [parent, field.key] : field.key;
+    const help = field.help ? t(field.help) : undefined;
     const item = (
       <Form.Item
         key={field.key}
-        name={parent ? [parent, field.key] : field.key}
+        name={name}
         label={t(field.label)}
         // A switch always holds a value; an asterisk there would only puzzle.
         required={isRequired(schema) && field.widget !== 'switch'}
         rules={rules}
-        extra={field.help ? t(field.help) : undefined}
+        extra={
+          field.emptyWarning ? (
+            <>
+              {help}
+              <EmptyWarning form={form} name={name} text={field.emptyWarning} />
+            </>
+          ) : (
+            help
+          )
+        }
         dependencies={check ? [...check.dependsOn] : undefined}
         validateDebounce={check ? 300 : undefined}
       >

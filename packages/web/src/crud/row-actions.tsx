@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { App, Button } from 'antd';
+import type { TFunction } from 'i18next';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -16,6 +17,10 @@ import { asDeleteResult, useDeleteReport } from './delete-report';
 export const CONFIRM_OK = 'confirm-ok';
 export const CONFIRM_CANCEL = 'confirm-cancel';
 
+/** An action's label: its own, else `<entity>.actions.<key>`. */
+export const actionLabel = (t: TFunction, crud: CrudConfig, action: Pick<RowAction, 'key' | 'label'>) =>
+  t(action.label ?? `${crud.entity.name}.actions.${action.key}`);
+
 /**
  * The entity's extra row actions the user holds, and what clicking one does: navigate, open its dialog,
  * or confirm and call its operation (then refresh the entity's queries and the pickers).
@@ -24,7 +29,8 @@ export function useRowActions(crud: CrudConfig): {
   /** The actions the user holds at all (a row may still hide some). */
   held: RowAction[];
   visibleFor: (row: Row) => RowAction[];
-  trigger: (action: RowAction, row: Row) => void;
+  /** `onDone` gets the operation's answer once it succeeded (a page following what it started). */
+  trigger: (action: RowAction, row: Row, onDone?: (answer: unknown) => void) => void;
   dialog: ReactNode;
 } {
   const { t } = useTranslation();
@@ -37,7 +43,7 @@ export function useRowActions(crud: CrudConfig): {
   const [open, setOpen] = useState<{ action: RowAction; row: Row } | null>(null);
   const granted = crud.rowActions.filter((action) => isGranted(permissions, action.permission));
 
-  const trigger = (action: RowAction, row: Row) => {
+  const trigger = (action: RowAction, row: Row, onDone?: (answer: unknown) => void) => {
     if (action.to) {
       void navigate(action.to(row));
     } else if (action.Dialog) {
@@ -52,7 +58,7 @@ export function useRowActions(crud: CrudConfig): {
         : '';
       modal.confirm({
         title: t(run.confirm, { ...row, recordName }),
-        okText: t(action.label ?? `${crud.entity.name}.actions.${action.key}`),
+        okText: actionLabel(t, crud, action),
         cancelText: t('common.actions.cancel'),
         okButtonProps: { danger: run.danger, 'data-testid': CONFIRM_OK },
         cancelButtonProps: { 'data-testid': CONFIRM_CANCEL },
@@ -63,6 +69,7 @@ export function useRowActions(crud: CrudConfig): {
             const deleted = asDeleteResult(answer);
             if (deleted) reportDelete(deleted, t(run.done));
             else message.success(t(run.done));
+            onDone?.(answer);
           } catch (error) {
             message.error(errorText(t, error));
             return;
@@ -106,7 +113,7 @@ export function RowActionButton({
       data-testid={`row-${action.key}-${rowKey}`}
       onClick={onClick}
     >
-      {t(action.label ?? `${crud.entity.name}.actions.${action.key}`)}
+      {actionLabel(t, crud, action)}
     </Button>
   );
 }

@@ -98,12 +98,14 @@ export const task = {
     disable: 'Disable',
     pause: 'Pause',
     resume: 'Resume',
+    runNow: 'Run now',
   },
   confirm: {
     enable: 'Enable task {{planName}}?',
     disable: 'Disable task {{planName}}?',
     pause: 'Pause task {{planName}}?',
     resume: 'Resume task {{planName}}?',
+    runNow: 'Run task {{planName}} now? It reads the period its latest occurrence covers.',
     disableToEdit: 'The task is enabled: disable it to modify it?',
     disableRunning:
       'The task is executing a run. Disabling it stops further runs; the current run still completes. Disable it?',

@@ -2,7 +2,6 @@
 export const runs = {
   title: 'Task runs',
   titleOf: 'Runs of {{name}}',
-  runNow: 'Run now',
   runStarted: 'The run has started',
   refresh: 'Refresh',
   noTask: 'Open a task from the task list to see its runs',
@@ -24,7 +23,13 @@ export const runs = {
     resultCode: 'Result code',
     items: 'Items read',
   },
-  kinds: { scheduled: 'Scheduled', repair: 'Repair', manual: 'Run now', gap: 'Gap re-collection' },
+  kinds: {
+    scheduled: 'Scheduled',
+    repair: 'Repair',
+    manual: 'Run now',
+    gap: 'Gap re-collection',
+    history: 'Collected before the task',
+  },
   statuses: { pending: 'Pending', queued: 'Queued', running: 'Running', finished: 'Finished', cancelled: 'Cancelled' },
   devicesOf: 'Meters of the run at {{time}} ({{zone}})',
   failedOnly: 'Incomplete only',

@@ -48,6 +48,8 @@ export const user = {
   unlocked: 'Unlocked',
   resetPasswordTitle: 'Reset the password of {{username}}',
   passwordReset: 'The password of {{username}} was reset; it must be changed at the next login',
+  noGroupWarning:
+    'In no user group, this user sees no power grid, archive, operation or data records: only the administrator role sees everything. Choose the user groups whose grid nodes the user works on.',
 };
 
 export const group = {

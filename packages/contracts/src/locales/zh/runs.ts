@@ -3,7 +3,6 @@ import type { runs as en } from '../en/runs';
 export const runs: typeof en = {
   title: '任务执行记录',
   titleOf: '{{name}} 的执行记录',
-  runNow: '立即执行',
   runStarted: '任务已开始执行',
   refresh: '刷新',
   noTask: '请从任务列表打开一个任务查看其执行记录',
@@ -25,7 +24,7 @@ export const runs: typeof en = {
     resultCode: '结果码',
     items: '抄读项',
   },
-  kinds: { scheduled: '定时执行', repair: '补抄', manual: '立即执行', gap: '手动补抄' },
+  kinds: { scheduled: '定时执行', repair: '补抄', manual: '立即执行', gap: '手动补抄', history: '任务创建前已采集' },
   statuses: { pending: '等待', queued: '排队', running: '执行中', finished: '已完成', cancelled: '已取消' },
   devicesOf: '{{time}} ({{zone}}) 执行的电表',
   failedOnly: '仅未完成',

@@ -50,6 +50,8 @@ export const user: LocaleMessages['user'] = {
   unlocked: '已解锁',
   resetPasswordTitle: '重置 {{username}} 的密码',
   passwordReset: '{{username}} 的密码已重置，下次登录时须修改',
+  noGroupWarning:
+    '未选择用户组：该用户将看不到任何电网、档案、操作和数据记录（只有管理员角色可见全部）。请选择该用户负责的电网节点所属的用户组。',
 };
 
 export const group: LocaleMessages['group'] = {

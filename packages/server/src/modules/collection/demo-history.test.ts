@@ -1,3 +1,4 @@
+import type { CollectionRun, Page, TaskKpi } from '@meterdesk/contracts';
 import { TRANSFORMER_AREA } from '@meterdesk/contracts';
 import { type Simulator, startSimulator } from '@meterdesk/simulator';
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
@@ -105,10 +106,43 @@ describe('demo history', () => {
       .where(lt(readingProfile.ts, new Date(midnight - DAYS * DAY_MS)));
     expect(older?.n).toBe(0);
 
-    // The daily task is untouched: its first run is still the coming day's.
+    // The daily task's schedule is untouched: its first run is still the coming day's.
     const [task] = await t.db.select().from(plan).where(eq(plan.id, DEMO_TASK_ID));
     expect(task).toMatchObject({ enabled: true, executedCount: 0, planStatus: 'waiting' });
     expect(task?.nextRunAt?.getTime()).toBeGreaterThan(Date.now());
+    // Its runs list shows the days collected, one finished run per day, as the task would have read them.
+    const admin = await t.loginAdmin();
+    const runs = await t.call<Page<CollectionRun>>(
+      '/plan/runs',
+      { planid: DEMO_TASK_ID, pageSize: 10, curPage: 1 },
+      admin,
+    );
+    expect(runs.body.data.total).toBe(DAYS);
+    for (const [k, run] of runs.body.data.list.entries()) {
+      const day = midnight - (k + 1) * DAY_MS;
+      expect(run, utcDay(day)).toMatchObject({
+        kind: 'history',
+        status: 'finished',
+        devices: 210,
+        successRate: 100,
+        byCode: { '00': 210 },
+        dueAt: new Date(day + DAY_MS + 5 * 60_000).toISOString(),
+        periodFrom: new Date(day + 5 * 60_000).toISOString(),
+      });
+      expect(run.received).toBe(run.expected);
+    }
+    // Task analysis counts them as the task's occurrences.
+    const analysis = await t.call<Page<TaskKpi>>(
+      '/taskanalysis/list',
+      {
+        pageSize: 10,
+        curPage: 1,
+        startTime: new Date(midnight - DAYS * DAY_MS).toISOString(),
+        endTime: new Date(midnight + DAY_MS - 1).toISOString(),
+      },
+      admin,
+    );
+    expect(analysis.body.data.list.find((r) => r.id === DEMO_TASK_ID)).toMatchObject({ runs: DAYS, successRate: 100 });
     // The spare meters in the central store lie on no area: they have no history.
     const [spare] = await t.db
       .select({ n: sql<number>`count(*)::int` })

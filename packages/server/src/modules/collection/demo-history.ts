@@ -2,7 +2,7 @@ import { TRANSFORMER_AREA } from '@meterdesk/contracts';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { DEMO_ROOT_GRID_ID } from '../../db/demo-archive';
-import { DEMO_TEMPLATE_ID } from '../../db/demo-collection';
+import { DEMO_TASK_ID, DEMO_TEMPLATE_ID } from '../../db/demo-collection';
 import type { Db } from '../../db/driver';
 import { stableId } from '../../db/ids';
 import { inSubtree } from '../../db/list';
@@ -43,7 +43,7 @@ export function queueDemoHistory(jobs: JobSystem, days: number): Promise<string>
  * all 222 meters answer a month at once, and storing those answers queued on PGlite's one connection
  * ahead of anyone's login for 13–18 s. (The spare meters in the central store, on no area, get none.)
  * Each run's id follows from the job's, so a retry (the server stopped in the middle) waits for the
- * same runs instead of starting others.
+ * same runs instead of starting others. Then the days read are recorded as runs of the demo's daily task.
  */
 export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLogger) =>
   defineJob<{ days: number }>({
@@ -73,9 +73,11 @@ export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLog
       const period = { from: new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - days * DAY_MS), to: now };
       const totals = { runs: 0, devices: 0, expected: 0, received: 0, byCode: {} as Record<string, number>, folded: 0 };
       const next = [...areas];
+      const runIds: string[] = [];
       const worker = async () => {
         for (let area = next.shift(); area; area = next.shift()) {
           const runId = stableId(`demo-history:${context.jobId}:${area.id}`);
+          runIds.push(runId);
           await runs.gapCollect({ kind: 'grid', key: area.id }, period, items, {
             username: 'admin',
             priority: PRIORITY,
@@ -94,7 +96,15 @@ export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLog
         }
       };
       await Promise.all(Array.from({ length: AREAS_AT_ONCE }, worker));
-      const summary = { days, connected: fleet, ...totals, seconds: Math.round((Date.now() - started) / 100) / 10 };
+      // The demo's daily task shows these days as its runs, and task analysis counts them.
+      const taskRuns = await runs.recordHistory(DEMO_TASK_ID, runIds, days);
+      const summary = {
+        days,
+        connected: fleet,
+        ...totals,
+        taskRuns,
+        seconds: Math.round((Date.now() - started) / 100) / 10,
+      };
       log.info(summary, 'demo history collected');
       return summary;
     },

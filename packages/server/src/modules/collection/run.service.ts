@@ -10,7 +10,7 @@ import {
 import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Executor } from '../../db/driver';
-import { newId } from '../../db/ids';
+import { newId, stableId } from '../../db/ids';
 import { inSubtree } from '../../db/list';
 import {
   collectionRun,
@@ -53,7 +53,7 @@ export const COLLECTION_RUN_JOB = 'collection-run';
 export const COLLECTION_DUE_JOB = 'collection-due';
 
 export type RunRow = typeof collectionRun.$inferSelect;
-type RunKind = 'scheduled' | 'repair' | 'manual' | 'gap';
+type RunKind = 'scheduled' | 'repair' | 'manual' | 'gap' | 'history';
 type PlanRow = typeof plan.$inferSelect;
 
 /** What a gap re-collection reads from: a meter (serial), a DCU (number) or a grid node (id). */
@@ -344,6 +344,73 @@ export class CollectionRuns {
       return known;
     });
     return { runId: run.id, jobId: await this.send(run, options.username) };
+  }
+
+  /**
+   * Records what earlier runs (the demo's history fill) stored as a task's runs of kind history: one per
+   * occurrence of its crontab in the `days` before its first (negative indices: the task did not exist
+   * yet) that is due by now, so the task's runs list and task analysis show the days collected for it.
+   * Each run's meters are those the earlier runs read, with the code each answered; its counts are what
+   * the store holds for its period, as a finished run's are. Stable ids: recording again adds nothing.
+   */
+  async recordHistory(planId: string, sourceRunIds: readonly string[], days: number): Promise<number> {
+    const [task] = await this.db.select().from(plan).where(eq(plan.id, planId));
+    if (!task || !sourceRunIds.length) return 0;
+    const crontab = task.crontab as TaskCrontab;
+    let recorded = 0;
+    for (let index = -days; index < 0; index++) {
+      const dueAt = occurrenceAt(crontab, index);
+      if (dueAt > new Date()) break;
+      const run = await this.db.transaction(async (tx) => {
+        const items = await this.itemsOf(tx, task.orders);
+        const period = occurrencePeriod(crontab, index);
+        const [inserted] = await tx
+          .insert(collectionRun)
+          .values({
+            id: stableId(`history:${planId}:${index}`),
+            planId,
+            kind: 'history',
+            status: 'running',
+            occurrence: index,
+            dueAt,
+            periodFrom: period.from,
+            periodTo: period.to,
+            items,
+            priority: task.pri,
+            timeoutSeconds: task.timeout,
+            concurrency: task.concurrent,
+            requestedBy: task.createdBy,
+            startedAt: sql`now()`,
+          })
+          .onConflictDoNothing()
+          .returning();
+        if (!inserted) return null;
+        const expected = expectedCount(items, readPeriod(inserted, items));
+        await tx.execute(sql`
+          insert into ${collectionRunDevice} (run_id, meter_id, dev_addr, dcu_id, dcu_no, grid_id, expected, result_code, requested)
+          select distinct on (d.meter_id) ${inserted.id}, d.meter_id, d.dev_addr, d.dcu_id, d.dcu_no, d.grid_id,
+            ${expected}, d.result_code, true
+          from ${collectionRunDevice} d
+          where d.run_id in (${sql.join(
+            sourceRunIds.map((id) => sql`${id}`),
+            sql`, `,
+          )}) and d.requested
+          order by d.meter_id`);
+        const [counted] = await tx
+          .update(collectionRun)
+          .set({
+            devices: sql`(select count(*)::int from ${collectionRunDevice} where run_id = ${inserted.id})`,
+            expected: sql`(select coalesce(sum(expected), 0)::int from ${collectionRunDevice} where run_id = ${inserted.id})`,
+          })
+          .where(eq(collectionRun.id, inserted.id))
+          .returning();
+        return counted ?? null;
+      });
+      if (!run) continue;
+      await this.finish(run);
+      recorded++;
+    }
+    return recorded;
   }
 
   // ---- the run's job ----

@@ -67,7 +67,7 @@ function chainCtes(tasks: SQL | undefined, period: { from: Date; to: Date }, sco
       select r.id, r.plan_id, r.kind, r.status, r.due_at
       from ${collectionRun} r
       where r.plan_id in (select ${plan.id} from ${plan} where ${tasks ?? sql`true`})
-        and r.kind in ('scheduled', 'manual') and r.status <> 'cancelled'
+        and r.kind in ('scheduled', 'manual', 'history') and r.status <> 'cancelled'
         and r.due_at >= ${period.from} and r.due_at <= ${period.to}
     ),
     live_occ as (

@@ -1,9 +1,9 @@
 import {
   COLLECT_ITEM_LABELS,
   MAX_PAGE_SIZE,
+  newTaskFormValues,
   PLAN_RES,
   planApi,
-  TASK_FORM_DEFAULTS,
   TASK_FORM_SECTIONS,
   type Task,
   type TaskForm,
@@ -54,7 +54,7 @@ function TaskFormBody({ task }: { task?: Task }) {
   });
   const templateId = Form.useWatch('templateId', form);
   const template = templates.data?.list.find((r) => r.id === templateId) as Template | undefined;
-  const initialValues = useMemo(() => (task ? taskFormValues(task) : { ...TASK_FORM_DEFAULTS }), [task]);
+  const initialValues = useMemo(() => (task ? taskFormValues(task) : newTaskFormValues(new Date())), [task]);
 
   const save = useMutation({
     mutationFn: (values: TaskForm) => {

@@ -2,6 +2,7 @@ import type { CollectionRun, RunDevice } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CONFIRM_OK } from '@/crud/row-actions';
 import { applyLanguage } from '@/i18n/i18n';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
@@ -95,9 +96,10 @@ describe('taskMGT view/detail', () => {
     expect(api.callsTo('/plan/rundevices').at(-1)?.body).toMatchObject({ runId: RUN_ID, failedOnly: true, curPage: 1 });
   });
 
-  it('runs the task now with the run-now button and selects the new run', async () => {
+  it('runs the task now with the run-now button, after asking as the task list does, and selects the new run', async () => {
     let started = false;
     const api = stubApi({
+      '/task/detail': () => ok(task()),
       '/plan/runs': () =>
         ok(page(started ? [run({ kind: 'manual', status: 'running', successRate: null, byCode: {} })] : [])),
       '/plan/runnow': () => {
@@ -109,6 +111,7 @@ describe('taskMGT view/detail', () => {
     renderInShell(permittedTree([TASKS, DETAIL, `${TASKS}/runNow`]), `${DETAIL}?id=${PLAN_ID}`);
     const user = userEvent.setup();
     await user.click(await screen.findByTestId('run-now'));
+    await user.click(await screen.findByTestId(CONFIRM_OK));
     await waitFor(() => expect(api.callsTo('/plan/runnow')).toHaveLength(1));
     expect(api.callsTo('/plan/runnow')[0]?.body).toEqual({ planid: PLAN_ID });
     const meterRow = await screen.findByText('M0000003');

@@ -2,14 +2,15 @@ import {
   COLLECT_ITEM_LABELS,
   type CollectionRun,
   progressTopic,
-  RUN_RES,
   type RunDevice,
   RunProgressSchema,
+  RunStartedSchema,
   runApi,
+  type Task,
   taskApi,
 } from '@meterdesk/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Card, Checkbox, Flex, Progress, Space, Table, type TableColumnsType, Tag } from 'antd';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Checkbox, Flex, Progress, Space, Table, type TableColumnsType, Tag } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -17,9 +18,11 @@ import { callApi } from '@/api/api-client';
 import { followTopic } from '@/app/live/broker-topics';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { isGranted } from '@/app/permissions/permission-index';
+import type { RowAction } from '@/crud/crud-config';
+import { useRowActions } from '@/crud/row-actions';
 import { browserTimeZone, formatDateTime } from '@/fields/date-text';
 import { valueLabel } from '@/fields/field-value';
-import { errorText } from '@/i18n/message-text';
+import { runNowAction, taskCrud } from './task.resource';
 
 /** While a run is open the list is asked again this often (the live stream only reaches who pressed run now). */
 const OPEN_POLL_MS = 3_000;
@@ -59,7 +62,6 @@ function useRunProgress(jobId: string | null): LiveProgress | null {
 /** taskMGT view/detail: a task's runs (expected, received, success rate, result codes) and each run's meters. */
 export function TaskRunsPage() {
   const { t } = useTranslation();
-  const { message } = App.useApp();
   const [params] = useSearchParams();
   const planid = params.get('id') ?? '';
   const permissions = usePermissions();
@@ -80,16 +82,14 @@ export function TaskRunsPage() {
     queryFn: ({ signal }) => callApi(taskApi.detail, { id: planid }, { signal }),
     enabled: !!planid,
   });
-  const runNow = useMutation({
-    mutationFn: () => callApi(runApi.runnow, { planid }),
-    onSuccess: (started) => {
-      message.success(t('runs.runStarted'));
+  const rowActions = useRowActions(taskCrud);
+  const runNow = (row: Task) =>
+    rowActions.trigger(runNowAction as unknown as RowAction, row, (answer) => {
+      const started = RunStartedSchema.parse(answer);
       setStartedJob(started.jobId);
       setSelected(started.runId);
       void queryClient.invalidateQueries({ queryKey: ['plan', 'runs', planid] });
-    },
-    onError: (error) => message.error(errorText(t, error)),
-  });
+    });
 
   if (!planid) return <Card>{t('runs.noTask')}</Card>;
   const list = runs.data?.list ?? [];
@@ -130,9 +130,9 @@ export function TaskRunsPage() {
             <Button onClick={() => void runs.refetch()} data-testid="runs-refresh">
               {t('runs.refresh')}
             </Button>
-            {isGranted(permissions, RUN_RES.runNow) && (
-              <Button type="primary" loading={runNow.isPending} onClick={() => runNow.mutate()} data-testid="run-now">
-                {t('runs.runNow')}
+            {task.data && isGranted(permissions, runNowAction.permission) && (
+              <Button type="primary" onClick={() => task.data && runNow(task.data)} data-testid="run-now">
+                {t('task.actions.runNow')}
               </Button>
             )}
           </Space>

@@ -1,4 +1,4 @@
-import { PLAN_RES, planApi, type Task, taskApi, taskEntity } from '@meterdesk/contracts';
+import { PLAN_RES, planApi, RUN_RES, runApi, type Task, taskApi, taskEntity } from '@meterdesk/contracts';
 import { defineCrud, type RowAction } from '@/crud/crud-config';
 import { CrudDetailPage } from '@/crud/crud-detail';
 import { CrudListPage } from '@/crud/crud-list-page';
@@ -22,9 +22,22 @@ const stateAction = (
   },
 });
 
+/** Run now, offered on the list's rows, the task's View page and its runs page (which follows the run). */
+export const runNowAction: RowAction<Task> = {
+  key: 'runNow',
+  permission: RUN_RES.runNow,
+  onDetail: true,
+  run: {
+    operation: runApi.runnow,
+    request: (row) => ({ planid: row.id }),
+    confirm: 'task.confirm.runNow',
+    done: 'runs.runStarted',
+  },
+};
+
 /**
  * taskMGT's list and view: the task entity's columns, filters and sorting; add and edit open the task
- * form (task-form.page.tsx); each row links to its runs (view/detail) and changes its state.
+ * form (task-form.page.tsx); each row links to its runs (view/detail), changes its state and runs it now.
  */
 export const taskCrud = defineCrud({
   entity: taskEntity,
@@ -44,6 +57,7 @@ export const taskCrud = defineCrud({
     stateAction('disable', PLAN_RES.taskEnable, (row) => row.enabled),
     stateAction('pause', PLAN_RES.taskPause, (row) => row.enabled && live(row)),
     stateAction('resume', PLAN_RES.taskPause, (row) => row.planStatus === 'paused'),
+    runNowAction,
   ],
 });
 

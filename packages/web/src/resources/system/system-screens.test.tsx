@@ -165,6 +165,27 @@ describe('row actions', () => {
     );
   });
 
+  it('warns in the form, without refusing, while the user is in no user group (they would see no grid records)', async () => {
+    const api = stubApi({
+      [userApi.getsysuserdetail.path]: () => ok({ ...person(1, 'enabled'), groupCodeList: ['G1'] }),
+      [userApi.updatesysuser.path]: () => ok(null),
+    });
+    const user = userEvent.setup();
+    renderInShell(permittedTree(['/sysMGT/userMGT', '/sysMGT/userMGT/edit']), `/sysMGT/userMGT/edit?id=${id(1)}`);
+    await screen.findByTestId('field-groupCodeList');
+    const groups = formItem('field-groupCodeList');
+    expect(within(groups).getByText('G1')).toBeTruthy();
+    expect(within(groups).queryByRole('alert')).toBeNull();
+
+    await user.click(groups.querySelector('.ant-select-selection-item-remove') as HTMLElement);
+    expect(await within(groups).findByText(/^In no user group, this user sees no power grid/)).toBeTruthy();
+    applyLanguage('zh');
+    expect(await within(groups).findByText(/^未选择用户组：该用户将看不到任何电网/)).toBeTruthy();
+    applyLanguage('en');
+    await user.click(screen.getByTestId('crud-save'));
+    await waitFor(() => expect(api.callsTo(userApi.updatesysuser.path)[0]?.body).toMatchObject({ groupCodeList: [] }));
+  }, 30_000);
+
   it('shows no delete, unlock or reset without their buttons', async () => {
     stubApi({
       [userApi.getsysuserlist.path]: () => ok({ list: [person(2, 'locking')], total: 1, curPage: 1, pageSize: 10 }),
