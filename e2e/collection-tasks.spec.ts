@@ -104,6 +104,7 @@ test('an administrator builds a collection template, creates a daily task from i
   await row.getByTestId(/^row-runs-/).click();
   await expect(page).toHaveURL(new RegExp(`${TASKS}/view/detail\\?id=`));
   await page.getByTestId('run-now').click();
+  await page.getByRole('dialog').getByTestId('confirm-ok').click();
   await expect(page.getByTestId('run-progress')).toContainText('1 of 1 meters read', { timeout: 120_000 });
   const run = page.getByRole('row').filter({ hasText: 'Run now' });
   await expect(run.getByRole('cell', { name: 'Finished', exact: true })).toBeVisible({ timeout: 60_000 });
