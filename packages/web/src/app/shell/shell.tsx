@@ -14,6 +14,7 @@ import { buildRouteTable, normalizePath } from '@/app/routing/route-table';
 import { type SessionUser, useSession } from '@/app/session/session-store';
 import { createTabStore } from '@/app/tabs/tab-store';
 import { TabsProvider } from '@/app/tabs/tabs-context';
+import { formDrafts } from '@/crud/form-drafts';
 import { messageText } from '@/i18n/message-text';
 import { AppHeader, HEADER_HEIGHT } from './app-header';
 import { ChangePasswordModal } from './change-password-modal';
@@ -26,6 +27,8 @@ import { useWindowHeight } from './use-window-height';
 
 /** Below this window height the page area scrolls inside the window instead of the whole page. */
 const COMPACT_HEIGHT = 920;
+/** Open tabs beyond this close the least recently used: a bar of fifty tabs is no longer read. */
+const MAX_TABS = 20;
 /** Header, tab bar, breadcrumb and padding above and below the page area. */
 const CHROME_HEIGHT = HEADER_HEIGHT + 40 + 38 + 16;
 
@@ -57,6 +60,9 @@ function ShellLayout({ user }: { user: SessionUser }) {
         storageKey: tabStorageKey(user.username),
         pinnedKey: RES.dashboard,
         fallbackLocation: SHELL_PATHS.home,
+        maxTabs: MAX_TABS,
+        // Closing a tab drops the form typed in it; the user alone decides that.
+        evictable: (tab) => formDrafts.get(tab.location) === undefined,
       }),
     [user.username],
   );
