@@ -47,6 +47,7 @@ function PasswordGate() {
 }
 
 function ShellLayout({ user }: { user: SessionUser }) {
+  const { t } = useTranslation();
   const permissions = usePermissions();
   const location = useLocation();
   const windowHeight = useWindowHeight();
@@ -109,7 +110,8 @@ function ShellLayout({ user }: { user: SessionUser }) {
         onClose={() => setChangingPassword(false)}
         onChanged={() => {
           setChangingPassword(false);
-          void endSession({ callServer: false });
+          // spec §4: logged out and sent to /login, which says why (a message here would leave with the shell).
+          void endSession({ callServer: false, notice: { text: t('password.changed'), tone: 'success' } });
         }}
       />
     </TabsProvider>
@@ -133,8 +135,8 @@ function PermissionGate({ user }: { user: SessionUser }) {
   useEffect(() => {
     // A 401 already offers staying or logging in again (the root layout's dialog).
     if (failure instanceof ApiError && failure.code === RESULT.unauthorized) return;
-    if (failure) void endSession({ notice: t('shell.permissionLoadFailed') });
-    else if (empty) void endSession({ notice: messageText(t, 'noPermission') });
+    if (failure) void endSession({ notice: { text: t('shell.permissionLoadFailed'), tone: 'error' } });
+    else if (empty) void endSession({ notice: { text: messageText(t, 'noPermission'), tone: 'error' } });
   }, [failure, empty, t, endSession]);
 
   if (!index || index.tree.length === 0) return <PageLoading />;
