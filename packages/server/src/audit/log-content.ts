@@ -19,6 +19,12 @@ const TRAILS = (() => {
   return trails;
 })();
 
+/** A page's names from its area down ('System › Users › Edit'); undefined for a uri outside the tree. */
+function pageTitle(uri: string, language: number): string | undefined {
+  const trail = TRAILS.get(uri);
+  return trail && (language === 2 ? trail.zh : trail.en).join(' › ');
+}
+
 const MAX_DETAIL = 300;
 
 function flatten(value: unknown, prefix: string, out: string[]): void {
@@ -48,10 +54,18 @@ function parseOperation(content: string): OperationContent | null {
 
 /**
  * A log entry's content as an operator reads it, in their language: the page an operation used
- * ('System › Users › Edit — username: ann; status: disabled'), a login's outcome in words. Entries
- * written before this format, and those of jobs and visits, read as stored.
+ * ('System › Users › Edit — username: ann; status: disabled'), the page a visit opened ('System ›
+ * Users /sysMGT/userMGT', whatever language the browser named it in), a login's outcome in words.
+ * Entries written before this format, those of jobs, and visits of pages outside the tree read as stored.
  */
-export function renderContent(entry: { logType: string; content: string }, language: number): string {
+export function renderContent(
+  entry: { logType: string; content: string; requestUrl: string },
+  language: number,
+): string {
+  if (entry.logType === 'visit') {
+    const title = pageTitle(entry.requestUrl, language);
+    return title ? `${title} ${entry.requestUrl}` : entry.content;
+  }
   const t = translator(language);
   if (entry.logType === 'login') {
     if (entry.content === 'success') return t('syslog.loginSucceeded');
@@ -60,8 +74,7 @@ export function renderContent(entry: { logType: string; content: string }, langu
   }
   const operation = entry.logType === 'operation' ? parseOperation(entry.content) : null;
   if (!operation) return entry.content;
-  const trail = TRAILS.get(operation.page);
-  const title = trail ? (language === 2 ? trail.zh : trail.en).join(' › ') : operation.page;
+  const title = pageTitle(operation.page, language) ?? operation.page;
   const details: string[] = [];
   flatten(operation.body, '', details);
   const detail = details.join('; ');
@@ -70,5 +83,5 @@ export function renderContent(entry: { logType: string; content: string }, langu
 }
 
 /** What the content filter matches: the entry as it reads in either language, so a search finds what the screen shows. */
-export const searchableContent = (entry: { logType: string; content: string }): string =>
+export const searchableContent = (entry: Parameters<typeof renderContent>[0]): string =>
   [...new Set([renderContent(entry, 1), renderContent(entry, 2)])].join('\n');

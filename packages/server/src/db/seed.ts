@@ -11,9 +11,9 @@ import type { Db } from './driver';
 import { stableId } from './ids';
 import { seedReferenceData } from './reference-data';
 import { sysOrg, sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from './schema';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, seededRemark } from './seeded-roles';
 
-export const ADMIN_ROLE_ID = stableId('role:admin');
-export const OPERATOR_ROLE_ID = stableId('role:operator');
+export { ADMIN_ROLE_ID, OPERATOR_ROLE_ID } from './seeded-roles';
 export const ROOT_ORG_ID = stableId('org:root');
 
 /** Pages of these kinds change data; the read-only operator role does not get them. */
@@ -79,8 +79,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     if (firstStart) {
       await tx.insert(sysOrg).values({ id: ROOT_ORG_ID, orgName: 'Meterdesk', orgCode: 'ROOT', pid: ROOT_PARENT_ID });
       await tx.insert(sysRole).values([
-        { id: ADMIN_ROLE_ID, roleName: 'admin', remark: 'Every resource', builtIn: true },
-        { id: OPERATOR_ROLE_ID, roleName: 'operator', remark: 'Read-only demo role' },
+        { id: ADMIN_ROLE_ID, roleName: 'admin', remark: seededRemark(ADMIN_ROLE_ID), builtIn: true },
+        { id: OPERATOR_ROLE_ID, roleName: 'operator', remark: seededRemark(OPERATOR_ROLE_ID) },
       ]);
       const operatorResources = flat.filter(({ seed }) => {
         const segment = seed.uri.slice(seed.uri.lastIndexOf('/') + 1);

@@ -228,7 +228,7 @@ describe('shell', () => {
     expect(screen.queryByTestId('tab-/archiveSetting/meter')).toBeNull();
   });
 
-  it('shows every area in the header menu, none folded into an overflow item', async () => {
+  it('shows every area in the header menu, with a More item for those a narrow window has no room for', async () => {
     stubApi({ [authApi.getuserresourcelist.path]: () => ok(fullTree()) });
     act(() => signIn(admin));
     renderApp('/dashboard');
@@ -237,7 +237,8 @@ describe('shell', () => {
     const areas = fullTree().filter((node) => node.resourceType === 0);
     expect(areas).toHaveLength(8);
     for (const area of areas) expect(within(menu).getByTestId(`menu-${area.resourceUri}`)).toBeTruthy();
-    expect(menu.querySelector('.ant-menu-overflow-item-rest')).toBeNull();
+    // jsdom measures nothing, so what folds is the browser's to show; the menu may fold, never wrap.
+    expect(within(menu).getByTestId('menu-more').textContent?.trim()).toBe('More');
   });
 
   it('switches menu and tab titles with the language', async () => {

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Card, Descriptions, Flex, Spin, Table, Typography } from 'antd';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
@@ -74,8 +75,11 @@ export function CrudDetail({ crud, record }: { crud: CrudConfig; record: Row }) 
   );
 }
 
-/** The `…/detail?id=` page of entities that declare one. */
-export function CrudDetailPage({ crud }: { crud: CrudConfig }) {
+/**
+ * The `…/detail?id=` page of entities that declare one. `children` follow the record once it has
+ * loaded (a meter's history): a record the user may not see then says so once, not once per part.
+ */
+export function CrudDetailPage({ crud, children }: { crud: CrudConfig; children?: ReactNode }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const permissions = usePermissions();
@@ -96,37 +100,40 @@ export function CrudDetailPage({ crud }: { crud: CrudConfig }) {
   const actions = record ? rowActions.visibleFor(record).filter((action) => action.onDetail) : [];
 
   return (
-    <Card
-      title={t('crud.detailTitle')}
-      extra={
-        <Flex gap="small">
-          {record &&
-            actions.map((action) => (
-              <Button
-                key={action.key}
-                icon={action.icon}
-                danger={action.run?.danger}
-                data-testid={`detail-${action.key}`}
-                onClick={() => rowActions.trigger(action, record)}
-              >
-                {actionLabel(t, crud, action)}
+    <>
+      <Card
+        title={t('crud.detailTitle')}
+        extra={
+          <Flex gap="small">
+            {record &&
+              actions.map((action) => (
+                <Button
+                  key={action.key}
+                  icon={action.icon}
+                  danger={action.run?.danger}
+                  data-testid={`detail-${action.key}`}
+                  onClick={() => rowActions.trigger(action, record)}
+                >
+                  {actionLabel(t, crud, action)}
+                </Button>
+              ))}
+            {crud.update && permissions.pages.has(editPath) && (
+              <Button data-testid="crud-edit" onClick={() => navigate(`${editPath}?id=${encodeURIComponent(id)}`)}>
+                {t('common.actions.edit')}
               </Button>
-            ))}
-          {crud.update && permissions.pages.has(editPath) && (
-            <Button data-testid="crud-edit" onClick={() => navigate(`${editPath}?id=${encodeURIComponent(id)}`)}>
-              {t('common.actions.edit')}
+            )}
+            <Button data-testid="crud-back" onClick={() => navigate(listLocation)}>
+              {t('common.actions.back')}
             </Button>
-          )}
-          <Button data-testid="crud-back" onClick={() => navigate(listLocation)}>
-            {t('common.actions.back')}
-          </Button>
-        </Flex>
-      }
-    >
-      {detail.isLoading && <Spin />}
-      {detail.error && <Alert type="error" showIcon title={errorText(t, detail.error)} />}
-      {record && <CrudDetail crud={crud} record={record} />}
-      {rowActions.dialog}
-    </Card>
+          </Flex>
+        }
+      >
+        {detail.isLoading && <Spin />}
+        {detail.error && <Alert type="error" showIcon title={errorText(t, detail.error)} />}
+        {record && <CrudDetail crud={crud} record={record} />}
+        {rowActions.dialog}
+      </Card>
+      {record && children}
+    </>
   );
 }

@@ -37,6 +37,7 @@ export const shell = {
   logout: 'Log out',
   closeAll: 'Close all',
   closeOthers: 'Close others',
+  moreAreas: 'More',
   permissionLoadFailed: 'Could not load your permissions, please log in again',
   sessionLost: 'Logged out',
   stay: 'Stay on this page',

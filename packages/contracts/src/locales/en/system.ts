@@ -76,6 +76,8 @@ export const role = {
     updateTime: 'Updated',
   },
   actions: { assignUser: 'Assign users' },
+  /** The remarks of the roles the first start creates, shown in the reader's language while unchanged. */
+  seeded: { admin: 'Every resource', operator: 'Read-only demo role' },
   assign: {
     title: 'Users with the role {{roleName}}',
     available: 'Other users',

@@ -39,6 +39,7 @@ export const shell: LocaleMessages['shell'] = {
   logout: '退出登录',
   closeAll: '关闭全部',
   closeOthers: '关闭其他',
+  moreAreas: '更多',
   permissionLoadFailed: '无法加载权限，请重新登录',
   sessionLost: '已退出登录',
   stay: '留在此页',

@@ -78,6 +78,7 @@ export const role: LocaleMessages['role'] = {
     updateTime: '更新时间',
   },
   actions: { assignUser: '分配用户' },
+  seeded: { admin: '全部资源', operator: '只读演示角色' },
   assign: {
     title: '拥有角色 {{roleName}} 的用户',
     available: '其他用户',

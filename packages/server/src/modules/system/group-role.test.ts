@@ -1,7 +1,7 @@
 import { type GridNode, type Group, type Page, RES, type Role } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sysUserGroup } from '../../db/schema';
-import { ADMIN_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from '../../db/seed';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from '../../db/seed';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 describe('user groups', () => {
@@ -167,6 +167,33 @@ describe('roles', () => {
     expect(
       (await t.call('/sysrole/saveuserrole', { roleId: ADMIN_ROLE_ID, userIdList: ['e'.repeat(32)] }, admin)).status,
     ).toBe(400);
+  });
+
+  it("words the seeded roles' remarks in the reader's language until someone changes them", async () => {
+    const operator = async () =>
+      (await t.call<Role>('/sysrole/getsysroledetail', { id: OPERATOR_ROLE_ID }, admin)).body.data;
+    const language = (type: number) => t.call('/sysuser/changelanguage', { type }, admin);
+    expect((await operator()).remark).toBe('Read-only demo role');
+    await language(2);
+    const shown = await operator();
+    expect(shown.remark).toBe('只读演示角色');
+    const list = await t.call<Page<Role>>('/sysrole/getsysrolelist', { pageSize: 50, curPage: 1 }, admin);
+    expect(list.body.data.list.find((role) => role.id === ADMIN_ROLE_ID)?.remark).toBe('全部资源');
+
+    const save = (remark: string) =>
+      t.call(
+        '/sysrole/updatesysrole',
+        { id: OPERATOR_ROLE_ID, roleName: shown.roleName, remark, resourceIdList: shown.resourceIdList },
+        admin,
+      );
+    // Saved unchanged from the Chinese form, it is still the seed's remark for every reader.
+    expect((await save('只读演示角色')).status).toBe(200);
+    await language(1);
+    expect((await operator()).remark).toBe('Read-only demo role');
+    await save('Meter readers of the north');
+    await language(2);
+    expect((await operator()).remark).toBe('Meter readers of the north');
+    await language(1);
   });
 
   it('protects the built-in admin role', async () => {

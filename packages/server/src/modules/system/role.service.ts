@@ -4,6 +4,7 @@ import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysUser } from '../../db/schema';
+import { remarkFor, remarkToStore } from '../../db/seeded-roles';
 import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
 import { Grants } from '../../rbac/grants';
 import { orgScope, resolveScope } from '../../rbac/scope';
@@ -17,13 +18,14 @@ export class RoleService {
   constructor(private readonly db: Db) {}
 
   async list(q: RoleListQuery, caller: SessionContext) {
-    return new RoleRepository(this.db).list(q, await this.memberScope(caller));
+    const page = await new RoleRepository(this.db).list(q, await this.memberScope(caller));
+    return { ...page, list: page.list.map((role) => ({ ...role, remark: remarkFor(role, caller.language) })) };
   }
 
   async detail(id: string, caller: SessionContext) {
     const role = await new RoleRepository(this.db).detail(id, await this.memberScope(caller));
     if (!role) throw notFound();
-    return role;
+    return { ...role, remark: remarkFor(role, caller.language) };
   }
 
   /** Roles are shared by every organisation; their members are shown only where the caller reaches. */
@@ -59,7 +61,7 @@ export class RoleService {
         if (all.some((r) => !kept.has(r))) throw new ApiError(RESULT.conflict, 'builtInRole');
       }
       await this.assertHoldsAll(tx, caller, [...(await repo.resourceIdsOf(id)), ...input.resourceIdList]);
-      await repo.update(id, input);
+      await repo.update(id, { ...input, remark: remarkToStore(id, input.remark) });
     });
   }
 

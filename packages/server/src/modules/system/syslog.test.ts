@@ -46,7 +46,7 @@ describe('system log', () => {
     expect(visits[0]).toMatchObject({
       operatingType: 'visit',
       requestUrl: '/sysMGT/sysJournal',
-      content: 'System Log /sysMGT/sysJournal',
+      content: 'System › System Log /sysMGT/sysJournal',
     });
     expect((await list({ operatingType: 'add', logLevel: 'warn' })).body.data.total).toBe(1);
     expect((await list({ username: 'nobody' })).body.data.total).toBe(0);
@@ -99,13 +99,22 @@ describe('system log', () => {
       payload: { ...range(), logType: 'login' },
       headers: { cookie: admin },
     });
+    const visitsRes = await t.app.http.inject({
+      method: 'POST',
+      url: '/apis/systemlog/exportsystemlog',
+      payload: { ...range(), logType: 'visit' },
+      headers: { cookie: admin },
+    });
     await t.call('/sysuser/changelanguage', { type: 1 }, admin);
+    const visits = new ExcelJS.Workbook();
+    await visits.xlsx.load(visitsRes.rawPayload as unknown as ArrayBuffer);
     expect(res.headers['content-disposition']).toContain(`filename*=UTF-8''${encodeURIComponent('系统日志')}-`);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
     const sheet = workbook.worksheets[0]!;
     expect(sheet.getRow(1).getCell(1).value).toBe('时间');
     expect(sheet.getRow(2).getCell(2).value).toBe('登录');
+    expect(visits.worksheets[0]!.getRow(2).getCell(7).value).toBe('系统管理 › 系统日志 /sysMGT/sysJournal');
   });
 
   it('pages a large log by cursor without overlaps or gaps', async () => {
@@ -154,6 +163,10 @@ describe('system log', () => {
       /^系统管理 › 资源管理 › 新增/,
     );
     expect(zh.find((l) => l.logType === 'login' && l.result === 400)!.content).toBe('用户名或密码错误');
+    // The browser named the page in English; the log names it in the reader's language.
+    expect(zh.find((l) => l.requestUrl === '/sysMGT/sysJournal')!.content).toBe(
+      '系统管理 › 系统日志 /sysMGT/sysJournal',
+    );
     for (const words of ['Resource › Add', '资源管理 › 新增']) {
       const found = (await list({ logType: 'operation', content: words })).body.data.list;
       expect(found.map((l) => l.requestUrl)).toContain('/apis/sysresource/savesysresource');

@@ -6,10 +6,16 @@ import { applyLanguage, languageFromCode } from '@/i18n/i18n';
 
 export type SessionUser = z.output<typeof authApi.SessionUserSchema>;
 
-/** `notice`: why the shell ended the session (no permission, …), for the login page to say. */
+/** What the login page says about how the session ended: a failure (no permission) or a step done (a new password). */
+export interface SessionNotice {
+  text: string;
+  tone: 'error' | 'success';
+}
+
+/** `notice`: why the shell ended the session, for the login page to say. */
 export type Session =
   | { status: 'unknown' }
-  | { status: 'anonymous'; notice?: string }
+  | { status: 'anonymous'; notice?: SessionNotice }
   | { status: 'authenticated'; user: SessionUser };
 
 let session: Session = { status: 'unknown' };
@@ -39,7 +45,7 @@ export function signIn(user: SessionUser): void {
   set({ status: 'authenticated', user });
 }
 
-export function signOut(notice?: string): void {
+export function signOut(notice?: SessionNotice): void {
   set(notice ? { status: 'anonymous', notice } : { status: 'anonymous' });
 }
 

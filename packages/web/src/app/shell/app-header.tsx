@@ -60,7 +60,8 @@ export function AppHeader({
           </Typography.Text>
         </Flex>
       </Link>
-      <AppMenu />
+      {/* Its items as tall as the header above its bottom border, where the selected one is underlined. */}
+      <AppMenu height={HEADER_HEIGHT - 1} />
       <Flex align="center" gap={4}>
         {notices && <NoticeBadge username={user.username} />}
         <LanguageSwitch onChange={changeLanguage} />

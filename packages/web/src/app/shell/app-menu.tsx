@@ -1,6 +1,8 @@
+import { DownOutlined } from '@ant-design/icons';
 import type { ResourceNode } from '@meterdesk/contracts';
 import { Menu, type MenuProps } from 'antd';
 import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { ancestry, nodeName, RESOURCE_TYPE } from '@/app/permissions/permission-index';
@@ -15,19 +17,24 @@ type MenuItem = Required<MenuProps>['items'][number];
 const isMenuNode = (node: ResourceNode) =>
   node.resourceType === RESOURCE_TYPE.area || node.resourceType === RESOURCE_TYPE.page;
 
-function menuItems(nodes: readonly ResourceNode[], language: Language): MenuItem[] {
+/**
+ * The areas go without their icons: the eight English names fill the header's row at 1280 px by
+ * themselves. Their pages, one below the other, keep theirs.
+ */
+function menuItems(nodes: readonly ResourceNode[], language: Language, depth = 0): MenuItem[] {
   return nodes.filter(isMenuNode).map((node) => {
     const children = node.children.filter(isMenuNode);
     const item = {
       key: node.resourceUri,
-      icon: node.icon ? <ResourceIcon name={node.icon} /> : undefined,
+      icon: node.icon && depth > 0 ? <ResourceIcon name={node.icon} /> : undefined,
       label: <span data-testid={`menu-${node.resourceUri}`}>{nodeName(node, language)}</span>,
     };
-    return children.length ? { ...item, children: menuItems(children, language) } : item;
+    return children.length ? { ...item, children: menuItems(children, language, depth + 1) } : item;
   });
 }
 
-export function AppMenu() {
+export function AppMenu({ height }: { height: number }) {
+  const { t } = useTranslation();
   const permissions = usePermissions();
   const language = useLanguage();
   const navigate = useNavigate();
@@ -38,13 +45,18 @@ export function AppMenu() {
   return (
     <Menu
       mode="horizontal"
-      // Every area stays in sight (issue 6: all eight fit at 1440 px in English with the tighter items
-      // below); antd would otherwise fold the last ones into a "…" that hides them.
-      disabledOverflow
       items={items}
       selectedKeys={selected}
       onClick={({ key }) => navigate(key)}
-      style={{ flex: 1, minWidth: 0, borderBottom: 'none' }}
+      // The menu takes the room between logo and user menu and never more: areas that do not fit fold
+      // into "More" (below 1280 px, or beside a long user name) instead of wrapping onto a second row
+      // that the header's height would cut off.
+      overflowedIndicator={
+        <span data-testid="menu-more">
+          {t('shell.moreAreas')} <DownOutlined />
+        </span>
+      }
+      style={{ flex: 1, minWidth: 0, lineHeight: `${height}px`, borderBottom: 'none' }}
       data-testid="header-menu"
     />
   );

@@ -26,10 +26,7 @@ export function ChangePasswordModal({
 
   const change = useMutation({
     mutationFn: (body: { rawPassword: string; newPassword: string }) => callApi(authApi.updatepassword, body),
-    onSuccess: () => {
-      message.success(t('password.changed'));
-      onChanged();
-    },
+    onSuccess: () => onChanged(),
     onError: (error) => {
       const { fieldErrors } =
         error instanceof ApiError

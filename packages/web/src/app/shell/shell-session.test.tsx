@@ -60,7 +60,7 @@ describe('visit log', () => {
 });
 
 describe('administrator-set password', () => {
-  it('keeps the user out of every page until the password is changed, then sends them to log in', async () => {
+  it('keeps the user out of every page until the password is changed, then sends them to log in again, saying why', async () => {
     const api = stubApi({
       [authApi.getuserresourcelist.path]: () => ok(tree),
       [authApi.updatepassword.path]: () => ok(null),
@@ -87,6 +87,7 @@ describe('administrator-set password', () => {
     await person.click(screen.getByTestId('password-submit'));
 
     await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect((await screen.findByTestId('login-notice')).textContent).toBe('Password changed, please log in again');
     expect(api.callsTo(authApi.updatepassword.path)[0]?.body).toEqual({
       rawPassword: 'Reader@1',
       newPassword: 'Mine@123',

@@ -14,6 +14,7 @@ import { buildRouteTable, normalizePath } from '@/app/routing/route-table';
 import { type SessionUser, useSession } from '@/app/session/session-store';
 import { createTabStore } from '@/app/tabs/tab-store';
 import { TabsProvider } from '@/app/tabs/tabs-context';
+import { formDrafts } from '@/crud/form-drafts';
 import { messageText } from '@/i18n/message-text';
 import { AppHeader, HEADER_HEIGHT } from './app-header';
 import { ChangePasswordModal } from './change-password-modal';
@@ -26,6 +27,8 @@ import { useWindowHeight } from './use-window-height';
 
 /** Below this window height the page area scrolls inside the window instead of the whole page. */
 const COMPACT_HEIGHT = 920;
+/** Open tabs beyond this close the least recently used: a bar of fifty tabs is no longer read. */
+const MAX_TABS = 20;
 /** Header, tab bar, breadcrumb and padding above and below the page area. */
 const CHROME_HEIGHT = HEADER_HEIGHT + 40 + 38 + 16;
 
@@ -44,6 +47,7 @@ function PasswordGate() {
 }
 
 function ShellLayout({ user }: { user: SessionUser }) {
+  const { t } = useTranslation();
   const permissions = usePermissions();
   const location = useLocation();
   const windowHeight = useWindowHeight();
@@ -57,6 +61,9 @@ function ShellLayout({ user }: { user: SessionUser }) {
         storageKey: tabStorageKey(user.username),
         pinnedKey: RES.dashboard,
         fallbackLocation: SHELL_PATHS.home,
+        maxTabs: MAX_TABS,
+        // Closing a tab drops the form typed in it; the user alone decides that.
+        evictable: (tab) => formDrafts.get(tab.location) === undefined,
       }),
     [user.username],
   );
@@ -103,7 +110,8 @@ function ShellLayout({ user }: { user: SessionUser }) {
         onClose={() => setChangingPassword(false)}
         onChanged={() => {
           setChangingPassword(false);
-          void endSession({ callServer: false });
+          // spec §4: logged out and sent to /login, which says why (a message here would leave with the shell).
+          void endSession({ callServer: false, notice: { text: t('password.changed'), tone: 'success' } });
         }}
       />
     </TabsProvider>
@@ -127,8 +135,8 @@ function PermissionGate({ user }: { user: SessionUser }) {
   useEffect(() => {
     // A 401 already offers staying or logging in again (the root layout's dialog).
     if (failure instanceof ApiError && failure.code === RESULT.unauthorized) return;
-    if (failure) void endSession({ notice: t('shell.permissionLoadFailed') });
-    else if (empty) void endSession({ notice: messageText(t, 'noPermission') });
+    if (failure) void endSession({ notice: { text: t('shell.permissionLoadFailed'), tone: 'error' } });
+    else if (empty) void endSession({ notice: { text: messageText(t, 'noPermission'), tone: 'error' } });
   }, [failure, empty, t, endSession]);
 
   if (!index || index.tree.length === 0) return <PageLoading />;

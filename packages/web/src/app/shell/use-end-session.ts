@@ -4,7 +4,7 @@ import { useCallback } from 'react';
 import { useNavigate } from 'react-router';
 import { callApi } from '@/api/api-client';
 import { LOGIN_PATH } from '@/app/routing/paths';
-import { signOut } from '@/app/session/session-store';
+import { type SessionNotice, signOut } from '@/app/session/session-store';
 
 export function tabStorageKey(username: string): string {
   return `meterdesk.tabs.${username}`;
@@ -17,11 +17,11 @@ export function tabStorageKey(username: string): string {
  */
 export function useEndSession(
   username: string,
-): (options?: { callServer?: boolean; notice?: string }) => Promise<void> {
+): (options?: { callServer?: boolean; notice?: SessionNotice }) => Promise<void> {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   return useCallback(
-    async ({ callServer = true, notice }: { callServer?: boolean; notice?: string } = {}) => {
+    async ({ callServer = true, notice }: { callServer?: boolean; notice?: SessionNotice } = {}) => {
       if (callServer) await callApi(authApi.loginout, {}).catch(() => undefined);
       sessionStorage.removeItem(tabStorageKey(username));
       signOut(notice);

@@ -132,6 +132,30 @@ describe('tab store', () => {
     expect(make().getState().tabs).toEqual([]);
   });
 
+  it('beyond its limit closes the tab active longest ago, never the dashboard nor a held one', () => {
+    const store = createTabStore({
+      storage: sessionStorage,
+      storageKey: KEY,
+      pinnedKey: '/dashboard',
+      maxTabs: 4,
+      evictable: (tab) => tab.key !== '/held',
+    });
+    store.pin();
+    store.open('/held', '/held');
+    store.open('/a', '/a');
+    store.open('/b', '/b');
+    store.open('/a', '/a?x=1');
+    store.open('/c', '/c');
+
+    expect(keys(store)).toEqual(['/dashboard', '/held', '/a', '/c']);
+    // The order of use survives a reload: /c, active longest ago, goes (by bar order it would be /held).
+    store.open('/held', '/held');
+    store.open('/a', '/a');
+    const reloaded = createTabStore({ storage: sessionStorage, storageKey: KEY, pinnedKey: '/dashboard', maxTabs: 4 });
+    reloaded.open('/d', '/d');
+    expect(keys(reloaded)).toEqual(['/dashboard', '/held', '/a', '/d']);
+  });
+
   it('notifies subscribers of changes', () => {
     const store = make();
     let seen = 0;

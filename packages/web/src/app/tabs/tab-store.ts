@@ -12,7 +12,10 @@ export interface TabState {
 export interface TabStore {
   getState(): TabState;
   subscribe(listener: () => void): () => void;
-  /** Adds the tab, or moves an open one to its new location, and makes it active. */
+  /**
+   * Adds the tab, or moves an open one to its new location, and makes it active. A new tab beyond
+   * `maxTabs` closes the least recently used one that may go.
+   */
   open(key: string, location: string): void;
   /** Each close returns the location to show next when the active tab closed, otherwise null. */
   close(key: string): string | null;
@@ -35,6 +38,16 @@ interface TabStoreOptions {
   pinnedKey?: string;
   /** Where to go when the last tab closed. */
   fallbackLocation?: string;
+  /** The most tabs open at once; more would crowd the tab bar and its pages' state without end. */
+  maxTabs?: number;
+  /** Whether a tab may be closed to make room (one holding a half-filled form may not). */
+  evictable?: (tab: TabEntry) => boolean;
+}
+
+/** What the storage keeps: the state, and the open tabs' keys from least to most recently active. */
+interface Stored {
+  state: TabState;
+  used: readonly string[];
 }
 
 const EMPTY: TabState = { tabs: [], activeKey: null };
@@ -44,28 +57,36 @@ function isTabEntry(value: unknown): value is TabEntry {
   return typeof entry?.key === 'string' && typeof entry.location === 'string';
 }
 
-function restore(options: TabStoreOptions): TabState {
+function restore(options: TabStoreOptions): Stored {
   try {
     const raw = options.storage?.getItem(options.storageKey);
-    if (!raw) return EMPTY;
-    const parsed = JSON.parse(raw) as { tabs?: unknown; activeKey?: unknown };
+    if (!raw) return { state: EMPTY, used: [] };
+    const parsed = JSON.parse(raw) as { tabs?: unknown; activeKey?: unknown; used?: unknown };
     const tabs = Array.isArray(parsed.tabs) ? parsed.tabs.filter(isTabEntry) : [];
     const activeKey = tabs.find((tab) => tab.key === parsed.activeKey)?.key ?? null;
-    return { tabs, activeKey };
+    const used = Array.isArray(parsed.used) ? parsed.used.filter((key) => typeof key === 'string') : [];
+    return { state: { tabs, activeKey }, used };
   } catch {
-    return EMPTY;
+    return { state: EMPTY, used: [] };
   }
 }
 
+/** `used` with `key` moved to its end (the most recent) and keys no longer open left out. */
+function touch(used: readonly string[], tabs: readonly TabEntry[], key: string | null): string[] {
+  const open = new Set(tabs.map((tab) => tab.key));
+  return [...used.filter((k) => k !== key && open.has(k)), ...(key ? [key] : [])];
+}
+
 export function createTabStore(options: TabStoreOptions): TabStore {
-  let state = restore(options);
+  let { state, used } = restore(options);
   const listeners = new Set<() => void>();
   const isClosable = (key: string) => key !== options.pinnedKey;
 
   const commit = (next: TabState) => {
     state = next;
+    used = touch(used, next.tabs, next.activeKey);
     try {
-      options.storage?.setItem(options.storageKey, JSON.stringify(state));
+      options.storage?.setItem(options.storageKey, JSON.stringify({ ...state, used }));
     } catch {
       // Storage full or blocked: the tabs still work for this page view.
     }
@@ -88,6 +109,21 @@ export function createTabStore(options: TabStoreOptions): TabStore {
     return next?.location ?? options.fallbackLocation ?? '/';
   };
 
+  /**
+   * Beyond `maxTabs`, the tabs active longest ago go, never the one being opened, the pinned one, or one
+   * the caller holds on to; tabs not seen active (stored by an older version) count as the oldest.
+   */
+  const makeRoom = (tabs: TabEntry[], activeKey: string): TabEntry[] => {
+    const max = options.maxTabs ?? Number.POSITIVE_INFINITY;
+    if (tabs.length <= max) return tabs;
+    const recency = (tab: TabEntry) => used.indexOf(tab.key);
+    const oldest = tabs
+      .filter((tab) => tab.key !== activeKey && isClosable(tab.key) && (options.evictable?.(tab) ?? true))
+      .sort((a, b) => recency(a) - recency(b))
+      .slice(0, tabs.length - max);
+    return tabs.filter((tab) => !oldest.includes(tab));
+  };
+
   return {
     getState: () => state,
     subscribe(listener) {
@@ -99,7 +135,7 @@ export function createTabStore(options: TabStoreOptions): TabStore {
       if (existing?.location === location && state.activeKey === key) return;
       const tabs = existing
         ? state.tabs.map((tab) => (tab.key === key ? { key, location } : tab))
-        : [...state.tabs, { key, location }];
+        : makeRoom([...state.tabs, { key, location }], key);
       commit({ tabs, activeKey: key });
     },
     close(key) {

@@ -36,8 +36,9 @@ export function MeterDetailPage({ crud }: { crud: CrudConfig }) {
           label: <span data-testid="meter-tab-detail">{t('operations.screen.detailTab')}</span>,
           children: (
             <Flex vertical gap="middle">
-              <CrudDetailPage crud={crud} />
-              {id && <MeterHistory id={id} />}
+              <CrudDetailPage crud={crud}>
+                <MeterHistory id={id} />
+              </CrudDetailPage>
             </Flex>
           ),
         },

@@ -121,3 +121,24 @@ describe('meter maintain', () => {
     ).toBeTruthy();
   });
 });
+
+describe('a meter outside the user scope', () => {
+  // The server answers its detail and its history 404 alike; the page asks for the history only after the meter.
+  const stubOutOfScope = () =>
+    stubApi({
+      [meterApi.detail.path]: () => fail(404, 'notFound'),
+      [meterApi.history.path]: () => fail(404, 'notFound'),
+    });
+
+  it.each([
+    ['detail', '/archiveSetting/meter/detail'],
+    ['maintain', '/archiveSetting/meter/maintain'],
+  ])('says once on its %s page that the record is not found', async (_, page) => {
+    const api = stubOutOfScope();
+    renderInShell(permittedTree([page]), `${page}?id=${id(1)}`);
+
+    expect(await screen.findAllByText('Record not found')).toHaveLength(1);
+    expect(api.callsTo(meterApi.history.path)).toHaveLength(0);
+    expect(screen.queryByTestId('meter-history')).toBeNull();
+  });
+});

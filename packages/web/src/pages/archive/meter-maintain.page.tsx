@@ -136,7 +136,8 @@ export function MeterMaintainPage() {
           </Flex>
         )}
       </Card>
-      {id && <MeterHistory id={id} />}
+      {/* After the meter: one the user may not see says so once, above. */}
+      {data && <MeterHistory id={data.id} />}
     </Flex>
   );
 }

@@ -146,6 +146,8 @@ describe('meter data tab', () => {
     // Maximum demand (stored in W) carries its unit like the energy registers.
     expect(within(table).getAllByText('Maximum demand (W)').length).toBeGreaterThan(0);
     expect(within(table).getByText('950')).toBeTruthy();
+    // A month of rows runs past the window; the header stays in sight above them.
+    expect(table.querySelector('.ant-table-sticky-holder')?.textContent).toContain('Day (UTC)');
   });
 
   it('says so when the day holds no profile, in Chinese too', async () => {

@@ -126,6 +126,8 @@ export function MeterData({ id }: { id: string }) {
             rowKey="day"
             size="small"
             scroll={{ x: true }}
+            // 31 days run past the window: the registers' names stay in sight above their values.
+            sticky
             loading={frozen.isLoading}
             columns={columns}
             dataSource={frozen.data ? [...frozen.data.rows].reverse() : []}

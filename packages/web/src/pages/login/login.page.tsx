@@ -66,7 +66,7 @@ function LoginForm() {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [tried, setTried] = useState(false);
-  // Why the shell sent the user here (no permission, permissions that did not load), until they try again.
+  // Why the shell sent the user here (no permission, a changed password…), until they try again.
   const session = useSession();
   const notice = tried || session.status !== 'anonymous' ? undefined : session.notice;
   const captcha = useQuery({
@@ -125,10 +125,21 @@ function LoginForm() {
 
   return (
     <form onSubmit={submit} noValidate data-testid="login-form">
-      {(failure ?? notice) && (
+      {failure || notice?.tone === 'error' ? (
         <div role="alert" className="md-alert" style={{ marginBottom: 16 }} data-testid="login-error">
-          {failure ?? notice}
+          {failure ?? notice?.text}
         </div>
+      ) : (
+        notice && (
+          <div
+            role="status"
+            className="md-alert md-alert-success"
+            style={{ marginBottom: 16 }}
+            data-testid="login-notice"
+          >
+            {notice.text}
+          </div>
+        )
       )}
       <LoginField id="login-username" label={t('login.username')} error={errors.username}>
         <input {...bind('username')} className="md-input" autoComplete="username" data-testid="login-username" />

@@ -206,7 +206,7 @@ export function BatchOperationPage() {
         )}
       </Card>
       {refusal !== null && <RefusalAlert error={refusal} onClose={() => setRefusal(null)} />}
-      {latest && <ResultsPanel run={latest} onRetry={retryFailed} />}
+      {latest && <ResultsPanel key={latest.planid} run={latest} onRetry={retryFailed} />}
       {permissions.buttons.has(PLAN_RES.approve) && <PendingApprovals />}
     </Flex>
   );

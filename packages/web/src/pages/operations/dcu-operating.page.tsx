@@ -149,7 +149,7 @@ export function DcuOperatingPage() {
         <Alert type="info" showIcon title={t('operations.screen.noButtons')} />
       )}
       {refusal !== null && <RefusalAlert error={refusal} onClose={() => setRefusal(null)} />}
-      {latest && <ResultsPanel run={latest} onRetry={retryFailed} />}
+      {latest && <ResultsPanel key={latest.planid} run={latest} onRetry={retryFailed} />}
     </Flex>
   );
 }

@@ -88,7 +88,7 @@ export function MeterOperations({ id }: { id: string }) {
         )}
       </Card>
       {refusal !== null && <RefusalAlert error={refusal} onClose={() => setRefusal(null)} />}
-      {latest && <ResultsPanel run={latest} onRetry={retryFailed} />}
+      {latest && <ResultsPanel key={latest.planid} run={latest} onRetry={retryFailed} />}
       <MeterCommands id={id} />
       {asking && (
         <ParamsDialog

@@ -256,7 +256,7 @@ describe('batch operation', () => {
     expect(screen.getByTestId('select-OPS0031').closest('label')?.className).not.toContain('checked');
   });
 
-  it('confirms the count and the operation, then sends the chosen meters', async () => {
+  it('confirms the count and the operation, sends the chosen meters and brings their results into view', async () => {
     const user = userEvent.setup();
     const api = stubApi({
       [meterApi.list.path]: () => ok(page([meter(1), meter(2)])),
@@ -279,6 +279,9 @@ describe('batch operation', () => {
       orders: [{ cmd: 'clockSync', params: { source: 'system' } }],
     });
     expect(await screen.findByTestId('result-OPS0002')).toBeTruthy();
+    expect(vi.mocked(Element.prototype.scrollIntoView).mock.contexts).toContain(
+      screen.getByTestId('operation-results'),
+    );
   });
 });
 

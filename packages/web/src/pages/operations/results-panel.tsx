@@ -2,6 +2,7 @@ import { DownloadOutlined, RedoOutlined } from '@ant-design/icons';
 import { planApi } from '@meterdesk/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Empty, Flex, Progress, Table, Tag } from 'antd';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { ApiError } from '@/api/api-client';
@@ -55,7 +56,8 @@ const RESULT_FIELDS = ['deviceKey', 'state', 'resultCode', 'items', 'attempts', 
 
 /**
  * The devices of one run and their results as they arrive: a bar over done/total, one row per device,
- * the failed ones sent again after a confirmation, the list exported as a spreadsheet.
+ * the failed ones sent again after a confirmation, the list exported as a spreadsheet. Keyed by the
+ * run, each new one comes into view.
  */
 export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: PlanRun) => Promise<unknown> }) {
   const { t } = useTranslation();
@@ -65,6 +67,9 @@ export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: Pl
   const finished = runFinished(run);
   const failed = finished ? failedDevices(run) : [];
   const operation = t(`operations.names.${run.operation}`);
+  const panel = useRef<HTMLDivElement>(null);
+  // It appears below the devices and the operation's form, out of sight on most screens.
+  useEffect(() => panel.current?.scrollIntoView({ behavior: 'smooth', block: 'nearest' }), []);
   const exportFile = useMutation({
     mutationFn: () => downloadFile(planApi.export, { planid: run.planid }),
     onError: (error) => message.error(errorText(t, error)),
@@ -72,6 +77,7 @@ export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: Pl
 
   return (
     <Card
+      ref={panel}
       size="small"
       title={`${t('operations.screen.results')} · ${operation}`}
       data-testid="operation-results"
