@@ -17,8 +17,8 @@ function arc(cx: number, cy: number, rx: number, ry: number, from: number, to: n
 /**
  * A stroke font in a box 14 units tall. The alphabet leaves out every character another one can be
  * read as, once distorted: 0/O/Q/D/G, 1/I/L/J, 5/S, 2/Z, 8/B, U/V/Y, 6/G/9, F (an E with a stroke
- * hidden), P (an R likewise), 7 (a tilted T), 4 (an A, people read it so when crossed by noise). Only
- * capitals are drawn; the answer ignores case.
+ * hidden), P (an R likewise), 7 (a tilted T), and two that people misread once crossed by noise: 4 (an A)
+ * and N (an A or a narrow W). Only capitals are drawn; the answer ignores case.
  */
 const GLYPHS: Record<string, { width: number; strokes: readonly Stroke[] }> = {
   A: {
@@ -94,17 +94,6 @@ const GLYPHS: Record<string, { width: number; strokes: readonly Stroke[] }> = {
         [6.5, 11],
         [12.5, 0],
         [13, 14],
-      ],
-    ],
-  },
-  N: {
-    width: 10,
-    strokes: [
-      [
-        [0, 14],
-        [0, 0],
-        [10, 14],
-        [10, 0],
       ],
     ],
   },
@@ -298,7 +287,7 @@ function layout(text: string): Placed[] {
     return { ch, unitY, unitX: unitY * rand(0.9, 1.35), advance: rand(0.92, 1) };
   });
   const row = sized.reduce((sum, g) => sum + (GLYPHS[g.ch]?.width ?? 0) * g.unitX * g.advance, 0);
-  const fit = Math.min(1, (WIDTH - 30) / row);
+  const fit = Math.min(1, (WIDTH - 44) / row);
   let left = (WIDTH - row * fit) / 2 + rand(-6, 6);
   return sized.map(({ ch, unitX, unitY, advance }) => {
     const placed = { ch, unitX: unitX * fit, unitY: unitY * fit, left, middle: HEIGHT / 2 + rand(-7, 7) };
