@@ -21,6 +21,8 @@ export * from './archive/supplier.api';
 export * from './archive/supplier.schema';
 export * as authApi from './auth/auth.api';
 export {
+  CAPTCHA_IMAGE,
+  CAPTCHA_LENGTH,
   CaptchaSchema,
   type LoginRequest,
   LoginRequestSchema,

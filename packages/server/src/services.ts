@@ -70,7 +70,7 @@ export function createServices({
   const headEndTiming = { ...DEFAULT_HEADEND_OPTIONS, ...timing };
   const { db } = database;
   const sessions = new SessionStore(db, config);
-  const captchas = new CaptchaStore(db);
+  const captchas = new CaptchaStore(db, secretKey);
   const loginFailures = new LoginFailures(config);
   const secrets = new SecretBox(secretKey);
   const mailer = new Mailer(db, secrets);

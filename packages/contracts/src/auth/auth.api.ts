@@ -50,6 +50,11 @@ export const auth = defineOperation({
   response: SessionUserSchema,
 });
 
+/** Characters in a captcha's answer; the login form tells the user how many to type. */
+export const CAPTCHA_LENGTH = 5;
+/** The captcha image's size in pixels, which the login form keeps free before it has loaded. */
+export const CAPTCHA_IMAGE = { width: 240, height: 80 } as const;
+
 export const CaptchaSchema = z.object({
   code: z.string().describe('Captcha id; send it back as `code` with the login'),
   img: z.string().describe('data: URL of the PNG image the user reads; single use, valid 2 minutes'),

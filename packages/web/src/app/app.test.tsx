@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { createMemoryRouter } from 'react-router';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createQueryClient } from '@/api/query-client';
-import { i18n } from '@/i18n/i18n';
+import { applyLanguage, i18n } from '@/i18n/i18n';
 import { fail, ok, stubApi } from '@/test/api-stub';
 import { fullTree, permittedTree } from '@/test/resource-tree';
 import { AppRoot } from './app';
@@ -85,6 +85,16 @@ describe('login', () => {
     expect(await screen.findAllByText('This part is mandatory')).toHaveLength(2);
     expect(screen.getByText('Please enter the verification code')).toBeTruthy();
     expect(api.callsTo(authApi.login.path)).toHaveLength(0);
+  });
+
+  it('tells how many characters the verification code has, in both languages', async () => {
+    stubApi({ [authApi.getgifcode.path]: captchaApi() });
+    renderApp('/login');
+
+    const input = await screen.findByTestId('login-captcha');
+    expect(input).toMatchObject({ placeholder: '5 characters', maxLength: 5 });
+    await act(() => applyLanguage('zh'));
+    expect(input).toHaveProperty('placeholder', '5 个字符');
   });
 
   it('sends a logged-in user from /login to the dashboard', async () => {

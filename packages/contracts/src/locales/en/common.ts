@@ -25,6 +25,7 @@ export const login = {
   password: 'Password',
   captcha: 'Verification code',
   captchaImage: 'Verification code image, click for a new one',
+  captchaLength: '{{count}} characters',
   submit: 'Log in',
 };
 

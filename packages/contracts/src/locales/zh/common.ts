@@ -27,6 +27,7 @@ export const login: LocaleMessages['login'] = {
   password: '密码',
   captcha: '验证码',
   captchaImage: '验证码图片，点击更换',
+  captchaLength: '{{count}} 个字符',
   submit: '登录',
 };
 

@@ -19,9 +19,10 @@ export const sysSession = pgTable(
   (t) => [index('sys_session_user_idx').on(t.userId)],
 );
 
+/** Captchas waiting for their answer; the column `answer` keeps only `captchaAnswerHash` of it. */
 export const sysCaptcha = pgTable('sys_captcha', {
   id: id(),
-  answer: varchar({ length: 16 }).notNull(),
+  answerHash: varchar('answer', { length: 16 }).notNull(),
   expiresAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
 });
 

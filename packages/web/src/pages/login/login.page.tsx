@@ -1,4 +1,4 @@
-import { authApi } from '@meterdesk/contracts';
+import { authApi, CAPTCHA_IMAGE, CAPTCHA_LENGTH } from '@meterdesk/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -154,20 +154,35 @@ function LoginForm() {
         />
       </LoginField>
       <LoginField id="login-codeFill" label={t('login.captcha')} error={errors.codeFill}>
-        <div style={{ display: 'flex', gap: 8 }}>
-          <input {...bind('codeFill')} className="md-input" autoComplete="off" data-testid="login-captcha" />
-          <button
-            type="button"
-            onClick={() => void captcha.refetch()}
-            aria-label={t('login.captchaImage')}
-            title={t('login.captchaImage')}
-            style={{ padding: 0, border: 'none', background: 'none', cursor: 'pointer', height: 40, minWidth: 120 }}
-          >
-            {captcha.data && (
-              <img src={captcha.data.img} alt={t('login.captcha')} height={40} data-testid="login-captcha-image" />
-            )}
-          </button>
-        </div>
+        <button
+          type="button"
+          onClick={() => void captcha.refetch()}
+          aria-label={t('login.captchaImage')}
+          title={t('login.captchaImage')}
+          style={{
+            display: 'block',
+            padding: 0,
+            marginBottom: 8,
+            border: 'none',
+            background: 'none',
+            cursor: 'pointer',
+            ...CAPTCHA_IMAGE,
+          }}
+        >
+          {captcha.data && (
+            <img src={captcha.data.img} alt={t('login.captcha')} {...CAPTCHA_IMAGE} data-testid="login-captcha-image" />
+          )}
+        </button>
+        <input
+          {...bind('codeFill')}
+          className="md-input"
+          autoComplete="off"
+          autoCapitalize="characters"
+          spellCheck={false}
+          maxLength={CAPTCHA_LENGTH}
+          placeholder={t('login.captchaLength', { count: CAPTCHA_LENGTH })}
+          data-testid="login-captcha"
+        />
       </LoginField>
       <button
         type="submit"
