@@ -105,6 +105,18 @@ describe('fault knobs', () => {
     expect(after.every((c) => c === '00')).toBe(true);
   });
 
+  it('executes a reqId asked again when told not to de-duplicate, and counts it', async () => {
+    const fleet = fleetFromFlags({ dcus: 1, metersPerDcu: 1, seed: 7, prefix: 'R' });
+    const meter = fleet.dcus[0]!.meters[0]!.devAddr;
+    const sim = start({ fleet, seed: 7, knobs: { ...QUIET, dedupe: false } });
+    await sim.ready;
+    const relay = { reqId: 'again-1', op: 'action', items: [{ obis: OBIS.externalRelay, classId: 70, attribute: 2 }] };
+    expect((await head.ask('meter', meter, relay)).code).toBe('00');
+    expect((await head.ask('meter', meter, { ...relay, attempt: 2 })).code).toBe('00');
+    expect(sim.executions('again-1')).toBe(2);
+    expect(sim.stats()).toMatchObject({ executed: 1, executedTwice: 1, replayed: 0 });
+  });
+
   it('lets flapping devices go offline and come back', async () => {
     const fleet: Fleet = { version: 1, dcus: [], direct: [{ devAddr: 'F-X1', wiring: '1P2W', prepaid: false }] };
     start({ fleet, seed: 8, knobs: { ...QUIET, flapping: 1, flapPeriodSec: 0.3 } });

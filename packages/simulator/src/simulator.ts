@@ -543,7 +543,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       return;
     }
     const key = `${d.kind}/${d.id}/${reqId}`;
-    const record = commands.get(key);
+    const record = knobs.dedupe ? commands.get(key) : undefined;
     if (record) {
       stats.replayed++;
       if (record.running) record.waiters.push(attempt);
