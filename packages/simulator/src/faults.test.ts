@@ -117,6 +117,24 @@ describe('fault knobs', () => {
     expect(sim.stats()).toMatchObject({ executed: 1, executedTwice: 1, replayed: 0 });
   });
 
+  it('counts the readings it sends by key when told to: a range read again is sent again', async () => {
+    const fleet = fleetFromFlags({ dcus: 1, metersPerDcu: 1, seed: 8, prefix: 'K' });
+    const meter = fleet.dcus[0]!.meters[0]!.devAddr;
+    const sim = start({ fleet, seed: 8, knobs: QUIET, countReadings: true });
+    await sim.ready;
+    const range = { from: '2025-01-01T00:15:00Z', to: '2025-01-01T01:00:00Z' };
+    const read = (reqId: string) =>
+      head.ask('meter', meter, {
+        reqId,
+        op: 'get',
+        items: [{ obis: OBIS.loadProfile, classId: 7, attribute: 2, value: range }],
+      });
+    await read('rows-1');
+    expect(sim.stats()).toMatchObject({ readingsSent: 4, readingsSentAgain: 0 });
+    await read('rows-2');
+    expect(sim.stats()).toMatchObject({ readingsSent: 8, readingsSentAgain: 4 });
+  });
+
   it('lets flapping devices go offline and come back', async () => {
     const fleet: Fleet = { version: 1, dcus: [], direct: [{ devAddr: 'F-X1', wiring: '1P2W', prepaid: false }] };
     start({ fleet, seed: 8, knobs: { ...QUIET, flapping: 1, flapPeriodSec: 0.3 } });
