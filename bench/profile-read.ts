@@ -3,13 +3,14 @@
  * against the very statement it sends run bare through `pg`, in the same run, 10 concurrent clients
  * each side, on a reading_profile of over 10 M rows (lib/readings-db.ts). Prints p50/p95 and the
  * throughput of both, and their ratios. Run with
- *   npm run bench:profile-read      (BENCH_DATABASE_URL names the PostgreSQL server; BENCH_CALLS the calls;
+ *   npm run bench:profile-read      (BENCH_DATABASE_URL names the PostgreSQL server; BENCH_METERS the archive; BENCH_CALLS the calls;
  *                                    BENCH_CLIENTS the clients, e.g. 1 to see a call's cost without waiting)
  * issue 9 target: p95 ≤ 10 ms and the API's throughput ≥ 0.8 × the bare query's.
  * A third side measures HTTP alone (lib/http-floor.mjs: a server answering the same body, doing
  * nothing else): an API pays at least that per call on top of the query, on the same cores as the
  * database, so 1 / (1/bare + 1/HTTP) is the most any API over HTTP could reach on this machine.
  */
+import { cleanup } from './lib/cleanup.mjs';
 import { startHttpFloor } from './lib/http-floor.mjs';
 import { bareTwin, closedLoop, ms, summary } from './lib/measure.mjs';
 import { HISTORY, HISTORY_METERS, readingsDatabase } from './lib/readings-db';
@@ -106,3 +107,4 @@ try {
   await server.stop();
   await floor?.stop();
 }
+await cleanup();
