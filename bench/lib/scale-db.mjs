@@ -18,6 +18,19 @@ export const pg = require('pg');
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REUSE = process.env.BENCH_REUSE === '1';
 
+/** Whether the PostgreSQL server answers (a fresh machine may have none). */
+export async function postgresAnswers() {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** `1k`, `1m`, or the count itself: a size's part of a database name. */
 export const sizeLabel = (meters) =>
   meters % 1_000_000 === 0 ? `${meters / 1_000_000}m` : meters % 1000 === 0 ? `${meters / 1000}k` : String(meters);
