@@ -146,6 +146,20 @@ describe('fault knobs', () => {
     expect(up.payload.time).toEqual(expect.any(String));
   });
 
+  it('logs in again after the broker refused it as unavailable, as a device does', async () => {
+    const refusing = await startBroker(0, { unavailableLogins: 1 });
+    const fleet = fleetFromFlags({ dcus: 1, metersPerDcu: 1, seed: 10, prefix: 'U' });
+    const sim = startSimulator({ url: refusing.url, fleet, seed: 10, knobs: QUIET });
+    try {
+      await sim.ready;
+      expect(refusing.logins).toHaveLength(2);
+      expect(sim.stats().connected).toBe(1);
+    } finally {
+      await sim.stop();
+      await refusing.close();
+    }
+  });
+
   it('reconnects when the broker goes away and comes back, and answers again', async () => {
     const fleet = fleetFromFlags({ dcus: 1, metersPerDcu: 2, seed: 9, prefix: 'R' });
     const sim = start({ fleet, seed: 9, knobs: QUIET });

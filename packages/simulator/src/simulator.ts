@@ -353,6 +353,9 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       // Spread out, so a hundred DCUs do not knock on a restarted broker in the same millisecond.
       reconnectPeriod: 1000 + Math.floor(draw(seed, owner.hash, PURPOSE.heartbeat, 99) * 1000),
       connectTimeout: 10_000,
+      // A login refused (a restarting server's broker answers "Server unavailable") is tried again, as
+      // a device does; mqtt.js otherwise stops reconnecting for good.
+      reconnectOnConnackError: true,
       will: {
         topic: topicOf(owner, 'status'),
         payload: Buffer.from(JSON.stringify({ online: false })),
