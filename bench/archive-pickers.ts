@@ -1,7 +1,7 @@
 /*
- * Archive pickers at scale, on PostgreSQL. Seed first, then run:
- *   npm run seed -- --meters 1000000 --database-url $URL
- *   BENCH_DATABASE_URL=$URL node --import tsx bench/archive-pickers.ts
+ * Archive pickers at scale, on PostgreSQL:
+ *   npm run bench:pickers     (BENCH_DATABASE_URL names the server; BENCH_METERS the archive, seeded by
+ *                              lib/scale-db.mjs, 1,000,000 unless told; BENCH_REUSE=1 keeps it for the next run)
  * Each case asks an options call through the archive kit (ArchiveService.options, what the route
  * runs), then replays the very SQL the kit sent bare through `pg`; both are timed in this process and
  * the ratio of their p95 printed (the kit also resolves the caller's scope). The absolute times say
@@ -20,9 +20,10 @@ import { newId } from '../packages/server/src/db/ids';
 import * as schema from '../packages/server/src/db/schema';
 import { seed } from '../packages/server/src/db/seed';
 import { createArchive } from '../packages/server/src/modules/archive/archive';
+import { cleanup } from './lib/cleanup.mjs';
+import { scaleDatabase } from './lib/scale-db.mjs';
 
-const url = process.env.BENCH_DATABASE_URL;
-if (!url) throw new Error('Set BENCH_DATABASE_URL to a PostgreSQL database seeded with `npm run seed`');
+const url = await scaleDatabase(Number(process.env.BENCH_METERS ?? 1_000_000));
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 
 /** Every statement the kit sends, so the search can be replayed bare. */
@@ -138,3 +139,4 @@ await db.delete(sysGroup).where(eq(sysGroup.id, groupId));
 await db.delete(sysUser).where(eq(sysUser.id, scopedId));
 await bare.end();
 await pool.end();
+await cleanup();

@@ -2,7 +2,8 @@
  * Commands per second through the head-end to the simulator and back, against the broker's raw
  * publish/subscribe round trip measured in the same run with as many messages in flight. On
  * PostgreSQL; run with
- *   node --import tsx bench/headend-throughput.ts        (BENCH_DATABASE_URL names the server, default local)
+ *   node --import tsx bench/headend-throughput.ts        (BENCH_DATABASE_URL names the server, default local;
+ *     BENCH_DCUS, BENCH_METERS_PER_DCU, BENCH_ROUNDS, BENCH_RAW_MESSAGES size it)
  * The head-end's path is the whole of it: createplan (checks, plan and commands in one transaction),
  * the ledger's claim before each publish, the simulator's answer, the match by reqId and the result.
  */
@@ -10,6 +11,7 @@ import { createServer } from 'node:net';
 import { MAX_BATCH_DEVICES } from '@meterdesk/contracts';
 import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
+import { cleanup } from './lib/cleanup.mjs';
 import {
   apiClient,
   fleetDatabase,
@@ -20,19 +22,20 @@ import {
   startSimulatorProcess,
 } from './lib/fleet-server';
 
-const DCUS = 10;
-const METERS_PER_DCU = 100;
+const DCUS = Number(process.env.BENCH_DCUS ?? 10);
+const METERS_PER_DCU = Number(process.env.BENCH_METERS_PER_DCU ?? 100);
 const CONCURRENCY = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RAW_MESSAGES = Number(process.env.BENCH_RAW_MESSAGES ?? 5000);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const db = await fleetDatabase('meterdesk_bench_headend', DCUS, METERS_PER_DCU);
+const db = await fleetDatabase('headend', DCUS, METERS_PER_DCU);
 const port = await freePort();
 const mqttPort = await freePort();
 const server = startServer(db, port, mqttPort, { HEADEND_DCU_CONCURRENCY: String(CONCURRENCY) });
 const api = apiClient(port);
 await ready(api, server);
-const sim = startSimulatorProcess(db, mqttPort, '0:1:5');
+startSimulatorProcess(db, mqttPort, '0:1:5');
 await fleetOnline(db, db.meters.length);
 const inFlight = DCUS * CONCURRENCY;
 
@@ -108,7 +111,7 @@ console.log(`${DCUS} DCUs × ${METERS_PER_DCU} meters, ${CONCURRENCY} commands i
 const raw: number[] = [];
 const headEnd: number[] = [];
 for (let round = 1; round <= ROUNDS; round++) {
-  raw.push(await rawRoundTrips(5000));
+  raw.push(await rawRoundTrips(RAW_MESSAGES));
   const result = await headEndCommands(round);
   headEnd.push(result.rate);
   console.log(
@@ -119,8 +122,5 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 console.log(
   `median: broker ${median(raw).toFixed(0)}/s, head-end ${median(headEnd).toFixed(0)}/s, ratio ${(median(headEnd) / median(raw)).toFixed(3)}`,
 );
-await sim.stop();
-server.child.kill('SIGTERM');
-await server.exited;
 api.close();
-await db.drop();
+await cleanup();

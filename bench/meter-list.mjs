@@ -5,16 +5,19 @@
  * against a deep page; 1,000 against 1,000,000 meters. Prints p50/p95, the ratios, and the CPU the
  * server process spent per call (what the API adds, besides its session query and HTTP).
  *
- *   npm run bench:meters          (BENCH_DATABASE_URL picks the PostgreSQL server; BENCH_CALLS the calls)
+ *   npm run bench:meters          (BENCH_DATABASE_URL picks the PostgreSQL server; BENCH_CALLS the calls;
+ *                                  BENCH_METERS and BENCH_SMALL_METERS the two sizes; BENCH_REUSE=1 keeps
+ *                                  their databases, lib/scale-db.mjs)
  */
+import { cleanup } from './lib/cleanup.mjs';
 import { alternate, bareTwin, ms, summary } from './lib/measure.mjs';
 import { onDatabase, pg, scaleDatabase } from './lib/scale-db.mjs';
 import { startServer } from './lib/server.mjs';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const SIZES = [
-  { label: '1k', meters: 1_000 },
-  { label: '1m', meters: 1_000_000 },
+  { label: 'small', meters: Number(process.env.BENCH_SMALL_METERS ?? 1_000) },
+  { label: 'large', meters: Number(process.env.BENCH_METERS ?? 1_000_000) },
 ];
 /** issue 7: p95 at most 1.5 × the bare SQL, and under 10 ms, at 1,000,000 meters with 10 clients. */
 const TARGET_RATIO = 1.5;
@@ -53,7 +56,7 @@ const results = [];
 const line = (text) => console.log(text);
 
 for (const { label, meters } of SIZES) {
-  const url = await scaleDatabase(label, meters);
+  const url = await scaleDatabase(meters);
   const substation = await lastSubstation(url);
   const server = await startServer(url);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -99,14 +102,16 @@ for (const { label, meters } of SIZES) {
 const at = (label, scenario, clients) =>
   results.find((r) => r.label === label && r.scenario.startsWith(scenario) && r.clients === clients);
 line('\nDepth and size (API p95, 1 client)');
-const first = at('1m', 'substation subtree (', 1);
-const deepPage = at('1m', 'substation subtree, page at', 1);
-const small = at('1k', 'substation subtree (', 1);
-line(`  deep page / page 1 at 1,000,000 meters: ${(deepPage.api.p95 / first.api.p95).toFixed(2)}`);
-line(`  page 1 at 1,000,000 / at 1,000 meters:  ${(first.api.p95 / small.api.p95).toFixed(2)}`);
-const target = at('1m', 'substation subtree (', 10);
+const [smallSize, largeSize] = SIZES.map((s) => s.meters.toLocaleString('en-US'));
+const first = at('large', 'substation subtree (', 1);
+const deepPage = at('large', 'substation subtree, page at', 1);
+const small = at('small', 'substation subtree (', 1);
+line(`  deep page / page 1 at ${largeSize} meters: ${(deepPage.api.p95 / first.api.p95).toFixed(2)}`);
+line(`  page 1 at ${largeSize} / at ${smallSize} meters:  ${(first.api.p95 / small.api.p95).toFixed(2)}`);
+const target = at('large', 'substation subtree (', 10);
 const met = target.ratio <= TARGET_RATIO && target.api.p95 < TARGET_P95_MS;
 line(
-  `\nTarget (1,000,000 meters, subtree, 10 clients): p95 ${target.api.p95.toFixed(2)} ms (< ${TARGET_P95_MS}), ` +
+  `\nTarget (${largeSize} meters, subtree, 10 clients): p95 ${target.api.p95.toFixed(2)} ms (< ${TARGET_P95_MS}), ` +
     `${target.ratio.toFixed(2)} × bare (≤ ${TARGET_RATIO}): ${met ? 'met' : 'missed'}`,
 );
+await cleanup();

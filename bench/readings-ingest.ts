@@ -1,12 +1,14 @@
 /*
  * Readings per second from the broker to stored rows, against raw COPY into the same table in the
  * same run. On PostgreSQL; run with
- *   npm run bench:ingest-readings        (BENCH_DATABASE_URL names the server, default local)
+ *   npm run bench:ingest-readings        (BENCH_DATABASE_URL names the server, default local;
+ *                                          BENCH_DCUS, BENCH_METERS_PER_DCU, BENCH_DAYS, BENCH_ROUNDS size it)
  * The ingest's path is the whole of it: DCUs log in on the server's embedded broker and publish their
  * meters' load profile (a day of 15-minute rows per meter per message, QoS 1), the server maps device
  * keys to archive ids, screens, batches and writes them into the table.
  * The baseline is one COPY stream of as many rows straight into reading_profile, with no checks and
- * no conflict handling: what the table takes at best, of the same rows in the order the devices
+ * no conflict handling, its text made before its clock starts as the ingest's messages are: what the
+ * table takes at best, of the same rows in the order the devices
  * deliver them (a day of all meters, then the next day). Rows meter by meter, each meter's days
  * together, fill the key's pages one after another and went in up to twice as fast in a separate
  * test: no device delivers them so, and that figure is printed beside, not used for the ratio.
@@ -20,6 +22,7 @@ import { OBIS } from '@meterdesk/contracts';
 import mqtt from 'mqtt';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { cleanup } from './lib/cleanup.mjs';
 import { apiClient, fleetDatabase, freePort, ready, startServer } from './lib/fleet-server';
 
 const DCUS = Number(process.env.BENCH_DCUS ?? 20);
@@ -33,7 +36,7 @@ const INTERVALS = 96;
 const firstDay = Math.floor(Date.now() / DAY_MS) * DAY_MS - (ROUNDS * DAYS + 1) * DAY_MS;
 const totalRows = DCUS * METERS_PER_DCU * DAYS * INTERVALS;
 
-const db = await fleetDatabase('meterdesk_bench_ingest', DCUS, METERS_PER_DCU);
+const db = await fleetDatabase('ingest', DCUS, METERS_PER_DCU);
 const port = await freePort();
 const mqttPort = await freePort();
 const server = startServer(db, port, mqttPort);
@@ -62,27 +65,25 @@ async function rawCopy(tag: string, order: 'delivered' | 'byMeter'): Promise<num
     order === 'delivered'
       ? Array.from({ length: DAYS * meters }, (_, n) => [n % meters, Math.floor(n / meters)] as const)
       : Array.from({ length: DAYS * meters }, (_, n) => [Math.floor(n / DAYS), n % DAYS] as const);
-  const lines = Readable.from(
-    (function* () {
-      let chunk = '';
-      for (const [m, d] of meterDays) {
-        const meterId = `${tag}${String(m).padStart(6, '0')}`;
-        for (let i = 0; i < INTERVALS; i++) {
-          const ts = new Date(firstDay + d * DAY_MS + (i + 1) * INTERVAL_MS).toISOString();
-          const v = values(m, i);
-          chunk += `${meterId}\t${ts}\t${v[OBIS.activeImport]}\t0\t${v[OBIS.reactiveImport]}\t0\t${v[OBIS.activePower]}\t2301\t2100\n`;
-          if (chunk.length >= 65_536) {
-            yield chunk;
-            chunk = '';
-          }
-        }
+  // The text is made before the clock starts, as the ingest side's messages are.
+  const chunks: string[] = [];
+  let chunk = '';
+  for (const [m, d] of meterDays) {
+    const meterId = `${tag}${String(m).padStart(6, '0')}`;
+    for (let i = 0; i < INTERVALS; i++) {
+      const ts = new Date(firstDay + d * DAY_MS + (i + 1) * INTERVAL_MS).toISOString();
+      const v = values(m, i);
+      chunk += `${meterId}\t${ts}\t${v[OBIS.activeImport]}\t0\t${v[OBIS.reactiveImport]}\t0\t${v[OBIS.activePower]}\t2301\t2100\n`;
+      if (chunk.length >= 65_536) {
+        chunks.push(chunk);
+        chunk = '';
       }
-      if (chunk) yield chunk;
-    })(),
-  );
+    }
+  }
+  if (chunk) chunks.push(chunk);
   const started = performance.now();
   await pipeline(
-    lines,
+    Readable.from(chunks),
     client.query(
       copyFrom(
         'COPY reading_profile (meter_id, ts, active_import, active_export, reactive_import, reactive_export, active_power, voltage_l1, current_l1) FROM STDIN',
@@ -187,7 +188,5 @@ try {
 } finally {
   await Promise.all(clients.map((c) => c.endAsync()));
   api.close();
-  server.child.kill('SIGTERM');
-  await server.exited;
-  await db.drop();
+  await cleanup();
 }

@@ -4,11 +4,12 @@
  * - the daily rollup of those 100,000 meters (`rollupDay`, the statements the incremental fold runs);
  * - a fleet-day total (meters, consumption, intervals received) read from the grid rollups against
  *   the same figures computed from raw rows, in the same run.
- * Run with `npm run bench:rollups` (BENCH_DATABASE_URL names the server).
+ * Run with `npm run bench:rollups` (BENCH_DATABASE_URL names the server; BENCH_METERS and BENCH_RUNS size it).
  * issue 9 targets: the rollup of 100,000 meters ≤ 5 s; the total from rollups ≥ 40 × faster than from raw rows.
  */
 import { openDatabase } from '../packages/server/src/db/driver';
 import { rollupDay } from '../packages/server/src/readings/rollups';
+import { cleanup } from './lib/cleanup.mjs';
 import { ms, summary } from './lib/measure.mjs';
 import { DAY, METERS, readingsDatabase } from './lib/readings-db';
 import { pg } from './lib/scale-db.mjs';
@@ -78,3 +79,4 @@ try {
   await client.end();
   await database.close();
 }
+await cleanup();

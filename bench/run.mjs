@@ -1,23 +1,112 @@
 /**
  * `npm run bench` measures the bundle size, as it always has; `npm run bench -- NAME` runs another
  * benchmark by name (`field`: the collection field run).
+ *
+ * `node bench/run.mjs --smoke` runs every benchmark at a tiny size, one after another: each must start,
+ * measure and print its figures, so a change that breaks one fails; no timing decides anything. Where
+ * PostgreSQL does not answer, a benchmark that needs it is skipped (saying so) unless it runs on PGlite.
+ * Ends with `N passed, N failed` and exits non-zero when any failed.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { postgresAnswers } from './lib/scale-db.mjs';
 
+const TSX = ['--import', 'tsx'];
+const tiny = { BENCH_DCUS: '2', BENCH_METERS_PER_DCU: '5' };
+
+/**
+ * Each benchmark: its script, the size its smoke run takes, and whether it needs PostgreSQL (the ones
+ * that replay statements bare or count rows beside the server need a second connection, which the
+ * server's own PGlite does not give).
+ */
 const BENCHES = {
-  'bundle-size': ['bench/bundle-size.mjs'],
-  field: ['--import', 'tsx', 'bench/collection-field.ts'],
+  'bundle-size': { args: ['bench/bundle-size.mjs'], smoke: {}, postgres: false },
+  simulator: {
+    args: [...TSX, 'bench/simulator-fleet.ts'],
+    smoke: { ...tiny, BENCH_ROUNDS: '1', BENCH_IDLE_MS: '200' },
+    postgres: false,
+  },
+  import: {
+    args: ['bench/meter-import.mjs'],
+    smokeArgs: ['--rows', '200', '--baseline-rows', '100'],
+    smoke: {},
+    postgres: false,
+  },
+  pickers: { args: [...TSX, 'bench/archive-pickers.ts'], smoke: { BENCH_METERS: '1000', BENCH_RUNS: '2' } },
+  meters: {
+    args: ['bench/meter-list.mjs'],
+    smoke: { BENCH_SMALL_METERS: '500', BENCH_METERS: '1000', BENCH_CALLS: '8' },
+  },
+  gis: { args: ['bench/gis-viewport.mjs'], smoke: { BENCH_METERS: '1000', BENCH_CALLS: '8' } },
+  'profile-read': {
+    args: [...TSX, 'bench/profile-read.ts'],
+    smoke: { BENCH_METERS: '500', BENCH_CALLS: '20', BENCH_CLIENTS: '2' },
+  },
+  rollups: { args: [...TSX, 'bench/rollups.ts'], smoke: { BENCH_METERS: '500', BENCH_RUNS: '1' } },
+  headend: {
+    args: [...TSX, 'bench/headend-throughput.ts'],
+    smoke: { ...tiny, BENCH_ROUNDS: '1', BENCH_RAW_MESSAGES: '200' },
+  },
+  'headend-restart': {
+    args: [...TSX, 'bench/headend-restart.ts'],
+    smoke: { ...tiny, BENCH_KILLS: '1', BENCH_PLAN_EVERY_MS: '200' },
+  },
+  ingest: {
+    args: [...TSX, 'bench/readings-ingest.ts'],
+    smoke: { ...tiny, BENCH_DAYS: '1', BENCH_ROUNDS: '1' },
+  },
+  field: {
+    args: [...TSX, 'bench/collection-field.ts'],
+    smoke: { ...tiny, BENCH_REPAIRS: '0', BENCH_RUN_NOW: '1' },
+  },
 };
+/** A smoke run that has not ended by then hangs: it is stopped and fails. */
+const SMOKE_TIMEOUT_MS = 10 * 60_000;
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs `args` with `env` added; answers the exit code (1 for a signal or a time-out). */
+function run(args, env = {}, timeoutMs = 0) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+    // SIGTERM lets the bench stop its servers and drop its databases (lib/cleanup.mjs).
+    const timer = timeoutMs ? setTimeout(() => child.kill('SIGTERM'), timeoutMs) : null;
+    child.on('exit', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve(signal ? 1 : (code ?? 1));
+    });
+  });
+}
+
+async function smoke() {
+  const postgres = await postgresAnswers();
+  if (!postgres) console.log('PostgreSQL does not answer: benchmarks that need it are skipped');
+  const results = [];
+  const started = performance.now();
+  for (const [name, bench] of Object.entries(BENCHES)) {
+    if (bench.postgres !== false && !postgres) {
+      results.push({ name, outcome: 'skipped', note: 'needs PostgreSQL, which does not answer' });
+      continue;
+    }
+    console.log(`\n── ${name} (smoke) ──`);
+    const t0 = performance.now();
+    const code = await run([...bench.args, ...(bench.smokeArgs ?? [])], bench.smoke, SMOKE_TIMEOUT_MS);
+    const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+    results.push({ name, outcome: code === 0 ? 'passed' : 'failed', note: `${seconds} s` });
+  }
+  console.log(`\nSmoke run of every benchmark, ${((performance.now() - started) / 1000).toFixed(0)} s:`);
+  for (const r of results) console.log(`${r.outcome.padEnd(8)} ${r.name.padEnd(16)} ${r.note}`);
+  const count = (outcome) => results.filter((r) => r.outcome === outcome).length;
+  const skipped = count('skipped');
+  console.log(`${count('passed')} passed, ${count('failed')} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  return count('failed') ? 1 : 0;
+}
 
 const [name = 'bundle-size', ...rest] = process.argv.slice(2);
-const args = BENCHES[name];
-if (!args) {
-  console.error(`unknown benchmark "${name}"; one of: ${Object.keys(BENCHES).join(', ')}`);
+if (name === '--smoke') process.exit(await smoke());
+const bench = BENCHES[name];
+if (!bench) {
+  console.error(`unknown benchmark "${name}"; one of: ${Object.keys(BENCHES).join(', ')}, or --smoke for all`);
   process.exit(2);
 }
-const child = spawn(process.execPath, [...args, ...rest], {
-  cwd: fileURLToPath(new URL('..', import.meta.url)),
-  stdio: 'inherit',
-});
-child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+process.exit(await run([...bench.args, ...rest]));

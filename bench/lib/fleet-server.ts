@@ -1,7 +1,8 @@
 /**
- * A head-end benchmark's setup on PostgreSQL: a fresh database holding a grid node, DCUs and their
- * meters, the server as a child process (its embedded broker admits the devices on a TCP port that
- * survives restarts), and the simulator as another child process playing the archive's fleet.
+ * A head-end benchmark's setup on PostgreSQL: a database of the run's own holding DCUs and their
+ * meters as `npm run seed` makes them, the server as a child process (its embedded broker admits the
+ * devices on a TCP port that survives restarts), and the simulator as another child process playing
+ * the archive's fleet; all of it undone at the run's end (lib/cleanup.mjs).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SecretBox } from '../../packages/server/src/crypto/secret-box';
 import { openDatabase } from '../../packages/server/src/db/driver';
-import { newId } from '../../packages/server/src/db/ids';
-import { dcu, meter, powerGrid } from '../../packages/server/src/db/schema';
+import { seedScaleArchive } from '../../packages/server/src/db/scale-archive';
 import { seed } from '../../packages/server/src/db/seed';
 import { DeviceCredentials } from '../../packages/server/src/headend/device-credentials';
 import { buildFleet } from '../../packages/server/src/headend/fleet';
+import { atEnd, killAtEnd } from './cleanup.mjs';
 import { ADMIN_PASSWORD, client, freePort } from './server.mjs';
 
 export { freePort };
@@ -28,20 +29,33 @@ export interface FleetDatabase {
   url: string;
   secretKey: string;
   fleetFile: string;
+  dcus: string[];
   meters: string[];
   /** A plain client on the database, for counting what the server wrote. */
   sql: pg.Client;
   scratch: string;
-  drop(): Promise<void>;
 }
 
-/** A new database `name` (dropped first) with `dcus` DCUs of `metersPerDcu` meters, and its fleet file. */
-export async function fleetDatabase(name: string, dcus: number, metersPerDcu: number): Promise<FleetDatabase> {
+/**
+ * A database of this run's own (`meterdesk_bench_<label>_<pid>`, so two runs never drop each other's),
+ * dropped at the run's end however it ends, holding the archive as `npm run seed` makes it
+ * (seedScaleArchive: each meter with its consumer, module and POC, as commands require) in `dcus`
+ * transformer areas of `metersPerDcu` meters, each with its DCU; and its fleet file.
+ */
+export async function fleetDatabase(label: string, dcus: number, metersPerDcu: number): Promise<FleetDatabase> {
+  const name = `meterdesk_bench_${label}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
+  const scratch = mkdtempSync(join(tmpdir(), 'meterdesk-headend-bench-'));
+  atEnd(async () => {
+    rmSync(scratch, { recursive: true, force: true });
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+  });
   const target = new URL(adminUrl);
   target.pathname = `/${name}`;
   const url = target.toString();
@@ -50,46 +64,23 @@ export async function fleetDatabase(name: string, dcus: number, metersPerDcu: nu
   const database = await openDatabase({ databaseUrl: url });
   await database.migrate();
   await seed(database.db, { adminPassword: ADMIN_PASSWORD });
-  const gridId = newId();
-  await database.db.insert(powerGrid).values({ id: gridId, gridCode: 'BENCH', gridName: 'Bench', parentId: '0' });
-  const meters: string[] = [];
-  for (let d = 0; d < dcus; d++) {
-    const dcuId = newId();
-    const dcuNo = `BD${String(d).padStart(4, '0')}`;
-    await database.db.insert(dcu).values({ id: dcuId, dcuNo, gridId });
-    const rows = Array.from({ length: metersPerDcu }, (_, m) => ({
-      id: newId(),
-      devAddr: `${dcuNo}M${String(m).padStart(4, '0')}`,
-      gridId,
-      dcuId,
-      status: 1,
-    }));
-    await database.db.insert(meter).values(rows);
-    meters.push(...rows.map((r) => r.devAddr));
-  }
+  await seedScaleArchive(database, { meters: dcus * metersPerDcu, metersPerArea: metersPerDcu });
   const fleet = await buildFleet(database.db, new DeviceCredentials(database.db, new SecretBox(key)));
   await database.close();
 
-  const scratch = mkdtempSync(join(tmpdir(), 'meterdesk-headend-bench-'));
   const fleetFile = join(scratch, 'fleet.json');
   writeFileSync(fleetFile, JSON.stringify(fleet), { mode: 0o600 });
   const sql = new pg.Client({ connectionString: url });
   await sql.connect();
+  atEnd(() => sql.end());
   return {
     url,
     secretKey: key.toString('base64'),
     fleetFile,
-    meters,
+    dcus: fleet.dcus.map((d) => d.dcuNo),
+    meters: fleet.dcus.flatMap((d) => d.meters.map((m) => m.devAddr)),
     sql,
     scratch,
-    drop: async () => {
-      await sql.end();
-      rmSync(scratch, { recursive: true, force: true });
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
   };
 }
 
@@ -154,7 +145,7 @@ export function startServer(
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
-  return { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
+  return { child, exited: killAtEnd(child) };
 }
 
 /** Waits until the server answers and logs the client in. */
@@ -195,7 +186,7 @@ export function startSimulatorProcess(db: FleetDatabase, mqttPort: number, laten
     ],
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const exited = killAtEnd(child);
   return {
     stats: () => JSON.parse(readFileSync(statsFile, 'utf8')) as Record<string, unknown>,
     stop: async () => {

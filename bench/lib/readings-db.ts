@@ -1,6 +1,8 @@
 /**
- * The readings benchmarks' database on PostgreSQL, built once and reused (`BENCH_RESEED=1` builds it
+ * The readings benchmarks' database on PostgreSQL, the run's own and dropped at its end (with
+ * `BENCH_REUSE=1`, `meterdesk_bench_readings`, built once and reused; `BENCH_RESEED=1` builds it
  * again): a grid of 1 region → 10 substations → 100 feeders → 1,000 transformer areas, 100,000 meters
+ * (BENCH_METERS)
  * spread over the areas, and generated with generate_series straight into the tables (the writer's
  * path is the ingest benchmark's business):
  * - the load profile of every meter for DAY (96 intervals each, 9.6 M rows) and of the first
@@ -11,10 +13,11 @@ import pg from 'pg';
 import { openDatabase } from '../../packages/server/src/db/driver';
 import { seed } from '../../packages/server/src/db/seed';
 import { ensurePartitions } from '../../packages/server/src/readings/partitions';
+import { runDatabase } from './scale-db.mjs';
 import { ADMIN_PASSWORD } from './server.mjs';
 
-export const METERS = 100_000;
-export const HISTORY_METERS = 3_500;
+export const METERS = Number(process.env.BENCH_METERS ?? 100_000);
+export const HISTORY_METERS = Math.min(3_500, METERS);
 export const HISTORY_DAYS = 5;
 const DAY_MS = 86_400_000;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -25,9 +28,9 @@ export const DAY = isoDay(todayMs - DAY_MS);
 export const HISTORY = Array.from({ length: HISTORY_DAYS + 1 }, (_, i) => isoDay(todayMs - (i + 1) * DAY_MS));
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NAME = 'meterdesk_bench_readings';
+let NAME = 'meterdesk_bench_readings';
 
-export const readingsUrl = () => {
+const readingsUrl = () => {
   const url = new URL(adminUrl);
   url.pathname = `/${NAME}`;
   return url.toString();
@@ -38,10 +41,12 @@ const meterId = (i: string) => `md5('bench meter ' || ${i})`;
 
 /** The database, built when missing or when it holds another day's readings; answers its URL. */
 export async function readingsDatabase(): Promise<string> {
+  const own = await runDatabase('readings');
+  if (own) NAME = own;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   const found = (await admin.query('select 1 from pg_database where datname = $1', [NAME])).rowCount === 1;
-  let fresh = !found || process.env.BENCH_RESEED === '1';
+  let fresh = own !== null || !found || process.env.BENCH_RESEED === '1';
   if (!fresh) {
     const c = new pg.Client({ connectionString: readingsUrl() });
     await c.connect();
@@ -52,7 +57,7 @@ export async function readingsDatabase(): Promise<string> {
     fresh = rows[0].n !== METERS;
     if (fresh) console.log(`${NAME} holds another day's readings: building it again`);
   }
-  if (fresh) {
+  if (fresh && !own) {
     await admin.query(`drop database if exists ${NAME} with (force)`);
     await admin.query(`create database ${NAME}`);
   }
@@ -92,8 +97,9 @@ export async function readingsDatabase(): Promise<string> {
   );
   await step(
     'meters',
-    `insert into meter (id, dev_addr, grid_id)
-     select ${meterId('i')}, 'BM' || lpad(i::text, 8, '0'), ${node('area', 'i % 1000')} from generate_series(0, $1::int - 1) i`,
+    // Running meters (status 2): the ones reports and the grid rollups' intervals count.
+    `insert into meter (id, dev_addr, grid_id, status)
+     select ${meterId('i')}, 'BM' || lpad(i::text, 8, '0'), ${node('area', 'i % 1000')}, 2 from generate_series(0, $1::int - 1) i`,
     [METERS],
   );
   // A meter's power wanders with the time of day; its energy register is the running sum. A row is

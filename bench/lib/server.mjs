@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { atEnd } from './cleanup.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const ADMIN_PASSWORD = 'Bench-12345';
@@ -104,6 +105,7 @@ export async function startServer(databaseUrl, { logLevel = 'info', execArgv = [
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
+  atEnd(stop);
   try {
     const deadline = Date.now() + 180_000;
     for (;;) {

@@ -63,9 +63,9 @@ describe('scale seed (npm run seed)', FRESH_START, () => {
       nearby: 2000,
     });
 
-    const second = await seedScaleArchive(t.database, { meters: 600 });
+    const second = await seedScaleArchive(t.database, { meters: 600, metersPerArea: 100 });
     expect(second.run).not.toBe(first.run);
-    expect(await tally(second.run)).toMatchObject({ meters: 600, serials: 600, dcus: 2, complete: 600 });
+    expect(await tally(second.run)).toMatchObject({ meters: 600, serials: 600, dcus: 6, complete: 600 });
     expect((await tally(first.run)).meters).toBe(2000);
 
     const admin = await t.loginAdmin();

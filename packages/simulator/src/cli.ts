@@ -2,11 +2,13 @@
  * npm run simulator -- --url mqtt://127.0.0.1:1884 (--fleet FILE | --dcus 100 --meters-per-dcu 100 [--direct 10])
  *   [--seed 1] [--prefix SIM] [--offline 0.02] [--flapping 0.01] [--flap-period 300] [--loss 0.01]
  *   [--latency 200:800:3000] [--drift 2] [--clock-limit 60] [--busy 0.01] [--heartbeat 60] [--reboot 5]
- *   [--outages 0.02] [--cover-opens 0.005] [--stats-file FILE [--stats-reqids]]
+ *   [--outages 0.02] [--cover-opens 0.005] [--no-dedupe] [--stats-file FILE [--stats-reqids] [--stats-readings]]
  *
  * Runs until SIGTERM or SIGINT. With --stats-file the counters (SimulatorStats, JSON) are rewritten
  * every second and once more at exit, replaced in one rename so a reader never sees half a file;
  * --stats-reqids adds `executions`: every remembered reqId with how many times it was executed.
+ * --stats-readings counts the readings sent by key (readingsSent, readingsSentAgain).
+ * --no-dedupe executes a reqId asked again instead of answering its stored reply (Knobs.dedupe).
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -38,6 +40,8 @@ const { values } = parseArgs({
     'cover-opens': { type: 'string' },
     'stats-file': { type: 'string' },
     'stats-reqids': { type: 'boolean' },
+    'stats-readings': { type: 'boolean' },
+    'no-dedupe': { type: 'boolean' },
   },
   strict: true,
 });
@@ -105,6 +109,7 @@ const knobs: Knobs = {
   rebootSec: number('reboot', DEFAULT_KNOBS.rebootSec),
   powerOutagesPerDay: number('outages', DEFAULT_KNOBS.powerOutagesPerDay),
   coverOpensPerDay: number('cover-opens', DEFAULT_KNOBS.coverOpensPerDay),
+  dedupe: !values['no-dedupe'],
 };
 
 const meters = fleet.dcus.reduce((n, d) => n + d.meters.length, 0) + fleet.direct.length;
@@ -118,6 +123,7 @@ try {
     fleet,
     seed,
     knobs,
+    countReadings: values['stats-readings'] === true,
     log: (level, message) => (level === 'warn' ? console.warn(`simulator: ${message}`) : say(message)),
   });
 } catch (err) {

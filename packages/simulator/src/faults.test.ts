@@ -105,6 +105,36 @@ describe('fault knobs', () => {
     expect(after.every((c) => c === '00')).toBe(true);
   });
 
+  it('executes a reqId asked again when told not to de-duplicate, and counts it', async () => {
+    const fleet = fleetFromFlags({ dcus: 1, metersPerDcu: 1, seed: 7, prefix: 'R' });
+    const meter = fleet.dcus[0]!.meters[0]!.devAddr;
+    const sim = start({ fleet, seed: 7, knobs: { ...QUIET, dedupe: false } });
+    await sim.ready;
+    const relay = { reqId: 'again-1', op: 'action', items: [{ obis: OBIS.externalRelay, classId: 70, attribute: 2 }] };
+    expect((await head.ask('meter', meter, relay)).code).toBe('00');
+    expect((await head.ask('meter', meter, { ...relay, attempt: 2 })).code).toBe('00');
+    expect(sim.executions('again-1')).toBe(2);
+    expect(sim.stats()).toMatchObject({ executed: 1, executedTwice: 1, replayed: 0 });
+  });
+
+  it('counts the readings it sends by key when told to: a range read again is sent again', async () => {
+    const fleet = fleetFromFlags({ dcus: 1, metersPerDcu: 1, seed: 8, prefix: 'K' });
+    const meter = fleet.dcus[0]!.meters[0]!.devAddr;
+    const sim = start({ fleet, seed: 8, knobs: QUIET, countReadings: true });
+    await sim.ready;
+    const range = { from: '2025-01-01T00:15:00Z', to: '2025-01-01T01:00:00Z' };
+    const read = (reqId: string) =>
+      head.ask('meter', meter, {
+        reqId,
+        op: 'get',
+        items: [{ obis: OBIS.loadProfile, classId: 7, attribute: 2, value: range }],
+      });
+    await read('rows-1');
+    expect(sim.stats()).toMatchObject({ readingsSent: 4, readingsSentAgain: 0 });
+    await read('rows-2');
+    expect(sim.stats()).toMatchObject({ readingsSent: 8, readingsSentAgain: 4 });
+  });
+
   it('lets flapping devices go offline and come back', async () => {
     const fleet: Fleet = { version: 1, dcus: [], direct: [{ devAddr: 'F-X1', wiring: '1P2W', prepaid: false }] };
     start({ fleet, seed: 8, knobs: { ...QUIET, flapping: 1, flapPeriodSec: 0.3 } });
@@ -114,6 +144,20 @@ describe('fault knobs', () => {
       head.heard.indexOf(down) + 1,
     );
     expect(up.payload.time).toEqual(expect.any(String));
+  });
+
+  it('logs in again after the broker refused it as unavailable, as a device does', async () => {
+    const refusing = await startBroker(0, { unavailableLogins: 1 });
+    const fleet = fleetFromFlags({ dcus: 1, metersPerDcu: 1, seed: 10, prefix: 'U' });
+    const sim = startSimulator({ url: refusing.url, fleet, seed: 10, knobs: QUIET });
+    try {
+      await sim.ready;
+      expect(refusing.logins).toHaveLength(2);
+      expect(sim.stats().connected).toBe(1);
+    } finally {
+      await sim.stop();
+      await refusing.close();
+    }
   });
 
   it('reconnects when the broker goes away and comes back, and answers again', async () => {

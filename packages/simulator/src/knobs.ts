@@ -24,6 +24,11 @@ export interface Knobs {
   coverOpensPerDay: number;
   /** How many reqIds a device remembers with their replies (oldest forgotten first). */
   rememberedCommands: number;
+  /**
+   * A reqId asked again is answered from the stored reply, as a real device does. Off, every command
+   * received is executed again: what the head-end alone sends twice then shows as `executedTwice`.
+   */
+  dedupe: boolean;
 }
 
 export interface Latency {
@@ -46,6 +51,7 @@ export const DEFAULT_KNOBS: Knobs = {
   powerOutagesPerDay: 0.02,
   coverOpensPerDay: 0.005,
   rememberedCommands: 200_000,
+  dedupe: true,
 };
 
 /** `min:median:max` in ms, e.g. `200:800:3000`. */

@@ -11,6 +11,7 @@ import {
   type FleetCredentials,
   type FleetMeter,
   HEX_FRAME,
+  OBIS,
   parseDeviceTopic,
   RESULT_CODES,
   type ResultCode,
@@ -42,6 +43,12 @@ export interface SimulatorOptions {
   seed?: number;
   knobs?: Partial<Knobs>;
   log?: Log;
+  /**
+   * Counts the readings sent by key (a profile row, the values pushed for a meter at a time), so a
+   * benchmark sees how many the devices sent again (`readingsSentAgain`). Holds every key sent: for
+   * benchmarks, not a simulator left running for days.
+   */
+  countReadings?: boolean;
 }
 
 export interface SimulatorStats {
@@ -71,6 +78,9 @@ export interface SimulatorStats {
   events: number;
   /** Readings pushed on `…/data` at the meters' transfer times. */
   pushedReadings: number;
+  /** With `countReadings`: profile rows answered and pushed rows sent, and those whose key had been sent before. */
+  readingsSent: number;
+  readingsSentAgain: number;
   heartbeats: number;
   statuses: number;
   connects: number;
@@ -184,6 +194,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   const commands = new Map<string, CommandRecord>();
   const receipts = new Map<string, number>();
   const executions = new Map<string, number>();
+  const readingKeys = options.countReadings ? new Set<string>() : null;
   const corked = new Set<MqttClient>();
   let stopped = false;
 
@@ -204,6 +215,8 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     expired: 0,
     events: 0,
     pushedReadings: 0,
+    readingsSent: 0,
+    readingsSentAgain: 0,
     heartbeats: 0,
     statuses: 0,
     connects: 0,
@@ -340,6 +353,9 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       // Spread out, so a hundred DCUs do not knock on a restarted broker in the same millisecond.
       reconnectPeriod: 1000 + Math.floor(draw(seed, owner.hash, PURPOSE.heartbeat, 99) * 1000),
       connectTimeout: 10_000,
+      // A login refused (a restarting server's broker answers "Server unavailable") is tried again, as
+      // a device does; mqtt.js otherwise stops reconnecting for good.
+      reconnectOnConnackError: true,
       will: {
         topic: topicOf(owner, 'status'),
         payload: Buffer.from(JSON.stringify({ online: false })),
@@ -484,7 +500,20 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     if (publish(linkOf.get(d)!, topicOf(d, 'reply'), { ...reply, time: new Date(d.deviceTime(now)).toISOString() })) {
       stats.repliesSent++;
       stats.repliesByCode[reply.code] = (stats.repliesByCode[reply.code] ?? 0) + 1;
+      if (readingKeys)
+        for (const item of reply.items ?? [])
+          if (Array.isArray(item.value))
+            for (const row of item.value as { ts?: unknown; values?: unknown }[])
+              if (row.values && typeof row.ts === 'string') countSent(d.id, item.obis, row.ts);
     }
+  }
+
+  function countSent(meter: string, source: string, ts: string) {
+    if (!readingKeys) return;
+    stats.readingsSent++;
+    const key = `${meter}\u0000${source}\u0000${ts}`;
+    if (readingKeys.has(key)) stats.readingsSentAgain++;
+    else readingKeys.add(key);
   }
 
   function answerLater(d: Device, reply: DeviceReply, reqHash: number, attempt: number, delay: number) {
@@ -543,7 +572,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       return;
     }
     const key = `${d.kind}/${d.id}/${reqId}`;
-    const record = commands.get(key);
+    const record = knobs.dedupe ? commands.get(key) : undefined;
     if (record) {
       stats.replayed++;
       if (record.running) record.waiters.push(attempt);
@@ -711,9 +740,13 @@ export function startSimulator(options: SimulatorOptions): Simulator {
 
   /** Meters behind a DCU push through it in one batch on the DCU's own data topic. */
   function push(link: Link, meters: Device[], now: number) {
-    const readings = meters.filter(reachable).flatMap((m) => frozenReadings(m, now));
-    if (readings.length > 0 && publish(link, topicOf(link.owner, 'data'), readings))
+    const rows = meters.filter(reachable).map((m) => frozenReadings(m, now));
+    const readings = rows.flat();
+    if (readings.length > 0 && publish(link, topicOf(link.owner, 'data'), readings)) {
       stats.pushedReadings += readings.length;
+      // A meter's push is its daily frozen row, as a read of the daily profile answers it.
+      for (const [first] of rows) if (first) countSent(first.meter, OBIS.dailyProfile, first.ts);
+    }
   }
 
   function pushTick() {

@@ -38,6 +38,8 @@ export interface ScaleOptions {
   meters: number;
   /** Meters per batch; each batch is four COPYs (consumers, modules, meters, POCs). */
   batchSize?: number;
+  /** Meters per transformer area, each with its DCU (default METERS_PER_AREA): a head-end bench wants more DCUs. */
+  metersPerArea?: number;
   onProgress?: (progress: ScaleProgress) => void;
 }
 
@@ -76,7 +78,8 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
   const width = Math.max(7, String(total).length);
   const serial = (n: number) => String(n).padStart(width, '0');
 
-  const areaCount = Math.ceil(total / METERS_PER_AREA);
+  const metersPerArea = options.metersPerArea ?? METERS_PER_AREA;
+  const areaCount = Math.ceil(total / metersPerArea);
   const feederCount = Math.ceil(areaCount / AREAS_PER_FEEDER);
   const substationCount = Math.ceil(feederCount / FEEDERS_PER_SUBSTATION);
   const regionId = nextId();
@@ -184,7 +187,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
       const meters: (typeof meter.$inferInsert)[] = [];
       const pocs: (typeof poc.$inferInsert)[] = [];
       for (let i = from; i < to; i++) {
-        const area = areas[Math.floor(i / METERS_PER_AREA)]!;
+        const area = areas[Math.floor(i / metersPerArea)]!;
         const at: Position = pointNear(area.centre, AREA_RADIUS_KM, random);
         const n = serial(i + 1);
         const commercial = random() < 0.1;

@@ -17,12 +17,14 @@ export interface TestBroker {
   close(): Promise<void>;
 }
 
-export async function startBroker(port = 0): Promise<TestBroker> {
+/** `unavailableLogins`: the first logins are refused "Server unavailable", as a restarting server's broker does. */
+export async function startBroker(port = 0, { unavailableLogins = 0 } = {}): Promise<TestBroker> {
   const logins: Login[] = [];
   const aedes = await Aedes.createBroker({
     authenticate: (client, username, password, done) => {
       logins.push({ clientId: client.id, username, password: password?.toString() });
-      done(null, true);
+      if (logins.length <= unavailableLogins) done(Object.assign(new Error('unavailable'), { returnCode: 3 }), false);
+      else done(null, true);
     },
   });
   const server: Server = createServer(aedes.handle);
