@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { webProjects } from './packages/web/vitest.config.ts';
 
 export default defineConfig({
   test: {
@@ -6,7 +7,7 @@ export default defineConfig({
       'packages/contracts/vitest.config.ts',
       'packages/server/vitest.config.ts',
       'packages/simulator/vitest.config.ts',
-      'packages/web/vitest.config.ts',
+      ...webProjects,
     ],
   },
 });

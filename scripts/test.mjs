@@ -159,7 +159,7 @@ if (hasPostgres || hasMosquitto) {
   vitest('server tests on PGlite + embedded broker', ['server'], 'server-embedded', embedded);
 }
 
-vitest('web tests', ['web'], 'web');
+vitest('web tests', ['web*'], 'web');
 step('production build', 'npm', ['run', 'build', '--workspace', '@meterdesk/web']);
 
 if (ensureChromium()) {
