@@ -21,16 +21,20 @@ const LOGIN_BUDGET_KB = 250;
 const GZIP_LEVEL = 6;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// BENCH_WEB_DIST weighs a build already made (the smoke run in `npm test`, right after its production build).
+const given = process.env.BENCH_WEB_DIST;
 const scratch = mkdtempSync(join(tmpdir(), 'meterdesk-bench-bundle-'));
 atEnd(() => rmSync(scratch, { recursive: true, force: true }));
-const dist = join(scratch, 'dist');
+const dist = given ?? join(scratch, 'dist');
 
-const build = spawnSync(
-  process.execPath,
-  [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'],
-  { cwd: join(root, 'packages/web'), stdio: 'inherit' },
-);
-if (build.status !== 0) throw new Error(`the web build failed (${build.status})`);
+if (!given) {
+  const build = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'],
+    { cwd: join(root, 'packages/web'), stdio: 'inherit' },
+  );
+  if (build.status !== 0) throw new Error(`the web build failed (${build.status})`);
+}
 
 const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8'));
 const entry = Object.values(manifest).find((chunk) => chunk.isEntry);

@@ -8,10 +8,12 @@
  * Ends with `N passed, N failed` and exits non-zero when any failed.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { postgresAnswers } from './lib/scale-db.mjs';
 
 const TSX = ['--import', 'tsx'];
+const BUILT = fileURLToPath(new URL('../packages/web/dist', import.meta.url));
 const tiny = { BENCH_DCUS: '2', BENCH_METERS_PER_DCU: '5' };
 
 /**
@@ -20,7 +22,12 @@ const tiny = { BENCH_DCUS: '2', BENCH_METERS_PER_DCU: '5' };
  * server's own PGlite does not give).
  */
 const BENCHES = {
-  'bundle-size': { args: ['bench/bundle-size.mjs'], smoke: {}, postgres: false },
+  'bundle-size': {
+    args: ['bench/bundle-size.mjs'],
+    // The production build `npm test` has just made, when there is one: building again is a minute's work.
+    smoke: existsSync(`${BUILT}/.vite/manifest.json`) ? { BENCH_WEB_DIST: BUILT } : {},
+    postgres: false,
+  },
   simulator: {
     args: [...TSX, 'bench/simulator-fleet.ts'],
     smoke: { ...tiny, BENCH_ROUNDS: '1', BENCH_IDLE_MS: '200' },
