@@ -1,11 +1,11 @@
 import { CONSUMER_RES, type Consumer, type Page } from '@meterdesk/contracts';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { powerGrid } from '../../db/schema';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
-import { archiveCounts, importRows } from './import/import-testing';
+import { archiveCounts, downloadTemplate, importRows } from './import/import-testing';
 
 describe('consumer import', () => {
   let t: TestApp;
@@ -33,16 +33,9 @@ describe('consumer import', () => {
   afterAll(() => t.close());
 
   it('imports the template it offers, by grid name or code, converting option labels, numbers and switches', async () => {
-    const template = await t.app.http.inject({
-      method: 'POST',
-      url: '/apis/consumer/template',
-      payload: {},
-      headers: { cookie: admin },
-    });
-    const book = new ExcelJS.Workbook();
-    await book.xlsx.load(template.rawPayload as unknown as ArrayBuffer);
+    const book = await downloadTemplate(t, 'consumer', admin);
     const headers = (book.worksheets[0]!.getRow(1).values as string[]).slice(1);
-    expect(headers.slice(0, 3)).toEqual(['Consumer ID *', 'Consumer name *', 'Power grid *']);
+    expect(headers.slice(0, 3)).toEqual(['Consumer ID *', 'Consumer name *', 'Power grid (name or code) *']);
     const cells = (values: Record<string, unknown>) =>
       headers.map((h) => values[h.replace(' *', '')] ?? '') as ExcelJS.CellValue[];
 
@@ -54,7 +47,7 @@ describe('consumer import', () => {
         cells({
           'Consumer ID': 'CI-0001',
           'Consumer name': 'Noura Ali',
-          'Power grid': 'CIAF1',
+          'Power grid (name or code)': 'CIAF1',
           'Identity number': 'X1',
           Address: '12 King Road',
           Longitude: 46.61,
@@ -67,7 +60,7 @@ describe('consumer import', () => {
           'E-mail': 'noura@example.com',
           Remark: 'imported',
         }),
-        cells({ 'Consumer ID': 'CI-0002', 'Consumer name': 'Omar', 'Power grid': 'Grid CIA' }),
+        cells({ 'Consumer ID': 'CI-0002', 'Consumer name': 'Omar', 'Power grid (name or code)': 'Grid CIA' }),
       ],
       admin,
     );

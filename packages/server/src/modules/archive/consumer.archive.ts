@@ -109,8 +109,8 @@ export const consumerImport = recordImport<ConsumerCreate>({
   table: consumer,
   unique: consumerArchive.unique,
   columns: [
-    { key: 'consumerCode', label: label('consumerCode'), required: true },
-    { key: 'consumerName', label: label('consumerName'), required: true },
+    { key: 'consumerCode', label: label('consumerCode'), required: true, example: 'C-000001' },
+    { key: 'consumerName', label: label('consumerName'), required: true, example: 'Jane Doe' },
     gridColumn(label('gridName')),
     ...(
       [

@@ -234,12 +234,13 @@ export const dcuImport = (secrets: SecretBox) =>
     table: dcu,
     unique: dcuArchive(secrets).unique,
     columns: [
-      { key: 'dcuNo', label: label('dcuNo'), required: true },
+      { key: 'dcuNo', label: label('dcuNo'), required: true, example: 'DCU0001' },
       { key: 'dcuName', label: label('dcuName') },
       { key: 'model', label: label('model') },
       {
         key: 'supplierName',
         label: label('supplierName'),
+        by: 'crud.importBy.name',
         field: 'supplierId',
         resolve: keyReference({ table: supplier, keyColumn: supplier.supplierName, idColumn: supplier.id }),
         notFound: 'supplierNotFound',

@@ -20,7 +20,7 @@ import { type EveryField, qualified } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
 import { gridScope, type Scope } from '../../rbac/scope';
 import { FirstLines } from './import/compact-strings';
-import { resolveGrids } from './import/grid-reference';
+import { gridColumn, resolveGrids } from './import/grid-reference';
 import {
   byChunks,
   type CheckResult,
@@ -41,24 +41,30 @@ import { referenceError } from './import/record-import';
 const label = (name: string) => `meter.fields.${name}`;
 const importLabel = (name: string) => `meter.importColumns.${name}`;
 
+// A new consumer, module or POC takes the meter's grid node, and the POC the meter's id: checked apart.
+const NEW_CONSUMER = ConsumerCreateSchema.omit({ gridId: true });
+const NEW_MODULE = ModuleCreateSchema.omit({ gridId: true });
+const NEW_POC = PocCreateSchema.omit({ gridId: true, meterId: true });
+const METER_SHAPE = MeterCreateSchema.shape as Record<string, z.ZodType>;
+
 /** spec §3's meter import headers (they are the column keys), and the meter type a meter may name. */
 export const METER_IMPORT_COLUMNS: readonly ImportColumn[] = [
   { key: 'consumerCode', label: label('consumerCode') },
   { key: 'consumerName', label: importLabel('consumerName') },
   { key: 'identityNumber', label: importLabel('identityNumber') },
-  { key: 'devAddr', label: label('devAddr'), required: true },
+  { key: 'devAddr', label: label('devAddr'), required: true, example: '000000000001' },
   { key: 'moduleNo', label: label('moduleNo') },
   { key: 'simNo', label: importLabel('simNo') },
   { key: 'meterBoxNo', label: label('meterBoxNo') },
-  { key: 'gridName', label: label('gridName'), required: true },
-  { key: 'supplierName', label: label('supplierName') },
+  gridColumn(label('gridName')),
+  { key: 'supplierName', label: label('supplierName'), by: 'crud.importBy.name' },
   { key: 'tariffId', label: label('tariffId') },
   { key: 'pocPoint', label: importLabel('pocPoint') },
-  { key: 'pocNature', label: importLabel('pocNature') },
+  { key: 'pocNature', label: importLabel('pocNature'), schema: NEW_POC.shape.nature },
   { key: 'dcuNo', label: label('dcuNo') },
   { key: 'hesPassword', label: label('hesPassword') },
-  { key: 'interfaceType', label: label('interfaceType') },
-  { key: 'meterTypeName', label: label('meterTypeName') },
+  { key: 'interfaceType', label: label('interfaceType'), schema: METER_SHAPE.interfaceType },
+  { key: 'meterTypeName', label: label('meterTypeName'), by: 'crud.importBy.modelName' },
 ];
 
 /** The column each field of the four records comes from. */
@@ -69,12 +75,6 @@ const METER_COLUMN: Record<string, string> = {
   dcuId: 'dcuNo',
 };
 const POC_COLUMN: Record<string, string> = { pocNo: 'pocPoint', nature: 'pocNature' };
-
-// A new consumer, module or POC takes the meter's grid node, and the POC the meter's id: checked apart.
-const NEW_CONSUMER = ConsumerCreateSchema.omit({ gridId: true });
-const NEW_MODULE = ModuleCreateSchema.omit({ gridId: true });
-const NEW_POC = PocCreateSchema.omit({ gridId: true, meterId: true });
-const METER_SHAPE = MeterCreateSchema.shape as Record<string, z.ZodType>;
 
 /** A meter's communication module made by an import: the device type of a meter's own module. */
 const METER_MODULE_DEVICE_TYPE = 0;

@@ -91,7 +91,7 @@ export const moduleImport = recordImport<ModuleCreate>({
   table: commModule,
   unique: moduleArchive.unique,
   columns: [
-    { key: 'moduleNo', label: label('moduleNo'), required: true },
+    { key: 'moduleNo', label: label('moduleNo'), required: true, example: 'M000001' },
     { key: 'deviceType', label: label('deviceType'), required: true },
     gridColumn(label('gridName')),
     { key: 'workingMode', label: label('workingMode') },

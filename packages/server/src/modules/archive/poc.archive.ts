@@ -269,7 +269,7 @@ export const pocImport = recordImport<PocCreate>({
   // Two rows naming one meter would put it at two POCs.
   distinctInFile: ['devAddr'],
   columns: [
-    { key: 'pocNo', label: label('pocNo'), required: true },
+    { key: 'pocNo', label: label('pocNo'), required: true, example: 'P000001' },
     { key: 'nature', label: label('nature'), required: true },
     gridColumn(label('gridName')),
     scopedReference('consumerCode', 'consumerId', CONSUMER, consumer.consumerCode, 'consumerNotFound'),

@@ -79,8 +79,8 @@ export const supplierImport = recordImport<SupplierCreate>({
   table: supplier,
   unique: supplierArchive.unique,
   columns: [
-    { key: 'supplierCode', label: 'supplier.fields.supplierCode', required: true },
-    { key: 'supplierName', label: 'supplier.fields.supplierName', required: true },
+    { key: 'supplierCode', label: 'supplier.fields.supplierCode', required: true, example: 'SUP01' },
+    { key: 'supplierName', label: 'supplier.fields.supplierName', required: true, example: 'Example Meters Ltd' },
     { key: 'contact', label: 'supplier.fields.contact' },
     { key: 'phone', label: 'supplier.fields.phone' },
     { key: 'address', label: 'supplier.fields.address' },

@@ -51,6 +51,8 @@ export const gridColumn = (label: string): ReferenceColumn => ({
   key: 'gridName',
   label,
   required: true,
+  by: 'crud.importBy.nameOrCode',
+  example: 'TA-01',
   field: 'gridId',
   resolve: resolveGrids,
   notFound: 'gridNotFound',

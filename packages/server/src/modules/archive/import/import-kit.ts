@@ -1,4 +1,5 @@
 import {
+  type FieldOption,
   fieldMeta,
   type ImportError,
   type ImportStatus,
@@ -30,6 +31,15 @@ export interface ImportColumn {
   /** i18n key; the English and Chinese texts are accepted as the header, the user's language heads the template. */
   label: string;
   required?: boolean;
+  /**
+   * The field a cell converts as: a select's options (a switch's yes and no) are the values the
+   * template lists and offers in a dropdown.
+   */
+  schema?: z.ZodType;
+  /** i18n key of what a reference column names its record by (` (name or code)`), part of its header. */
+  by?: string;
+  /** The template's example row's cell; a column with allowed values shows its first one. */
+  example?: string;
 }
 
 /** A data row by column key, with its Excel line. */
@@ -98,14 +108,42 @@ const normal = (text: string) => text.trim().toLowerCase();
 /** A header as the template writes it may carry ' *' for a required column. */
 const headerName = (text: string) => normal(text.replace(/\s*\*\s*$/, ''));
 
+/** A column's header in a language, without the mark of a required one: its label and what it names a record by. */
+export const columnTitle = (t: (key: string) => string, column: ImportColumn) =>
+  t(column.label) + (column.by ? t(column.by) : '');
+
+/** The headers a file may give a column: its key, and its label with or without what it names a record by. */
+const headerNames = (column: ImportColumn) =>
+  [EN, ZH].flatMap((t) => [t(column.label), columnTitle(t, column)]).concat(column.key);
+
+// No first: the example row shows a switch off, as a record starts.
+const SWITCH_CHOICES: readonly FieldOption[] = [
+  { value: 0, label: 'common.no' },
+  { value: 1, label: 'common.yes' },
+];
+
+/** The values a column allows, labelled: a single select's options, a switch's yes and no; none for free text. */
+export function columnChoices(column: ImportColumn): readonly FieldOption[] | undefined {
+  const meta = column.schema ? fieldMeta(column.schema) : undefined;
+  if (meta?.widget === 'switch') return SWITCH_CHOICES;
+  return meta?.widget === 'select' && !meta.multiple && meta.options?.length ? meta.options : undefined;
+}
+
+/** i18n key of the text that marks the template's example row: a row with it in a cell is not imported. */
+export const EXAMPLE_MARK = 'crud.importExampleRow';
+const EXAMPLE_MARKS = new Set([normal(EN(EXAMPLE_MARK)), normal(ZH(EXAMPLE_MARK))]);
+const isExample = (cells: readonly string[]) => cells.some((cell) => EXAMPLE_MARKS.has(normal(cell)));
+
 /** Rows checked, and then written, at a time: one query per reference and chunk, not per row. */
 export const IMPORT_CHUNK = 1000;
 
 /**
  * An uploaded workbook's data rows by column key. Its header row says which column is which (a
- * column's key, or its label in either language; unknown headers are ignored); the rows are read
+ * column's key, or its label in either language, with or without what a reference names its record
+ * by; unknown headers are ignored); the rows are read
  * from the file again on every pass, a chunk at a time, so no more than a chunk of them is ever
- * held. Empty rows are skipped.
+ * held. Empty rows are skipped, and so is the template's example row (EXAMPLE_MARK in a cell), so
+ * an operator who leaves it in imports no fake record.
  */
 export class ImportFile {
   private constructor(
@@ -130,7 +168,7 @@ export class ImportFile {
 
     const byName = new Map<string, ImportColumn>();
     for (const column of columns) {
-      for (const name of [column.key, EN(column.label), ZH(column.label)]) byName.set(headerName(name), column);
+      for (const name of headerNames(column)) byName.set(headerName(name), column);
     }
     const positions = new Map<string, number>();
     header.cells.forEach((text, index) => {
@@ -138,7 +176,7 @@ export class ImportFile {
       if (column && !positions.has(column.key)) positions.set(column.key, index);
     });
     const t = translator(language);
-    const labels = new Map(columns.map((c) => [c.key, t(c.label)]));
+    const labels = new Map(columns.map((c) => [c.key, columnTitle(t, c)]));
     const columnOf: ColumnOf = (key) => {
       const index = positions.get(key);
       if (index === undefined) return { header: labels.get(key) ?? key, letter: '' };
@@ -161,7 +199,7 @@ export class ImportFile {
         header = false;
         continue;
       }
-      if (cells.every((c) => c === '')) continue;
+      if (cells.every((c) => c === '') || isExample(cells)) continue;
       if (++count > MAX_IMPORT_ROWS) throw new ApiError(RESULT.badRequest, 'importTooManyRows');
       const byKey: Record<string, string> = {};
       for (const [key, index] of this.positions) byKey[key] = cells[index] ?? '';

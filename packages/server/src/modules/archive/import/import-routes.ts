@@ -2,13 +2,12 @@ import { MAX_IMPORT_BYTES, RESULT } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../../db/driver';
 import { fieldError, notFound } from '../../../http/api-error';
-import { loadExcel, XLSX_TYPE } from '../../../http/export';
+import { XLSX_TYPE } from '../../../http/export';
 import { registerDownload, registerOperation, registerUpload } from '../../../http/operation';
 import { translator } from '../../../i18n/labels';
 import type { JobSystem } from '../../../jobs/job-system';
 import { type ImportDefinition, importStatus, startImport } from './import-kit';
-
-const COLUMN_WIDTH = 21;
+import { importTemplate } from './template';
 
 /** Template, upload and status of every import; the job system runs the imports themselves. */
 export function registerImportRoutes(
@@ -19,19 +18,10 @@ export function registerImportRoutes(
     const { api, entity } = definition;
     registerDownload(app, api.template, async ({ session }) => {
       const t = translator(session.language);
-      const ExcelJS = await loadExcel();
-      const workbook = new ExcelJS.Workbook();
-      const sheet = workbook.addWorksheet(t(`${entity}.exportName`));
-      sheet.columns = definition.columns.map((c) => ({
-        header: `${t(c.label)}${c.required ? ' *' : ''}`,
-        key: c.key,
-        width: COLUMN_WIDTH,
-      }));
-      sheet.getRow(1).font = { bold: true };
       return {
         filename: `${t(`${entity}.exportName`)}-${t('crud.importTemplate')}.xlsx`,
         contentType: XLSX_TYPE,
-        body: Buffer.from(await workbook.xlsx.writeBuffer()),
+        body: await importTemplate(definition.columns, t(`${entity}.exportName`), session.language),
       };
     });
     registerUpload(app, api.import, MAX_IMPORT_BYTES, async ({ file, fileName, session }) => {

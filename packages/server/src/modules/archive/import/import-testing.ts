@@ -75,10 +75,15 @@ export async function importRows(
   rows: ExcelJS.CellValue[][],
   cookie: string,
 ): Promise<ImportStatus> {
+  return importFile(t, entity, await workbook(rows), cookie);
+}
+
+/** Uploads `file` to `/apis/<entity>/import` and waits for the job's outcome. */
+export async function importFile(t: TestApp, entity: string, file: Buffer, cookie: string): Promise<ImportStatus> {
   const res = await t.app.http.inject({
     method: 'POST',
     url: `/apis/${entity}/import`,
-    payload: await workbook(rows),
+    payload: file,
     headers: { cookie, 'content-type': XLSX, 'x-file-name': encodeURIComponent(`${entity}.xlsx`) },
   });
   expect(res.statusCode).toBe(200);
@@ -101,4 +106,18 @@ export async function archiveCounts(t: TestApp) {
     meter: await count(meter),
     poc: await count(poc),
   };
+}
+
+/** The template `/apis/<entity>/template` answers, read back. */
+export async function downloadTemplate(t: TestApp, entity: string, cookie: string): Promise<ExcelJS.Workbook> {
+  const res = await t.app.http.inject({
+    method: 'POST',
+    url: `/apis/${entity}/template`,
+    payload: {},
+    headers: { cookie },
+  });
+  expect(res.statusCode).toBe(200);
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+  return book;
 }

@@ -7,7 +7,7 @@ import { defineJob, JobSystem } from '../../../jobs/job-system';
 import { createTestApp, type TestApp } from '../../../test/harness';
 import { supplierImport } from '../supplier.archive';
 import { importStatus, runImport, startImport } from './import-kit';
-import { type ZipPart, zipFile } from './import-testing';
+import { downloadTemplate, type ZipPart, zipFile } from './import-testing';
 import { checkUnpackedSize } from './workbook';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -67,15 +67,7 @@ describe('archive imports (the supplier import)', () => {
   const supplierCount = async () => (await t.db.select({ n: sql<number>`count(*)::int` }).from(supplier))[0]!.n;
 
   it('offers a template whose headers the import reads back', async () => {
-    const res = await t.app.http.inject({
-      method: 'POST',
-      url: '/apis/supplier/template',
-      payload: {},
-      headers: { cookie: admin },
-    });
-    expect(res.statusCode).toBe(200);
-    const book = new ExcelJS.Workbook();
-    await book.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
+    const book = await downloadTemplate(t, 'supplier', admin);
     const headers = book.worksheets[0]!.getRow(1).values as string[];
     expect(headers.slice(1, 3)).toEqual(['Supplier code *', 'Supplier name *']);
     const rows = [headers.slice(1), ['TPL1', 'From the template', '', '', '', '']];

@@ -106,10 +106,13 @@ export function recordImport<Create>(spec: RecordImportSpec<Create>): ImportDefi
   const columnOfField = new Map<string, string>(spec.columns.map((c) => [isReference(c) ? c.field : c.key, c.key]));
   const inFile = [...Object.keys(spec.unique), ...(spec.distinctInFile ?? [])];
 
+  // A column converts as the create field of its key: the template lists that field's allowed values.
+  const columns = spec.columns.map((c) => (isReference(c) ? c : { ...c, schema: shape[c.key] }));
+
   return {
     entity: spec.entity,
     api: spec.api,
-    columns: spec.columns,
+    columns,
     pass(ctx) {
       const { columnOf } = ctx;
       const repeated = duplicatesInFile(inFile, columnOf);
@@ -144,10 +147,10 @@ export function recordImport<Create>(spec: RecordImportSpec<Create>): ImportDefi
         for (const row of rows) {
           const input: Record<string, unknown> = {};
           const rowErrors: ImportError[] = [];
-          for (const column of spec.columns) {
+          for (const column of columns) {
             const text = row.cells[column.key] ?? '';
             if (!isReference(column)) {
-              const value = cellValue(shape[column.key], text);
+              const value = cellValue(column.schema, text);
               if (value !== undefined) input[column.key] = value;
               continue;
             }
