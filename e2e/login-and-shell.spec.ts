@@ -111,3 +111,38 @@ test.describe('with the stored admin login', () => {
     await expect(page).toHaveURL(/\/dashboard$/);
   });
 });
+
+const AREAS = [
+  '/archiveSetting',
+  '/serviceRequest',
+  '/parameterSetting',
+  '/dataAnalytic',
+  '/report',
+  '/paymentMGT',
+  '/sysMGT',
+] as const;
+
+// The header menu folds what does not fit into "More" instead of wrapping onto a second row.
+for (const [language, login] of [
+  ['en', STORED_LOGIN.admin],
+  ['zh', STORED_LOGIN.adminZh],
+] as const) {
+  test(`the header menu fits one row at 1280 px and folds into More below (${language})`, async ({ browser }) => {
+    const context = await browser.newContext({ storageState: login, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto('/dashboard');
+    const tops = await Promise.all(
+      ['/dashboard', ...AREAS].map(async (uri) => {
+        const item = page.getByTestId('header-menu').getByTestId(`menu-${uri}`).first();
+        await expect(item).toBeVisible();
+        return (await item.boundingBox())?.y;
+      }),
+    );
+    expect(new Set(tops).size, `${language}: the areas' tops ${tops.join(', ')}`).toBe(1);
+    await expect(page.getByTestId('menu-more')).toBeHidden();
+
+    await page.setViewportSize({ width: 900, height: 800 });
+    await expect(page.getByTestId('menu-more')).toBeVisible();
+    await context.close();
+  });
+}
