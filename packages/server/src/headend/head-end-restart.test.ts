@@ -15,7 +15,7 @@ beforeAll(async () => {
   t = await createTestApp({}, { headEnd: true });
   gridId = await gridNode(t);
   operator = await userOfGrid(t, gridId, [CONNECT]);
-}, 60_000);
+});
 afterAll(() => t?.close());
 
 async function onlineMeter(answers: Answer[]) {

@@ -191,7 +191,7 @@ describe('faults', () => {
     const res = await plan('relayConnect', [addr], { timeout: 5 });
     expect((await outcome(res.body.data.planid)).byCode).toEqual({ '99': 1 });
     sim.device(addr).setFault({ silent: false });
-  }, 60_000);
+  });
 
   it('a busy meter answers 91, and the retry succeeds', async () => {
     const addr = meters[4] as string;

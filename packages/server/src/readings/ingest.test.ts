@@ -35,7 +35,7 @@ const capture = new Writable({
 beforeAll(async () => {
   t = await createTestApp({}, { headEnd: true, logger: createLogger('info', capture) });
   gridId = await gridNode(t);
-}, 60_000);
+});
 afterAll(() => t?.close());
 
 const ingest = () => t.app.readingIngest;
@@ -259,7 +259,7 @@ describe('readings from a device on the broker’s TCP listener', () => {
   let d: TestApp;
   beforeAll(async () => {
     d = await createTestApp({}, { headEnd: true, deviceListener: true });
-  }, 60_000);
+  });
   afterAll(() => d?.close());
 
   it('a DCU logged in with its password publishes its meter’s load profile and frozen values; they land once, stored before the acknowledgement', async () => {

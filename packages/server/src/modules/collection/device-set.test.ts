@@ -75,7 +75,7 @@ beforeAll(async () => {
   // Y: outside, under dcuOut.
   const y = await meterAt(t, elsewhere, serial('Y'));
   await t.db.update(meter).set({ dcuId: dcuOut }).where(eq(meter.id, y.id));
-}, 60_000);
+});
 afterAll(() => t?.close());
 
 const devs = (input: object): TaskDevs => TaskDevsSchema.parse(input);

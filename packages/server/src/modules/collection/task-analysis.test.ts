@@ -163,7 +163,7 @@ beforeAll(async () => {
   await run(ids.t1, 'scheduled', ago(20), [{ meter: m1, dcuNo: 'D1', received: 0, code: '99' }]);
   await run(ids.t2, 'scheduled', ago(1), [{ meter: m4, dcuNo: null, received: 97, code: '00' }]);
   await run(ids.deleted, 'scheduled', ago(1), [{ meter: m1, dcuNo: 'D1', received: 0, code: '99' }]);
-}, 60_000);
+});
 afterAll(() => t?.close());
 
 const list = (body: object, cookie = admin) =>

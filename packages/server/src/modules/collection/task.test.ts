@@ -56,7 +56,7 @@ beforeAll(async () => {
   templateName = uniqueName('daily');
   const res = await t.call('/plantemplate/save', { templateName, items: ['loadProfile', 'dailyFrozen'] }, operator);
   expect(res.status).toBe(200);
-}, 60_000);
+});
 afterAll(() => t?.close());
 
 interface TaskBody {

@@ -34,7 +34,7 @@ beforeAll(async () => {
   t = await createTestApp({ disconnectApprovalThreshold: 2, disconnectStaggerPerSecond: 20 }, { headEnd: true });
   gridId = await gridNode(t);
   operator = await userOfGrid(t, gridId, ALL_BUTTONS);
-}, 60_000);
+});
 afterAll(() => t?.close());
 
 /** An online meter in the test's grid, answered by a scripted device. */
