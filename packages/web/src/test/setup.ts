@@ -7,8 +7,9 @@ import { applyLanguage } from '@/i18n/i18n';
 // lookup; one generous default here instead of numbers in each test (vitest.config.ts allows for it).
 configure({ asyncUtilTimeout: 20_000 });
 
-// jsdom lays nothing out and has no scrollIntoView; pages bring what appears into view with it.
-Element.prototype.scrollIntoView = vi.fn();
+// jsdom lays nothing out and has no scrollIntoView; pages bring what appears into view with it. It answers a
+// promise, as Chromium's does.
+Element.prototype.scrollIntoView = vi.fn(() => Promise.resolve()) as unknown as Element['scrollIntoView'];
 
 afterEach(() => {
   cleanup();

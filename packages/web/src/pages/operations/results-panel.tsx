@@ -68,8 +68,11 @@ export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: Pl
   const failed = finished ? failedDevices(run) : [];
   const operation = t(`operations.names.${run.operation}`);
   const panel = useRef<HTMLDivElement>(null);
-  // It appears below the devices and the operation's form, out of sight on most screens.
-  useEffect(() => panel.current?.scrollIntoView({ behavior: 'smooth', block: 'nearest' }), []);
+  // It appears below the devices and the operation's form, out of sight on most screens. Chromium's
+  // scrollIntoView answers a promise, which React would take for the effect's clean-up: nothing is returned.
+  useEffect(() => {
+    void panel.current?.scrollIntoView({ behavior: 'smooth', block: 'nearest' });
+  }, []);
   const exportFile = useMutation({
     mutationFn: () => downloadFile(planApi.export, { planid: run.planid }),
     onError: (error) => message.error(errorText(t, error)),
