@@ -1,3 +1,4 @@
+import { RESOURCE_TREE } from '@meterdesk/contracts';
 import {
   ADMIN_ROLE_ID,
   adminApi,
@@ -112,15 +113,8 @@ test.describe('with the stored admin login', () => {
   });
 });
 
-const AREAS = [
-  '/archiveSetting',
-  '/serviceRequest',
-  '/parameterSetting',
-  '/dataAnalytic',
-  '/report',
-  '/paymentMGT',
-  '/sysMGT',
-] as const;
+/** The header menu's items: the dashboard and the areas, as the resource tree seeds them. */
+const MENU_URIS = RESOURCE_TREE.map((node) => node.uri);
 
 // The header menu folds what does not fit into "More" instead of wrapping onto a second row. antd keeps
 // a folded item, and "More" while nothing is folded, in the bar marked aria-hidden.
@@ -136,7 +130,7 @@ for (const [language, login] of [
     const shown = menu.locator('li:not([aria-hidden="true"])');
     const more = menu.locator('li', { has: page.getByTestId('menu-more') });
     const tops = await Promise.all(
-      ['/dashboard', ...AREAS].map(async (uri) => {
+      MENU_URIS.map(async (uri) => {
         const item = shown.getByTestId(`menu-${uri}`);
         await expect(item).toBeVisible();
         return (await item.boundingBox())?.y;

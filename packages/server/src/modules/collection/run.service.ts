@@ -142,6 +142,19 @@ export class CollectionRuns {
     return run;
   }
 
+  /** What every run of a task carries from the task, for one period. */
+  private async runOf(tx: Executor, task: PlanRow, period: Period) {
+    return {
+      planId: task.id,
+      periodFrom: period.from,
+      periodTo: period.to,
+      items: await this.itemsOf(tx, task.orders),
+      priority: task.pri,
+      timeoutSeconds: task.timeout,
+      concurrency: task.concurrent,
+    };
+  }
+
   /** A run of a task with its repairs (pending until due). */
   private async insertRun(
     tx: Executor,
@@ -151,15 +164,8 @@ export class CollectionRuns {
     at: Date,
     extra: { occurrence?: number; missed?: number; requestedBy?: string } = {},
   ): Promise<RunRow> {
-    const items = await this.itemsOf(tx, task.orders);
     const common = {
-      planId: task.id,
-      periodFrom: period.from,
-      periodTo: period.to,
-      items,
-      priority: task.pri,
-      timeoutSeconds: task.timeout,
-      concurrency: task.concurrent,
+      ...(await this.runOf(tx, task, period)),
       requestedBy: extra.requestedBy ?? task.createdBy,
     };
     const [run] = await tx
@@ -362,23 +368,17 @@ export class CollectionRuns {
       const dueAt = occurrenceAt(crontab, index);
       if (dueAt > new Date()) break;
       const run = await this.db.transaction(async (tx) => {
-        const items = await this.itemsOf(tx, task.orders);
-        const period = occurrencePeriod(crontab, index);
+        const fields = await this.runOf(tx, task, occurrencePeriod(crontab, index));
+        const items = fields.items;
         const [inserted] = await tx
           .insert(collectionRun)
           .values({
+            ...fields,
             id: stableId(`history:${planId}:${index}`),
-            planId,
             kind: 'history',
             status: 'running',
             occurrence: index,
             dueAt,
-            periodFrom: period.from,
-            periodTo: period.to,
-            items,
-            priority: task.pri,
-            timeoutSeconds: task.timeout,
-            concurrency: task.concurrent,
             requestedBy: task.createdBy,
             startedAt: sql`now()`,
           })
