@@ -64,7 +64,7 @@ const BENCHES = {
   },
   field: {
     args: [...TSX, 'bench/collection-field.ts'],
-    smoke: { ...tiny, BENCH_REPAIRS: '0', BENCH_RUN_NOW: '1' },
+    smoke: { ...tiny, BENCH_REPAIRS: '0', BENCH_RUN_NOW: '1', BENCH_FLAPPING: '0', BENCH_LOSS: '0' },
   },
 };
 /** A smoke run that has not ended by then hangs: it is stopped and fails. */
