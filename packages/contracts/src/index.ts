@@ -89,3 +89,5 @@ export * as syslogApi from './system/syslog.api';
 export { type SystemLog, type SystemLogQuery, systemLogEntity } from './system/syslog.api';
 export * as userApi from './system/user.api';
 export * from './system/user.schema';
+export * from './analytics/consumption';
+export * from './analytics/kit';

@@ -25,6 +25,7 @@ import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerCollectionRoutes } from './modules/collection/collection';
+import { registerAnalyticsRoutes } from './modules/analytics/analytics';
 import { registerCollectionReportRoutes } from './modules/collection/collection-report.routes';
 import { registerReadingsRoutes } from './modules/collection/readings.routes';
 import { registerRunRoutes } from './modules/collection/run.routes';
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCollectionRoutes(http, services.collection);
   registerReadingsRoutes(http, services);
   registerCollectionReportRoutes(http, services);
+  registerAnalyticsRoutes(http, services);
   registerRunRoutes(http, { db: services.db, runs: services.collectionRuns, tasks: services.collection.tasks });
   registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
