@@ -1,3 +1,5 @@
+export * from './analytics/consumption';
+export * from './analytics/kit';
 export * from './archive/archive-api';
 export * from './archive/archive-import';
 export * from './archive/consumer.api';
@@ -89,5 +91,3 @@ export * as syslogApi from './system/syslog.api';
 export { type SystemLog, type SystemLogQuery, systemLogEntity } from './system/syslog.api';
 export * as userApi from './system/user.api';
 export * from './system/user.schema';
-export * from './analytics/consumption';
-export * from './analytics/kit';
