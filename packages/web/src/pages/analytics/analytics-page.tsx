@@ -101,8 +101,9 @@ function SummaryStrip({
 
 /**
  * An analytics page as its contracts declare it: the summary strip and the chart of the filters and
- * period in the URL, then the table with its filter bar, sort, paging, refresh and export. `fixed`
- * keys (a detail page's meter) go with every call; `children` come between the chart and the table.
+ * period in the URL between the filter bar that governs them and the table with its sort, paging,
+ * refresh and export. `fixed` keys (a detail page's meter) go with every call; `children` come
+ * between the chart and the table.
  */
 export function AnalyticsPage({
   screen,
@@ -143,9 +144,8 @@ export function AnalyticsPage({
     [definition, summary.data, t],
   );
 
-  return (
-    <Flex vertical gap={16} data-testid={`analytics-page-${definition.entity.name}`}>
-      {header?.(summary.data?.figures)}
+  const figuresAndChart = (
+    <>
       <SummaryStrip
         definition={definition}
         figures={summary.data?.figures}
@@ -162,7 +162,12 @@ export function AnalyticsPage({
         </Card>
       )}
       {children}
-      <CrudListPage crud={crud} fixed={fixed} keepParams={Object.keys(fixed ?? {})} />
+    </>
+  );
+  return (
+    <Flex vertical gap={16} data-testid={`analytics-page-${definition.entity.name}`}>
+      {header?.(summary.data?.figures)}
+      <CrudListPage crud={crud} fixed={fixed} keepParams={Object.keys(fixed ?? {})} belowFilters={figuresAndChart} />
     </Flex>
   );
 }
