@@ -42,7 +42,8 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: Anal
     exportDialog: true,
     rowKey: rowKey as never,
     rowActions,
-    viewAction: rowActions.length === 0,
+    // A row shows all its figures already: a View drawer would only repeat them.
+    viewAction: false,
     timeRange: {
       label: 'analytics.period',
       startKey: keys.start,
@@ -91,6 +92,8 @@ function SummaryStrip({
               data-testid={`analytics-figure-${key}`}
               title={t(labelOf(definition.summary, key))}
               value={figures?.[key] === null || figures?.[key] === undefined ? '–' : (figures[key] as string | number)}
+              // A text figure (a serial, a day) is shown as it is, not grouped like a number.
+              formatter={typeof figures?.[key] === 'string' ? (value) => value : undefined}
             />
           ),
         )}
