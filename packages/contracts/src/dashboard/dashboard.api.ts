@@ -101,14 +101,12 @@ export type ModuleSummary = z.infer<typeof ModuleSummarySchema>;
 
 const energyDay = z.object({
   day: z.string(),
-  /** The day's active import of the meters whose consumption is known, in `unit`; null when none is. */
+  /** The day's active import of the meters whose consumption is known, kWh (three decimals); null when none is. */
   value: z.number().nullable(),
   /** Meters whose consumption is known that day. */
   meters: count,
 });
 export const EnergySummarySchema = z.object({
-  /** The active import register's unit as the OBIS catalogue names it (its scaler applied). */
-  unit: z.string(),
   yesterday: energyDay,
   dayBefore: energyDay,
   /** This month so far: its first UTC day to today (a day's consumption is known once it has closed). */

@@ -11,19 +11,16 @@ import {
   type EnergySummary,
   METER_STATUSES,
   type ModuleSummary,
-  OBIS,
   OPERATION_LOG_ROWS,
   type OperationLog,
   PAYMENT_MODES,
-  scaledNumber,
-  unitSymbol,
   WORKING_MODES,
 } from '@meterdesk/contracts';
 import { and, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
 import { type ArchiveFacet, archiveCounts, totalOf } from '../../db/archive-counts';
 import type { Db } from '../../db/driver';
 import { iso, lookup, rowsOf } from '../../db/rows';
-import { eventDefinition, meter, meterEvent, obisItem, powerGrid, rollupGridDay, sysLog } from '../../db/schema';
+import { eventDefinition, meter, meterEvent, powerGrid, rollupGridDay, sysLog } from '../../db/schema';
 import { gridScope, type Scope } from '../../rbac/scope';
 import type { CollectionReportService } from '../collection/collection-report.service';
 import { journalScope, toSystemLog } from '../system/syslog.repository';
@@ -181,43 +178,33 @@ export class DashboardService {
     };
   }
 
-  /** Yesterday, the day before and this month so far; consumption in the active import register's unit. */
+  /**
+   * Yesterday, the day before and this month so far, in kWh as the consumption pages give it (the
+   * rollups hold the register's Wh).
+   */
   async energy(scope: Scope): Promise<EnergySummary> {
     const today = this.today();
     const yesterday = addDays(today, -1);
     const dayBefore = addDays(today, -2);
     const monthStart = `${today.slice(0, 7)}-01`;
-    const first = dayBefore < monthStart ? dayBefore : monthStart;
-    const [days, [register]] = await Promise.all([
-      this.gridDays(scope, first, today),
-      this.db
-        .select({ scaler: obisItem.scaler, unit: obisItem.unit })
-        .from(obisItem)
-        .where(eq(obisItem.obis, OBIS.activeImport)),
-    ]);
-    // Raw register units are summed first and scaled once, as the readings screens scale a value.
-    const scaled = (raw: number | null) => (raw === null ? null : scaledNumber(raw, register?.scaler ?? 0));
-    const rawOf = (day: string) => {
+    const days = await this.gridDays(scope, dayBefore < monthStart ? dayBefore : monthStart, today);
+    const kwh = (wh: number) => Math.round(wh) / 1000;
+    const energyDay = (day: string) => {
       const found = days.get(day);
-      return found?.metersWithConsumption ? found.consumption : null;
+      const meters = found?.metersWithConsumption ?? 0;
+      return { day, value: found && meters ? kwh(found.consumption) : null, meters };
     };
-    const energyDay = (day: string) => ({
-      day,
-      value: scaled(rawOf(day)),
-      meters: days.get(day)?.metersWithConsumption ?? 0,
-    });
-    const monthDays = daysFrom(monthStart, today);
-    const monthRaw = monthDays.map(rawOf).filter((raw) => raw !== null);
+    const month = daysFrom(monthStart, today).map(energyDay);
+    const known = month.flatMap((d) => (d.value === null ? [] : [days.get(d.day)?.consumption ?? 0]));
     return {
-      unit: register ? unitSymbol(register.unit) : '',
       yesterday: energyDay(yesterday),
       dayBefore: energyDay(dayBefore),
       month: {
         startDay: monthStart,
         endDay: today,
-        value: monthRaw.length ? scaled(monthRaw.reduce((sum, raw) => sum + raw, 0)) : null,
+        value: known.length ? kwh(known.reduce((sum, wh) => sum + wh, 0)) : null,
       },
-      days: monthDays.map(energyDay),
+      days: month,
     };
   }
 

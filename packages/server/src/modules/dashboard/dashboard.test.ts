@@ -185,9 +185,9 @@ describe('the dashboard cards', () => {
 
   it("gives yesterday's, the day before's and this month's energy of the caller's meters", async () => {
     const energy = (await t.call<EnergySummary>('/dashboard/energy', {}, mine)).body.data;
-    expect(energy.unit).toBe('Wh');
-    expect(energy.yesterday).toEqual({ day: yesterday, value: 800, meters: 1 });
-    expect(energy.dayBefore).toEqual({ day: daysAgo(2), value: 500, meters: 1 });
+    // kWh, as the consumption pages give it: the registers hold Wh.
+    expect(energy.yesterday).toEqual({ day: yesterday, value: 0.8, meters: 1 });
+    expect(energy.dayBefore).toEqual({ day: daysAgo(2), value: 0.5, meters: 1 });
     const monthStart = `${daysAgo(0).slice(0, 7)}-01`;
     const inMonth = [
       [daysAgo(2), 500],
@@ -196,13 +196,13 @@ describe('the dashboard cards', () => {
     expect(energy.month).toEqual({
       startDay: monthStart,
       endDay: daysAgo(0),
-      value: inMonth.length ? inMonth.reduce((sum, [, value]) => sum + (value as number), 0) : null,
+      value: inMonth.length ? inMonth.reduce((sum, [, wh]) => sum + (wh as number), 0) / 1000 : null,
     });
     expect(energy.days[0]?.day).toBe(monthStart);
     expect(energy.days.at(-1)).toEqual({ day: daysAgo(0), value: null, meters: 0 });
-    // The other region's 10,000 Wh are the administrator's alone.
+    // The other region's 10 kWh are the administrator's alone.
     const all = (await t.call<EnergySummary>('/dashboard/energy', {}, admin)).body.data;
-    expect(all.yesterday).toEqual({ day: yesterday, value: 10_800, meters: 2 });
+    expect(all.yesterday).toEqual({ day: yesterday, value: 10.8, meters: 2 });
   });
 
   it("gives today's and yesterday's read success as the collection report counts it", async () => {
