@@ -127,7 +127,7 @@ describe('event rollups (events per meter and day by code)', () => {
     expect(stored).toEqual([{ partition: 'rollup_meter_event_day_p201905' }]);
   });
 
-  it('gives, by the backfill of migration 0025, the rows the fold gives', async () => {
+  it('gives, by the backfill of migration 0026, the rows the fold gives', async () => {
     await t.db.update(meterEvent).set({ ackAt: new Date(), ackBy: 'x' }).where(eq(meterEvent.meterId, m2));
     await t.db.insert(rollupPending).values({ meterId: m2, day: DAY });
     await foldPending(t.db);
@@ -139,7 +139,7 @@ describe('event rollups (events per meter and day by code)', () => {
     await t.db.update(meterEvent).set({ ackAt: null, ackBy: null }).where(eq(meterEvent.meterId, m2));
     await t.db.delete(rollupMeterEventDay);
     await t.db.delete(rollupGridEventDay);
-    const migration = readFileSync(new URL('../db/migrations/0025_meter_event_rollups.sql', import.meta.url), 'utf8');
+    const migration = readFileSync(new URL('../db/migrations/0026_meter_event_rollups.sql', import.meta.url), 'utf8');
     const backfill = migration
       .split('--> statement-breakpoint')
       .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())

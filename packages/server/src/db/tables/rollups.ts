@@ -137,7 +137,7 @@ const eventFigures = () => ({
 /**
  * One meter's events of a UTC day by code, with its grid node and DCU when the row was computed (as
  * rollup_meter_day's): a meter's timeline counts and a storm's meters. Folded with the meter's day, and
- * again when events are acknowledged. Partitioned by month on `day` (migration 0025), made and dropped
+ * again when events are acknowledged. Partitioned by month on `day` (migration 0026), made and dropped
  * with the readings' months.
  */
 export const rollupMeterEventDay = pgTable(
