@@ -32,6 +32,12 @@ export const MAX_TIMELINE_EVENTS = 1000;
 export const MAX_ACK_EVENTS = MAX_PAGE_SIZE;
 export const ACK_REMARK_MAX = 500;
 
+/**
+ * Where an event definition's name has a translation (`<prefix>.<name>`): the standard catalogue's
+ * names, as the definitions hold them until someone renames one; any other name is shown as written.
+ */
+export const EVENT_NAME_LABELS = ['meterEvents.standardNames'] as const;
+
 const label = (key: string) => `meterEvents.fields.${key}`;
 const count = (key: string) => field(z.number().int(), { label: label(key), widget: 'number' });
 const moment = (key: string) => field(z.string(), { label: label(key), widget: 'datetime' });
@@ -41,6 +47,11 @@ export const EventCodeSchema = z
   .int('wholeNumber')
   .min(0, 'outOfRange')
   .max(EVENT_CODE_MAX, 'outOfRange');
+/** A code to filter by: JSON clients send a number, the filter bar (a select of definitions) its text. */
+const EventCodeFilterSchema = z.preprocess(
+  (value) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value),
+  EventCodeSchema,
+);
 const EventLevelSchema = z.enum(EVENT_LEVELS, 'invalidValue');
 const EventMomentSchema = z.iso.datetime({ offset: true, message: 'invalidValue' });
 
@@ -50,7 +61,7 @@ const fields = {
   time: moment('time'),
   code: field(EventCodeSchema, { label: label('code'), widget: 'select', lookup: 'eventCodes' }),
   /** The event definition's name ('' for a code the catalogue lacks); a standard event's is translated. */
-  name: field(z.string(), { label: label('name'), widget: 'text', valueLabels: ['meterEvents.standardNames'] }),
+  name: field(z.string(), { label: label('name'), widget: 'text', valueLabels: EVENT_NAME_LABELS }),
   level: field(EventLevelSchema, {
     label: label('level'),
     widget: 'select',
@@ -78,7 +89,7 @@ export type MeterEventRecord = z.infer<typeof MeterEventRecordSchema>;
 
 const eventFilters = [
   equals('level', EventLevelSchema),
-  equals('code', EventCodeSchema),
+  equals('code', EventCodeFilterSchema),
   flag('acknowledged'),
 ] as const;
 
@@ -245,7 +256,10 @@ const DAY_MS = 86_400_000;
 
 export const AcknowledgeRequestSchema = z
   .strictObject({
-    remark: z.string('mandatory').trim().min(1, 'mandatory').max(ACK_REMARK_MAX, 'tooLong'),
+    remark: field(z.string('mandatory').trim().min(1, 'mandatory').max(ACK_REMARK_MAX, 'tooLong'), {
+      label: 'meterEvents.ack.remark',
+      widget: 'textarea',
+    }),
     events: z.array(EventKeySchema).min(1, 'mandatory').max(MAX_ACK_EVENTS, 'tooLong').optional(),
     storm: StormKeySchema.optional(),
   })

@@ -130,6 +130,8 @@ describe('meter events analytics, storms and acknowledgements', () => {
     };
     expect(await filtered({ level: 'severe' })).toHaveLength(4);
     expect(await filtered({ code: 2 })).toHaveLength(3);
+    // The filter bar sends a picked code as text.
+    expect(await filtered({ code: '2' })).toHaveLength(3);
     expect(await filtered({ dcuId: box.id })).toHaveLength(6);
     expect(await filtered({ devAddr: storm[0]!.devAddr })).toEqual([
       `${storm[0]!.devAddr} 2`,
