@@ -136,7 +136,8 @@ export const DevAddrFilterSchema = z.string().trim().min(1, 'mandatory').max(50,
 
 /** What the chart of a page draws: points of `point`, `x` along the axis and one series per field. */
 export interface ChartSpec<K extends string = string> {
-  kind: 'line' | 'bar';
+  /** `scatter`: a dot per point and series, none joined (events on a timeline). */
+  kind: 'line' | 'bar' | 'scatter';
   x: K;
   /** `time`: ISO moments (zoomable); `day` / `month`: UTC days or months; `category`: names. */
   xType: 'time' | 'day' | 'month' | 'category';
@@ -151,6 +152,8 @@ export type AnalyticsEntity = ListEntity & { listQuery: z.ZodObject };
 export interface AnalyticsDefinition<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject> {
   /** The rows: record, columns (sortable ones), filters; `pagePath` is the page's resource. */
   entity: E;
+  /** i18n key of the page's title, which heads its exports; `analytics.<entity name>.title` when absent. */
+  title?: string;
   period: PeriodSpec;
   /** The figures of the summary strip; each field's meta labels it. */
   summary: Sum;

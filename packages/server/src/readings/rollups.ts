@@ -81,6 +81,14 @@ export async function markPending(tx: Executor, keys: readonly RollupKey[]): Pro
 /** Keys folded per transaction: large enough to amortise the statements, small enough to keep locks short. */
 export const FOLD_BATCH = 5000;
 
+/**
+ * One recomputation of rollup rows at a time, taken for the rest of the transaction: two recomputing
+ * the same grid row from different snapshots could leave the older one last.
+ */
+export async function lockRollups(tx: Executor): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+}
+
 /** The columns of a meter's day, in rollup_meter_day's order after (meter_id, day, grid_id, dcu_id, consumption). */
 const DAY_FIGURES = sql.raw(`p.intervals, p.demand_min, p.demand_max, p.demand_avg, e.regular, e.medium, e.severe`);
 /** Whether meter `m` is one a report expects to read (rollup_meter_day.reporting). */
@@ -229,6 +237,76 @@ async function recomputeDcus(tx: Executor, dcus: readonly { id: string; day: str
   );
 }
 
+/** A meter's events of one code and level in a day, as rollup_meter_event_day holds them. */
+const EVENT_DAY_FIGURES = sql.raw(`e.code, e.level, count(*)::int, count(e.ack_at)::int, min(e.ts), max(e.ts)`);
+const EVENT_DAY_COLUMNS = sql.raw(
+  `(meter_id, day, grid_id, dcu_id, code, level, events, acknowledged, first_ts, last_ts)`,
+);
+
+/**
+ * Recomputes the event rows of some meters' days (`keys`) or of a whole day from meter_event, each
+ * meter's grid node and DCU as the archive holds them now, then the grid rows of every node and day
+ * they touched (the old node of a moved meter too). Runs in the caller's transaction, under
+ * `lockRollups`: the fold calls it with the meter rows, an acknowledgement for the days it changed.
+ */
+export async function recomputeEventDays(tx: Executor, days: readonly RollupKey[] | string): Promise<void> {
+  if (typeof days === 'string') {
+    const start = sql`(${days}::date::timestamp at time zone 'UTC')`;
+    const end = sql`((${days}::date + 1)::timestamp at time zone 'UTC')`;
+    await tx.execute(sql`delete from rollup_meter_event_day where day = ${days}::date`);
+    await tx.execute(
+      sql`insert into rollup_meter_event_day ${EVENT_DAY_COLUMNS}
+        select e.meter_id, ${days}::date, m.grid_id, m.dcu_id, ${EVENT_DAY_FIGURES}
+        from meter_event e join meter m on m.id = e.meter_id
+        where e.ts >= ${start} and e.ts < ${end}
+        group by e.meter_id, m.grid_id, m.dcu_id, e.code, e.level`,
+    );
+    await tx.execute(sql`delete from rollup_grid_event_day where day = ${days}::date`);
+    await tx.execute(
+      sql`insert into rollup_grid_event_day (grid_id, dcu_id, day, code, level, events, acknowledged, first_ts, last_ts)
+        select grid_id, dcu_id, day, code, level, sum(events), sum(acknowledged), min(first_ts), max(last_ts)
+        from rollup_meter_event_day where day = ${days}::date group by grid_id, dcu_id, day, code, level`,
+    );
+    return;
+  }
+  if (days.length === 0) return;
+  const keys = sql`keys as (select * from jsonb_to_recordset(${JSON.stringify(
+    days.map((k) => ({ meter_id: k.meterId, day: k.day })),
+  )}::jsonb) as k(meter_id varchar, day date))`;
+  const removed = await rowsOf<{ grid_id: string; day: string }>(
+    tx,
+    sql`with ${keys}, gone as (delete from rollup_meter_event_day r using keys k
+          where r.meter_id = k.meter_id and r.day = k.day returning r.grid_id, r.day)
+        select distinct grid_id, day::text as day from gone`,
+  );
+  const added = await rowsOf<{ grid_id: string; day: string }>(
+    tx,
+    sql`with ${keys}, added as (insert into rollup_meter_event_day ${EVENT_DAY_COLUMNS}
+          select k.meter_id, k.day, m.grid_id, m.dcu_id, ${EVENT_DAY_FIGURES}
+          from keys k join meter m on m.id = k.meter_id
+          join meter_event e on e.meter_id = k.meter_id
+            and e.ts >= (k.day::timestamp at time zone 'UTC') and e.ts < ((k.day + 1)::timestamp at time zone 'UTC')
+          group by k.meter_id, k.day, m.grid_id, m.dcu_id, e.code, e.level
+          returning grid_id, day)
+        select distinct grid_id, day::text as day from added`,
+  );
+  const nodes = new Map([...removed, ...added].map((n) => [`${n.grid_id} ${n.day}`, n]));
+  if (nodes.size === 0) return;
+  const nodeJson = JSON.stringify([...nodes.values()]);
+  const touched = sql`nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date))`;
+  // Two statements: a delete and an insert of the same keys in one would run in no given order.
+  await tx.execute(
+    sql`with ${touched} delete from rollup_grid_event_day g using nodes n where g.grid_id = n.grid_id and g.day = n.day`,
+  );
+  await tx.execute(
+    sql`with ${touched}
+      insert into rollup_grid_event_day (grid_id, dcu_id, day, code, level, events, acknowledged, first_ts, last_ts)
+      select r.grid_id, r.dcu_id, r.day, r.code, r.level, sum(r.events), sum(r.acknowledged), min(r.first_ts), max(r.last_ts)
+      from nodes n join rollup_meter_event_day r on r.grid_id = n.grid_id and r.day = n.day
+      group by r.grid_id, r.dcu_id, r.day, r.code, r.level`,
+  );
+}
+
 /**
  * Folds waiting keys into the rollups, a batch per transaction, until none wait; answers how many it
  * folded. Taking a key deletes it in the same transaction that writes its rows, so a crash leaves it
@@ -240,7 +318,7 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
   let folded = 0;
   for (;;) {
     const n = await db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+      await lockRollups(tx);
       const taken = await rowsOf<{ meter_id: string; day: string }>(
         tx,
         sql`delete from rollup_pending where (meter_id, day) in (
@@ -252,7 +330,9 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
         tx,
         taken.map((k) => k.day),
       );
-      await recompute(tx, keyedDays(taken.map((k) => ({ meterId: k.meter_id, day: k.day }))));
+      const keys = taken.map((k) => ({ meterId: k.meter_id, day: k.day }));
+      await recompute(tx, keyedDays(keys));
+      await recomputeEventDays(tx, keys);
       return taken.length;
     });
     folded += n;
@@ -267,16 +347,18 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
  */
 export function rollupDay(db: Db, day: string): Promise<number> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+    await lockRollups(tx);
     // A whole day groups every meter's rows at once: room to hash them in memory rather than sort on disk.
     await tx.execute(sql`set local work_mem = '64MB'`);
     await rollupPartitionsFor(tx, [day]);
-    return recompute(tx, wholeDay(day));
+    const meters = await recompute(tx, wholeDay(day));
+    await recomputeEventDays(tx, day);
+    return meters;
   });
 }
 
 /**
- * The months of rollup_meter_day that `days` fall in, made where missing: most are made ahead with
+ * The months of the meter rollups that `days` fall in, made where missing: most are made ahead with
  * the readings', but a daily frozen value also changes the day after it, which may open a month no
  * reading has reached yet.
  */
@@ -287,7 +369,7 @@ async function rollupPartitionsFor(tx: Executor, days: readonly string[]): Promi
     if (day < first) first = day;
     if (day > last) last = day;
   }
-  await ensurePartitions(tx, new Date(first), new Date(last), ['rollup_meter_day']);
+  await ensurePartitions(tx, new Date(first), new Date(last), ['rollup_meter_day', 'rollup_meter_event_day']);
 }
 
 export const READING_ROLLUPS_JOB = 'reading-rollups';

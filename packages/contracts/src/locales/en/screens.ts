@@ -8,6 +8,7 @@ import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
 import { meter } from './meter';
+import { meterEvents } from './meter-events';
 import { meterType } from './meter-type';
 import { module } from './module';
 import { obis } from './obis';
@@ -56,4 +57,5 @@ export const enScreens = {
   taskAnalysis,
   analytics,
   dashboard,
+  meterEvents,
 };

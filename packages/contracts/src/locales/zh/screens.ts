@@ -10,6 +10,7 @@ import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
 import { meter } from './meter';
+import { meterEvents } from './meter-events';
 import { meterType } from './meter-type';
 import { module } from './module';
 import { obis } from './obis';
@@ -54,4 +55,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   taskAnalysis,
   analytics,
   dashboard,
+  meterEvents,
 };

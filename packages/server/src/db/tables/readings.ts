@@ -1,3 +1,5 @@
+import { EVENT_LEVELS } from '@meterdesk/contracts';
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -11,6 +13,9 @@ import {
   timestamp,
   varchar,
 } from 'drizzle-orm/pg-core';
+
+/** meter_event.level of a severe event (the index of its name in EVENT_LEVELS). */
+export const SEVERE_LEVEL = EVENT_LEVELS.indexOf('severe');
 
 const time = () => timestamp({ withTimezone: true, mode: 'date' });
 const wh = (name?: string) => (name ? bigint(name, { mode: 'number' }) : bigint({ mode: 'number' }));
@@ -82,8 +87,19 @@ export const meterEvent = pgTable(
     /** 0 regular, 1 medium, 2 severe (the event definition's level when it arrived). */
     level: smallint().notNull(),
     data: jsonb(),
+    /** The user who acknowledged the event (sys_user.id); null while it waits. The first acknowledgement stays. */
+    ackBy: varchar({ length: 32 }),
+    ackAt: time(),
+    ackRemark: varchar({ length: 500 }),
   },
-  (t) => [primaryKey({ columns: [t.meterId, t.ts, t.code] }), index('meter_event_ts_idx').on(t.ts)],
+  (t) => [
+    primaryKey({ columns: [t.meterId, t.ts, t.code] }),
+    index('meter_event_ts_idx').on(t.ts),
+    // The dashboard's alarms, newest first: a small index of the severe events nobody has acknowledged yet.
+    index('meter_event_unack_severe_idx')
+      .on(t.ts)
+      .where(sql`${t.level} = ${sql.raw(String(SEVERE_LEVEL))} and ${t.ackAt} is null`),
+  ],
 );
 
 /** Events of concentrators. */

@@ -1,4 +1,16 @@
-import { bigint, boolean, date, index, integer, pgTable, primaryKey, timestamp, varchar } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  timestamp,
+  unique,
+  varchar,
+} from 'drizzle-orm/pg-core';
 
 /*
  * Rollups of the readings store (readings/rollups.ts), so a dashboard card or a report reads one row
@@ -113,7 +125,7 @@ export const meterLastRead = pgTable('meter_last_read', {
 /**
  * The archive counted per grid node (its own records, not its subtree's) and facet: meters by status,
  * consumers by type, modules by device type, DCUs. Statement triggers on the archive tables
- * (migration 0025) append a row per changed count, so a write never waits on another's counter row;
+ * (migration 0026) append a row per changed count, so a write never waits on another's counter row;
  * the rollup job adds a key's rows into one (`compactArchiveCounts`). A figure is the sum of a
  * subtree's rows: a dashboard card reads a few hundred rows where counting the archive read millions.
  */
@@ -128,4 +140,58 @@ export const archiveCount = pgTable(
     n: integer().notNull(),
   },
   (t) => [index('archive_count_grid_idx').on(t.gridId, t.facet)],
+);
+
+/** What the event rollups hold of one code's events in a day: how many, how many acknowledged, the first and last. */
+const eventFigures = () => ({
+  code: integer().notNull(),
+  /** meter_event.level (0 regular, 1 medium, 2 severe): a code's level is its definition's when each event arrived. */
+  level: smallint().notNull(),
+  events: integer().notNull(),
+  acknowledged: integer().notNull(),
+  firstTs: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+  lastTs: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+  updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/**
+ * One meter's events of a UTC day by code, with its grid node and DCU when the row was computed (as
+ * rollup_meter_day's): a meter's timeline counts and a storm's meters. Folded with the meter's day, and
+ * again when events are acknowledged. Partitioned by month on `day` (migration 0027), made and dropped
+ * with the readings' months.
+ */
+export const rollupMeterEventDay = pgTable(
+  'rollup_meter_event_day',
+  {
+    meterId: varchar({ length: 32 }).notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    gridId: varchar({ length: 32 }).notNull(),
+    dcuId: varchar({ length: 32 }),
+    ...eventFigures(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.meterId, t.day, t.code, t.level] }),
+    // The fold recomputes a node's grid rows from its meters' rows; a storm's meters are read by DCU.
+    index('rollup_meter_event_day_grid_idx').on(t.gridId, t.day),
+    index('rollup_meter_event_day_dcu_idx').on(t.dcuId, t.day),
+  ],
+);
+
+/**
+ * The events of one grid node's own meters behind one DCU (none: direct meters) for a day, by code:
+ * the meter events page's counts, chart and storm groups (DCU × code) read these, a few rows per node
+ * and day, summed over a subtree at query time as rollup_grid_day's are.
+ */
+export const rollupGridEventDay = pgTable(
+  'rollup_grid_event_day',
+  {
+    gridId: varchar({ length: 32 }).notNull(),
+    dcuId: varchar({ length: 32 }),
+    day: date({ mode: 'string' }).notNull(),
+    ...eventFigures(),
+  },
+  (t) => [
+    unique('rollup_grid_event_day_key').on(t.gridId, t.day, t.dcuId, t.code, t.level).nullsNotDistinct(),
+    index('rollup_grid_event_day_dcu_idx').on(t.dcuId, t.day),
+  ],
 );
