@@ -18,10 +18,15 @@ import { pageOf } from '../common/paging';
 
 export const ANALYTICS_AREA = '/dataAnalytic';
 
-/** How a page's period is chosen: whole UTC days (a single day when `maxDays` is 1) or whole months. */
+/**
+ * How a page's period is chosen: whole UTC days (a single day when `maxDays` is 1) or whole months;
+ * `none` for a page about the fleet as it is now (network monitor), which takes no period keys and
+ * whose period resolves to today.
+ */
 export type PeriodSpec =
   | { unit: 'day'; maxDays: number; defaultDays: number }
-  | { unit: 'month'; maxMonths: number; defaultMonths: number };
+  | { unit: 'month'; maxMonths: number; defaultMonths: number }
+  | { unit: 'none' };
 
 export const PERIOD_KEYS = {
   day: { start: 'startDay', end: 'endDay' },
@@ -54,6 +59,7 @@ export interface Period {
 
 /** The period a request names, or the page's default one ending today (this month). */
 export function resolvePeriod(spec: PeriodSpec, body: Record<string, unknown>, now: Date = new Date()): Period {
+  if (spec.unit === 'none') return { start: utcToday(now), end: utcToday(now) };
   const keys = PERIOD_KEYS[spec.unit];
   const start = body[keys.start] as string | undefined;
   const end = body[keys.end] as string | undefined;
@@ -75,6 +81,7 @@ export function periodIssue(
   body: Record<string, unknown>,
   now: Date = new Date(),
 ): { path: string; message: string } | undefined {
+  if (spec.unit === 'none') return undefined;
   const keys = PERIOD_KEYS[spec.unit];
   const start = body[keys.start] as string | undefined;
   const end = body[keys.end] as string | undefined;
@@ -92,6 +99,7 @@ export function periodIssue(
 }
 
 function periodShape(spec: PeriodSpec) {
+  if (spec.unit === 'none') return {};
   const keys = PERIOD_KEYS[spec.unit];
   const limit =
     spec.unit === 'day'
@@ -157,6 +165,8 @@ export interface AnalyticsDefinition<E extends AnalyticsEntity, Sum extends z.Zo
   /** One point of the chart; its fields' meta label the axis and the series. */
   point: Pt;
   chart: ChartSpec<Extract<keyof Pt['shape'], string>>;
+  /** i18n key of the page's title (its export's name); `analytics.<entity name>.title` when absent. */
+  title?: string;
   /** Filters the page cannot answer without (a detail page's meter): missing, they are refused as mandatory. */
   required?: readonly Extract<keyof E['listQuery']['shape'], string>[];
 }
@@ -179,6 +189,10 @@ const requiring =
     }
     return schema.extend(shape) as unknown as S;
   };
+
+/** The i18n key of a page's title. */
+export const analyticsTitle = (definition: { entity: { name: string }; title?: string }) =>
+  definition.title ?? `analytics.${definition.entity.name}.title`;
 
 /** The calls of an analytics page: `/analytics/<name>/{list,summary,export}`, all needing the page (export its button). */
 export function analyticsApi<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject>(

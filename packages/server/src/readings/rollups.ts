@@ -3,6 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
 import { defineJob } from '../jobs/job-system';
+import { rollupOnline } from './online-rollups';
 import { ensurePartitions } from './partitions';
 
 /** A meter's UTC day whose rollup row must be recomputed. */
@@ -291,12 +292,15 @@ async function rollupPartitionsFor(tx: Executor, days: readonly string[]): Promi
 
 export const READING_ROLLUPS_JOB = 'reading-rollups';
 
-/** Every minute (pg-boss's finest schedule); stately, so a fold still running when the next minute fires queues one more, not many. */
+/**
+ * Every minute (pg-boss's finest schedule); stately, so a fold still running when the next minute fires
+ * queues one more, not many. The devices' online time is rolled up on the same beat.
+ */
 export const readingRollupsJob = (db: Db) =>
   defineJob({
     name: READING_ROLLUPS_JOB,
     schedule: '* * * * *',
     policy: 'stately',
     expireInSeconds: 30 * 60,
-    handler: async () => ({ folded: await foldPending(db) }),
+    handler: async () => ({ folded: await foldPending(db), online: await rollupOnline(db) }),
   });

@@ -13,6 +13,7 @@ import {
   readingMonthly,
   readingProfile,
 } from '../db/schema';
+import { markOnlinePending } from './online-rollups';
 import { ensurePartitions } from './partitions';
 import { changedKeys, markPending } from './rollups';
 import type { ReadingBatch } from './rows';
@@ -240,6 +241,7 @@ export class ReadingWriter {
         count += stored[part].length;
       }
       await markPending(tx, changedKeys(stored as ReadingBatch));
+      await markOnlinePending(tx, (stored as ReadingBatch).linkChanges);
       return count;
     };
     const write =

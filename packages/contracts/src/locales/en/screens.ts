@@ -9,6 +9,7 @@ import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
@@ -54,4 +55,5 @@ export const enScreens = {
   task,
   taskAnalysis,
   analytics,
+  network,
 };

@@ -11,6 +11,7 @@ import { grid } from './grid';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
@@ -52,4 +53,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   task,
   taskAnalysis,
   analytics,
+  network,
 };
