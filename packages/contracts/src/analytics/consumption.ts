@@ -114,7 +114,7 @@ export const consumptionDetailEntity = defineEntity({
     { field: 'demandMax', sortable: true, width: 150 },
     { field: 'intervals', width: 120 },
   ],
-  filters: [equals('meterId', IdSchema)],
+  filters: [],
   form: [],
   detail: ['day', 'consumption', 'demandMin', 'demandAvg', 'demandMax', 'intervals'],
 });
@@ -134,6 +134,6 @@ export const consumptionDetailAnalytics = defineAnalytics({
     demandMax: kw('demandMax'),
   }),
   chart: { kind: 'bar', x: 'day', xType: 'day', series: ['consumption'] },
-  required: ['meterId'],
+  fixed: { meterId: IdSchema },
 });
 export const consumptionDetailApi = analyticsApi(consumptionDetailAnalytics);

@@ -167,8 +167,11 @@ export interface AnalyticsDefinition<E extends AnalyticsEntity, Sum extends z.Zo
   chart: ChartSpec<Extract<keyof Pt['shape'], string>>;
   /** i18n key of the page's title (its export's name); `analytics.<entity name>.title` when absent. */
   title?: string;
-  /** Filters the page cannot answer without (a detail page's meter): missing, they are refused as mandatory. */
-  required?: readonly Extract<keyof E['listQuery']['shape'], string>[];
+  /**
+   * Keys every call of the page carries besides its filters, not chosen in its filter bar (a detail
+   * page's meter, from the row it was opened from); missing, they are refused as mandatory.
+   */
+  fixed?: z.ZodRawShape;
 }
 
 export function defineAnalytics<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject>(
@@ -176,19 +179,6 @@ export function defineAnalytics<E extends AnalyticsEntity, Sum extends z.ZodObje
 ) {
   return definition;
 }
-
-/** Makes the named optional keys of a request required (a detail page's meter). */
-const requiring =
-  (keys: readonly string[]) =>
-  <S extends z.ZodObject>(schema: S): S => {
-    if (keys.length === 0) return schema;
-    const shape: Record<string, z.ZodType> = {};
-    for (const key of keys) {
-      const member = schema.shape[key] as z.ZodType | undefined;
-      if (member instanceof z.ZodOptional) shape[key] = member.unwrap() as z.ZodType;
-    }
-    return schema.extend(shape) as unknown as S;
-  };
 
 /** The i18n key of a page's title. */
 export const analyticsTitle = (definition: { entity: { name: string }; title?: string }) =>
@@ -204,11 +194,12 @@ export function analyticsApi<E extends AnalyticsEntity, Sum extends z.ZodObject,
   const listQuery = entity.listQuery as z.ZodObject;
   const filters = listQuery.omit({ pageSize: true, curPage: true, sortField: true, sortOrder: true } as never);
   const columns = entity.columns.map((c) => c.field) as [string, ...string[]];
-  const required = requiring(definition.required ?? []);
-  const list = withPeriod(required(listQuery), period);
-  const summary = withPeriod(required(filters), period);
+  const fixed = definition.fixed ?? {};
+  const list = withPeriod(listQuery.extend(fixed), period);
+  const summary = withPeriod(filters.extend(fixed), period);
   const exportRequest = withPeriod(
-    required(listQuery)
+    listQuery
+      .extend(fixed)
       .omit({ pageSize: true, curPage: true } as never)
       .extend({
         columns: z
