@@ -28,6 +28,9 @@ export type PeriodSpec =
   | { unit: 'month'; maxMonths: number; defaultMonths: number }
   | { unit: 'none' };
 
+/** A period a date picker chooses (every unit but `none`). */
+export type ChosenPeriod = Exclude<PeriodSpec, { unit: 'none' }>;
+
 export const PERIOD_KEYS = {
   day: { start: 'startDay', end: 'endDay' },
   month: { start: 'startMonth', end: 'endMonth' },

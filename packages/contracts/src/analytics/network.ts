@@ -258,7 +258,11 @@ export const DeviceOnlineRowSchema = storedRecord(
     deviceNo: field(z.string(), { label: label('deviceNo'), widget: 'text' }),
     gridId: analyticsField.gridId(),
     gridName: analyticsField.gridName(),
+    /** A meter's DCU; a DCU's row names itself, as the DCU filter lists the DCU with its meters. */
+    dcuId: analyticsField.dcuId(),
     dcuNo: analyticsField.dcuNo(),
+    /** A meter's serial (the meter filter's field); null for a DCU. */
+    devAddr: field(z.string().nullable(), { label: 'analytics.fields.devAddr', widget: 'text' }),
     onlineRate: rate('onlineRate'),
     onlineHours: hours('onlineHours'),
     changes: count('changes'),
@@ -342,7 +346,11 @@ export const deviceOnlineDetailEntity = defineEntity({
   detail: ['day', 'onlineRate', 'onlineHours', 'changes', 'stateAtEnd'],
 });
 
-const ONLINE_DETAIL_PERIOD = { unit: 'day', maxDays: MAX_ONLINE_DETAIL_DAYS, defaultDays: 31 } as const satisfies PeriodSpec;
+const ONLINE_DETAIL_PERIOD = {
+  unit: 'day',
+  maxDays: MAX_ONLINE_DETAIL_DAYS,
+  defaultDays: 31,
+} as const satisfies PeriodSpec;
 
 export const deviceOnlineDetailAnalytics = defineAnalytics({
   entity: deviceOnlineDetailEntity,

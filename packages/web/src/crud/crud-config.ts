@@ -1,4 +1,5 @@
 import {
+  type ChosenPeriod,
   type EntityDefinition,
   type FieldMeta,
   type FieldWidget,
@@ -6,7 +7,6 @@ import {
   type importApi,
   type Operation,
   type Page,
-  type PeriodSpec,
 } from '@meterdesk/contracts';
 import type { ComponentType, ReactNode } from 'react';
 import { z } from 'zod';
@@ -83,7 +83,7 @@ export interface TimeRangeFilter {
   startKey: string;
   endKey: string;
   maxDays: number;
-  period?: PeriodSpec;
+  period?: ChosenPeriod;
 }
 
 /** The hidden pages of an entity's add and edit form and of its detail (edit may share add's). */

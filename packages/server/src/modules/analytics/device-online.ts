@@ -51,7 +51,10 @@ function devicesOf(kind: Kind, { place }: AnalyticsRequest): SQL {
  * How many devices of each kind a request lists, and how many of them are offline now. Without one
  * meter named, the counts now answer (online_count: a few rows per node and DCU), not the archive.
  */
-async function countDevices(db: Db, request: AnalyticsRequest): Promise<Record<Kind, { devices: number; offline: number }>> {
+async function countDevices(
+  db: Db,
+  request: AnalyticsRequest,
+): Promise<Record<Kind, { devices: number; offline: number }>> {
   const { place } = request;
   const one = (id: string, kind: Kind) =>
     sql`select ${kind}::text as kind, 1 as devices, (not o.online)::int as offline from device_online o
@@ -76,7 +79,9 @@ async function countDevices(db: Db, request: AnalyticsRequest): Promise<Record<K
 /** What a row shows of a device besides its figures. */
 const DEVICE_COLUMNS = sql`x.id as "deviceId", x.kind as "deviceKind", x.no as "deviceNo", x.grid_id as "gridId",
   (select grid_name from power_grid p where p.id = x.grid_id) as "gridName",
-  (select dcu_no from dcu d where d.id = x.dcu_id) as "dcuNo",
+  coalesce(x.dcu_id, case when x.kind = 'dcu' then x.id end) as "dcuId",
+  (select dcu_no from dcu d where d.id = coalesce(x.dcu_id, case when x.kind = 'dcu' then x.id end)) as "dcuNo",
+  case when x.kind = 'meter' then x.no end as "devAddr",
   case when (select o.online from device_online o where o.device_id = x.id) then 'online' else 'offline' end as state`;
 
 /** A device's figures over the period from its day rows. */
@@ -230,7 +235,11 @@ async function deviceSummary(db: Db, request: AnalyticsRequest, now: Date) {
       left join rollup_online_day r on r.device_id = ${device.id} and r.day = d.day::date order by d.day`,
   );
   const sums = total(
-    days.map((d) => ({ online: d.online ?? 0, possible: d.online === null ? 0 : (d.possible ?? 0), changes: d.changes ?? 0 })),
+    days.map((d) => ({
+      online: d.online ?? 0,
+      possible: d.online === null ? 0 : (d.possible ?? 0),
+      changes: d.changes ?? 0,
+    })),
   );
   return {
     figures: {
@@ -241,7 +250,10 @@ async function deviceSummary(db: Db, request: AnalyticsRequest, now: Date) {
       state: device.online ? ('online' as const) : ('offline' as const),
       since: device.since?.toISOString() ?? null,
     },
-    points: days.map((d) => ({ day: d.day, onlineRate: d.online === null ? null : percent(d.online, d.possible ?? 0) })),
+    points: days.map((d) => ({
+      day: d.day,
+      onlineRate: d.online === null ? null : percent(d.online, d.possible ?? 0),
+    })),
   };
 }
 
@@ -285,7 +297,8 @@ export function registerDeviceOnlineAnalytics(app: FastifyInstance, db: Db): voi
     summary: (request) => deviceSummary(db, request, new Date()),
   });
   registerOperation(app, deviceOnlineChangesApi, async ({ body, session }) => {
-    const device = await deviceOf(db, await scopeOf(db, session), body.deviceId);
-    return deviceChanges(db, device, resolvePeriod(deviceOnlineDetailAnalytics.period, body), body);
+    const request = body as typeof body & { deviceId: string; curPage: number; pageSize: number };
+    const device = await deviceOf(db, await scopeOf(db, session), request.deviceId);
+    return deviceChanges(db, device, resolvePeriod(deviceOnlineDetailAnalytics.period, request), request);
   });
 }

@@ -257,8 +257,7 @@ async function historySummary(db: Db, request: AnalyticsRequest, now: Date) {
   const meters = total(days.map((d) => d.meters));
   const dcus = total(days.map((d) => d.dcus));
   const lowest = points.reduce<(typeof points)[number] | undefined>(
-    (low, p) =>
-      p.meterOnlineRate !== null && (!low || (low.meterOnlineRate ?? 101) > p.meterOnlineRate) ? p : low,
+    (low, p) => (p.meterOnlineRate !== null && (!low || (low.meterOnlineRate ?? 101) > p.meterOnlineRate) ? p : low),
     undefined,
   );
   return {
@@ -275,7 +274,7 @@ async function historySummary(db: Db, request: AnalyticsRequest, now: Date) {
 // ---- concentrator monitoring
 
 /** Each DCU's figures now: its link, its counted meters and those online, today's intervals. */
-function concentratorFigures(request: AnalyticsRequest, now: Date, source: SQL): SQL {
+function concentratorFigures(now: Date, source: SQL): SQL {
   const today = utcToday(now);
   const due = intervalsDue(today, now);
   return sql`select x.id as "dcuId", x.dcu_no as "dcuNo", x.grid_id as "gridId",
@@ -320,7 +319,7 @@ async function concentratorRows(db: Db, request: AnalyticsRequest, page: PageReq
       : sql`(${concentratorsIn(request)})`;
   const rows = await rowsOf<ConcentratorRow & { intervals: number; due: number }>(
     db,
-    sql`select * from (${concentratorFigures(request, now, source)}) t
+    sql`select * from (${concentratorFigures(now, source)}) t
       order by ${sql.raw(order)} ${direction(page)}, "dcuId"
       ${order === 'lower("dcuNo")' ? sql`` : sql`limit ${page.pageSize} offset ${offset}`}`,
   );
@@ -354,7 +353,7 @@ const bandName = (i: number) => {
 async function concentratorSummary(db: Db, request: AnalyticsRequest, now: Date) {
   const rows = await rowsOf<ConcentratorRow & { intervals: number; due: number }>(
     db,
-    concentratorFigures(request, now, sql`(${concentratorsIn(request)})`),
+    concentratorFigures(now, sql`(${concentratorsIn(request)})`),
   );
   const sums = { meters: 0, online: 0, intervals: 0, expected: 0 };
   const bands = SHARE_BANDS.map((_, i) => ({ band: bandName(i), byOnlineShare: 0, byReadSuccess: 0 }));

@@ -91,13 +91,25 @@ export async function onlineByDay(db: Db, request: AnalyticsRequest, now: Date):
   for (const row of rows) {
     const entry = days.get(row.day);
     if (entry)
-      entry[row.kind === 'meter' ? 'meters' : 'dcus'] = { online: row.online, possible: row.possible, changes: row.changes };
+      entry[row.kind === 'meter' ? 'meters' : 'dcus'] = {
+        online: row.online,
+        possible: row.possible,
+        changes: row.changes,
+      };
   }
   return [...days.values()];
 }
 
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + DAY_SECONDS * 1000).toISOString().slice(0, 10);
+const nextDay = (day: string) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + DAY_SECONDS * 1000).toISOString().slice(0, 10);
 
 /** Adds up seconds. */
 export const total = (list: readonly Seconds[]): Seconds =>
-  list.reduce((sum, s) => ({ online: sum.online + s.online, possible: sum.possible + s.possible, changes: sum.changes + s.changes }), none());
+  list.reduce(
+    (sum, s) => ({
+      online: sum.online + s.online,
+      possible: sum.possible + s.possible,
+      changes: sum.changes + s.changes,
+    }),
+    none(),
+  );

@@ -35,7 +35,6 @@ export interface AnalyticsScreen {
 /** The crud the kit's table runs on: the page's rows, its export (columns and format) and its period. */
 export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: AnalyticsScreen): CrudConfig {
   const { period } = definition;
-  const keys = PERIOD_KEYS[period.unit];
   return defineCrud({
     entity: definition.entity,
     operations: { list: api.list, exportFile: api.export },
@@ -43,18 +42,22 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: Anal
     rowKey: rowKey as never,
     rowActions,
     viewAction: rowActions.length === 0,
-    timeRange: {
-      label: 'analytics.period',
-      startKey: keys.start,
-      endKey: keys.end,
-      maxDays: period.unit === 'day' ? period.maxDays : period.maxMonths * 31,
-      period,
-    },
+    // A page about now (period `none`) has no period to choose.
+    ...(period.unit !== 'none' && {
+      timeRange: {
+        label: 'analytics.period',
+        startKey: PERIOD_KEYS[period.unit].start,
+        endKey: PERIOD_KEYS[period.unit].end,
+        maxDays: period.unit === 'day' ? period.maxDays : period.maxMonths * 31,
+        period,
+      },
+    }),
   });
 }
 
 /** The period the list shows (the URL's, or the default), as the URL parameters a drill-down passes on. */
 export function periodParams(definition: AnyAnalytics, params: URLSearchParams): Record<string, string> {
+  if (definition.period.unit === 'none') return {};
   const keys = PERIOD_KEYS[definition.period.unit];
   const [start, end] = shownPeriod(definition.period, params);
   return { [keys.start]: start, [keys.end]: end };
