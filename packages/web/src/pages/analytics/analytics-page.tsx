@@ -30,10 +30,12 @@ export interface AnalyticsScreen {
   rowKey: string;
   /** Drill-downs from a row: a detail page, with the period the list shows. */
   rowActions?: readonly RowAction[];
+  /** Test ids of the table's rows (`<rowTestId>-<row key>`), for a journey that watches one. */
+  rowTestId?: string;
 }
 
 /** The crud the kit's table runs on: the page's rows, its export (columns and format) and its period. */
-export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: AnalyticsScreen): CrudConfig {
+export function analyticsCrud({ definition, api, rowKey, rowActions = [], rowTestId }: AnalyticsScreen): CrudConfig {
   const { period } = definition;
   return defineCrud({
     entity: definition.entity,
@@ -42,6 +44,7 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: Anal
     rowKey: rowKey as never,
     rowActions,
     viewAction: rowActions.length === 0,
+    rowTestId,
     // A page about now (period `none`) has no period to choose.
     ...(period.unit !== 'none' && {
       timeRange: {
