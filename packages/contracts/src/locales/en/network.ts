@@ -7,8 +7,7 @@ export const network = {
   deviceOnlineDetail: { title: 'Online days of {{name}}', changes: 'Link changes in the period' },
   live: {
     on: 'Live',
-    off: 'Not live: refresh to update',
-    asOf: 'As of {{time}}',
+    off: 'Not live: read again every 30 s',
   },
   states: { online: 'Online', offline: 'Offline' },
   kinds: { meter: 'Meter', dcu: 'DCU' },

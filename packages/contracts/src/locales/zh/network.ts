@@ -9,8 +9,7 @@ export const network: typeof en = {
   deviceOnlineDetail: { title: '{{name}} 的在线详情', changes: '期间内的通信状态变化' },
   live: {
     on: '实时',
-    off: '未连接实时推送：请刷新以更新',
-    asOf: '截至 {{time}}',
+    off: '未连接实时推送：每 30 秒刷新',
   },
   states: { online: '在线', offline: '离线' },
   kinds: { meter: '电表', dcu: '集中器' },
