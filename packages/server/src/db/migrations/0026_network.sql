@@ -165,13 +165,22 @@ CREATE TRIGGER "dcu_online_delete" AFTER DELETE ON "dcu" REFERENCING OLD TABLE A
   FOR EACH STATEMENT EXECUTE FUNCTION device_online_archive_change('dcu');--> statement-breakpoint
 CREATE TRIGGER "dcu_online_truncate" AFTER TRUNCATE ON "dcu"
   FOR EACH STATEMENT EXECUTE FUNCTION device_online_archive_change('dcu');--> statement-breakpoint
--- The head-end's status upsert sets the link in its own statement, before it announces the change.
+-- The head-end's status upsert sets the link in its own statement, before it announces the change: a
+-- meter's row, or a DCU's and its meters' reachability (a fleet's statuses arrive by the thousand at
+-- start, so this touches the rows that change and nothing else).
 CREATE FUNCTION "device_online_link_change"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.device_kind = 'meter' THEN
-    PERFORM device_online_sync_meters(ARRAY(SELECT id FROM meter WHERE lower(dev_addr) = lower(NEW.device_key)));
+    UPDATE device_online o SET link_online = NEW.online, link_changed_at = NEW.changed_at,
+      online = NEW.online AND (o.dcu_id IS NULL
+        OR coalesce((SELECT d.link_online FROM device_online d WHERE d.device_id = o.dcu_id), false))
+    FROM meter m WHERE lower(m.dev_addr) = lower(NEW.device_key) AND o.device_id = m.id;
   ELSE
-    PERFORM device_online_sync_dcus(ARRAY(SELECT id FROM dcu WHERE lower(dcu_no) = lower(NEW.device_key)));
+    UPDATE device_online o SET link_online = NEW.online, link_changed_at = NEW.changed_at, online = NEW.online
+    FROM dcu d WHERE lower(d.dcu_no) = lower(NEW.device_key) AND o.device_id = d.id;
+    UPDATE device_online m SET online = m.link_online AND NEW.online
+    FROM dcu d WHERE lower(d.dcu_no) = lower(NEW.device_key) AND m.dcu_id = d.id
+      AND m.online IS DISTINCT FROM (m.link_online AND NEW.online);
   END IF;
   RETURN NULL;
 END $$;

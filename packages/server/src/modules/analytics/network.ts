@@ -82,16 +82,19 @@ async function placeTree(db: Db, place: Place): Promise<TreeNode[]> {
     db,
     sql`with recursive tree(id) as (
         select g.id from power_grid g where ${start}
-        union select g.id from power_grid g join tree t on g.parent_id = t.id)
-      select g.id, g.parent_id, g.grid_name as name, g.grid_type::int as type,
-        (select p.grid_name from power_grid p where p.id = g.parent_id) as parent_name, c.*
+        union select g.id from power_grid g join tree t on g.parent_id = t.id),
+      counts as (select c.grid_id,
+          coalesce(sum(c.n) filter (where c.device_kind = 'meter' and c.online), 0)::int as meters_online,
+          coalesce(sum(c.n) filter (where c.device_kind = 'meter' and not c.online), 0)::int as meters_offline,
+          coalesce(sum(c.n) filter (where c.device_kind = 'dcu' and c.online), 0)::int as dcus_online,
+          coalesce(sum(c.n) filter (where c.device_kind = 'dcu' and not c.online), 0)::int as dcus_offline
+        from online_count c where c.grid_id in (select id from tree) group by c.grid_id)
+      select g.id, g.parent_id, g.grid_name as name, g.grid_type::int as type, p.grid_name as parent_name,
+        coalesce(c.meters_online, 0) as meters_online, coalesce(c.meters_offline, 0) as meters_offline,
+        coalesce(c.dcus_online, 0) as dcus_online, coalesce(c.dcus_offline, 0) as dcus_offline
       from tree t join power_grid g on g.id = t.id
-      cross join lateral (select
-          coalesce(sum(n) filter (where device_kind = 'meter' and online), 0)::int as meters_online,
-          coalesce(sum(n) filter (where device_kind = 'meter' and not online), 0)::int as meters_offline,
-          coalesce(sum(n) filter (where device_kind = 'dcu' and online), 0)::int as dcus_online,
-          coalesce(sum(n) filter (where device_kind = 'dcu' and not online), 0)::int as dcus_offline
-        from online_count c where c.grid_id = g.id) c`,
+      left join power_grid p on p.id = g.parent_id
+      left join counts c on c.grid_id = g.id`,
   );
   const nodes = new Map<string, TreeNode>(
     rows.map((r) => {

@@ -1,3 +1,4 @@
+import { utcToday } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
@@ -11,9 +12,15 @@ import { type AnalyticsRequest, inPlace } from './kit';
  * today's so far.
  */
 
-/** Seconds of `day` after `now` (none for a day that is over). */
-const remaining = (day: SQL, now: Date) =>
-  sql`greatest(0, extract(epoch from ((${day} + 1)::timestamp at time zone 'UTC') - ${now.toISOString()}::timestamptz))`;
+/**
+ * Seconds of `day` after `now`: today's rest, none for a day that is over (a period never reaches past
+ * today). A constant per row, so summing many rows costs no date arithmetic each.
+ */
+const remaining = (day: SQL, now: Date) => {
+  const today = utcToday(now);
+  const left = Math.max(0, (Date.parse(`${today}T00:00:00Z`) + DAY_SECONDS * 1000 - now.getTime()) / 1000);
+  return sql`(case when ${day} = ${today}::date then ${left}::float8 else 0 end)`;
+};
 
 /** Online and possible seconds of a device's day row `r`. */
 export const deviceSeconds = (r: string, now: Date) => {
