@@ -1,5 +1,6 @@
 import { INTERVALS_PER_DAY, REPORTING_METER_STATUSES } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
+import { compactArchiveCounts } from '../db/archive-counts';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
 import { defineJob } from '../jobs/job-system';
@@ -294,7 +295,8 @@ export const READING_ROLLUPS_JOB = 'reading-rollups';
 
 /**
  * Every minute (pg-boss's finest schedule); stately, so a fold still running when the next minute fires
- * queues one more, not many. The devices' online time is rolled up on the same beat.
+ * queues one more, not many. The archive's counts are added up, and the devices' online time rolled up,
+ * on the same beat.
  */
 export const readingRollupsJob = (db: Db) =>
   defineJob({
@@ -302,5 +304,9 @@ export const readingRollupsJob = (db: Db) =>
     schedule: '* * * * *',
     policy: 'stately',
     expireInSeconds: 30 * 60,
-    handler: async () => ({ folded: await foldPending(db), online: await rollupOnline(db) }),
+    handler: async () => ({
+      folded: await foldPending(db),
+      archiveCounts: await compactArchiveCounts(db),
+      online: await rollupOnline(db),
+    }),
   });
