@@ -1,6 +1,7 @@
 export * from './analytics/consumption';
 export * from './analytics/kit';
 export * from './analytics/meter-events';
+export * from './analytics/network';
 export * from './archive/archive-api';
 export * from './archive/archive-import';
 export * from './archive/consumer.api';

@@ -18,10 +18,18 @@ import { pageOf } from '../common/paging';
 
 export const ANALYTICS_AREA = '/dataAnalytic';
 
-/** How a page's period is chosen: whole UTC days (a single day when `maxDays` is 1) or whole months. */
+/**
+ * How a page's period is chosen: whole UTC days (a single day when `maxDays` is 1) or whole months;
+ * `none` for a page about the fleet as it is now (network monitor), which takes no period keys and
+ * whose period resolves to today.
+ */
 export type PeriodSpec =
   | { unit: 'day'; maxDays: number; defaultDays: number }
-  | { unit: 'month'; maxMonths: number; defaultMonths: number };
+  | { unit: 'month'; maxMonths: number; defaultMonths: number }
+  | { unit: 'none' };
+
+/** A period a date picker chooses (every unit but `none`). */
+export type ChosenPeriod = Exclude<PeriodSpec, { unit: 'none' }>;
 
 export const PERIOD_KEYS = {
   day: { start: 'startDay', end: 'endDay' },
@@ -54,6 +62,7 @@ export interface Period {
 
 /** The period a request names, or the page's default one ending today (this month). */
 export function resolvePeriod(spec: PeriodSpec, body: Record<string, unknown>, now: Date = new Date()): Period {
+  if (spec.unit === 'none') return { start: utcToday(now), end: utcToday(now) };
   const keys = PERIOD_KEYS[spec.unit];
   const start = body[keys.start] as string | undefined;
   const end = body[keys.end] as string | undefined;
@@ -75,6 +84,7 @@ export function periodIssue(
   body: Record<string, unknown>,
   now: Date = new Date(),
 ): { path: string; message: string } | undefined {
+  if (spec.unit === 'none') return undefined;
   const keys = PERIOD_KEYS[spec.unit];
   const start = body[keys.start] as string | undefined;
   const end = body[keys.end] as string | undefined;
@@ -92,6 +102,7 @@ export function periodIssue(
 }
 
 function periodShape(spec: PeriodSpec) {
+  if (spec.unit === 'none') return {};
   const keys = PERIOD_KEYS[spec.unit];
   const limit =
     spec.unit === 'day'
@@ -172,6 +183,10 @@ export function defineAnalytics<E extends AnalyticsEntity, Sum extends z.ZodObje
 ) {
   return definition;
 }
+
+/** The i18n key of a page's title. */
+export const analyticsTitle = (definition: { entity: { name: string }; title?: string }) =>
+  definition.title ?? `analytics.${definition.entity.name}.title`;
 
 /** The calls of an analytics page: `/analytics/<name>/{list,summary,export}`, all needing the page (export its button). */
 export function analyticsApi<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject>(

@@ -7,6 +7,7 @@ export * from './tables/grid';
 export * from './tables/headend';
 export * from './tables/import';
 export * from './tables/log';
+export * from './tables/network';
 export * from './tables/notice';
 export * from './tables/outage';
 export * from './tables/parameter';

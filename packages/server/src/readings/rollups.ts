@@ -4,6 +4,7 @@ import { compactArchiveCounts } from '../db/archive-counts';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
 import { defineJob } from '../jobs/job-system';
+import { rollupOnline } from './online-rollups';
 import { ensurePartitions } from './partitions';
 
 /** A meter's UTC day whose rollup row must be recomputed. */
@@ -376,7 +377,8 @@ export const READING_ROLLUPS_JOB = 'reading-rollups';
 
 /**
  * Every minute (pg-boss's finest schedule); stately, so a fold still running when the next minute fires
- * queues one more, not many. The archive's counts are added up on the same beat.
+ * queues one more, not many. The archive's counts are added up, and the devices' online time rolled up,
+ * on the same beat.
  */
 export const readingRollupsJob = (db: Db) =>
   defineJob({
@@ -384,5 +386,9 @@ export const readingRollupsJob = (db: Db) =>
     schedule: '* * * * *',
     policy: 'stately',
     expireInSeconds: 30 * 60,
-    handler: async () => ({ folded: await foldPending(db), archiveCounts: await compactArchiveCounts(db) }),
+    handler: async () => ({
+      folded: await foldPending(db),
+      archiveCounts: await compactArchiveCounts(db),
+      online: await rollupOnline(db),
+    }),
   });

@@ -13,6 +13,7 @@ import {
   readingMonthly,
   readingProfile,
 } from '../db/schema';
+import { markOnlinePending } from './online-rollups';
 import { ensurePartitions } from './partitions';
 import { type PowerChange, recordPower } from './power-state';
 import { changedKeys, markPending } from './rollups';
@@ -254,6 +255,7 @@ export class ReadingWriter {
         count += stored[part].length;
       }
       await markPending(tx, changedKeys(stored as ReadingBatch));
+      await markOnlinePending(tx, (stored as ReadingBatch).linkChanges);
       powerChanges = await recordPower(tx, stored as ReadingBatch);
       return count;
     };

@@ -1,4 +1,5 @@
 import {
+  type ChosenPeriod,
   type EntityDefinition,
   type FieldMeta,
   type FieldWidget,
@@ -6,7 +7,6 @@ import {
   type importApi,
   type Operation,
   type Page,
-  type PeriodSpec,
 } from '@meterdesk/contracts';
 import type { ComponentType, ReactNode } from 'react';
 import { z } from 'zod';
@@ -83,7 +83,7 @@ export interface TimeRangeFilter {
   startKey: string;
   endKey: string;
   maxDays: number;
-  period?: PeriodSpec;
+  period?: ChosenPeriod;
 }
 
 /** The hidden pages of an entity's add and edit form and of its detail (edit may share add's). */
@@ -158,6 +158,8 @@ export interface CrudConfig {
    * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
    */
   singleLineRows: boolean;
+  /** Each table row carries the test id `<rowTestId>-<row key>`, for a journey that watches a row change. */
+  rowTestId?: string;
 }
 
 type Shape<S extends z.ZodObject> = z.output<S>;
@@ -208,6 +210,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
   singleLineRows?: boolean;
+  rowTestId?: string;
 }
 
 export const DELETE_ACTION = 'delete';
@@ -271,6 +274,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     overrides: definition.overrides ?? {},
     englishNames: definition.englishNames ?? {},
     singleLineRows: definition.singleLineRows ?? false,
+    rowTestId: definition.rowTestId,
   };
 }
 

@@ -355,6 +355,7 @@ export function CrudListPage({
         key={crud.tree && list.data ? 'tree' : 'table'}
         className={crud.tree ? 'md-tree-list' : undefined}
         rowKey={keyOf}
+        onRow={crud.rowTestId ? (row) => ({ 'data-testid': `${crud.rowTestId}-${keyOf(row)}` }) as object : undefined}
         columns={columns}
         dataSource={list.data?.list}
         loading={list.isFetching}

@@ -11,6 +11,7 @@ import { meter } from './meter';
 import { meterEvents } from './meter-events';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
@@ -58,4 +59,5 @@ export const enScreens = {
   analytics,
   dashboard,
   meterEvents,
+  network,
 };

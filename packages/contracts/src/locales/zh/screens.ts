@@ -13,6 +13,7 @@ import { meter } from './meter';
 import { meterEvents } from './meter-events';
 import { meterType } from './meter-type';
 import { module } from './module';
+import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
 import { poc } from './poc';
@@ -56,4 +57,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   analytics,
   dashboard,
   meterEvents,
+  network,
 };

@@ -30,12 +30,13 @@ export interface AnalyticsScreen {
   rowKey: string;
   /** Drill-downs from a row: a detail page, with the period the list shows. */
   rowActions?: readonly RowAction[];
+  /** Test ids of the table's rows (`<rowTestId>-<row key>`), for a journey that watches one. */
+  rowTestId?: string;
 }
 
 /** The crud the kit's table runs on: the page's rows, its export (columns and format) and its period. */
-export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: AnalyticsScreen): CrudConfig {
+export function analyticsCrud({ definition, api, rowKey, rowActions = [], rowTestId }: AnalyticsScreen): CrudConfig {
   const { period } = definition;
-  const keys = PERIOD_KEYS[period.unit];
   return defineCrud({
     entity: definition.entity,
     operations: { list: api.list, exportFile: api.export },
@@ -44,18 +45,23 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: Anal
     rowActions,
     // A row shows all its figures already: a View drawer would only repeat them.
     viewAction: false,
-    timeRange: {
-      label: 'analytics.period',
-      startKey: keys.start,
-      endKey: keys.end,
-      maxDays: period.unit === 'day' ? period.maxDays : period.maxMonths * 31,
-      period,
-    },
+    rowTestId,
+    // A page about now (period `none`) has no period to choose.
+    ...(period.unit !== 'none' && {
+      timeRange: {
+        label: 'analytics.period',
+        startKey: PERIOD_KEYS[period.unit].start,
+        endKey: PERIOD_KEYS[period.unit].end,
+        maxDays: period.unit === 'day' ? period.maxDays : period.maxMonths * 31,
+        period,
+      },
+    }),
   });
 }
 
 /** The period the list shows (the URL's, or the default), as the URL parameters a drill-down passes on. */
 export function periodParams(definition: AnyAnalytics, params: URLSearchParams): Record<string, string> {
+  if (definition.period.unit === 'none') return {};
   const keys = PERIOD_KEYS[definition.period.unit];
   const [start, end] = shownPeriod(definition.period, params);
   return { [keys.start]: start, [keys.end]: end };
