@@ -1,4 +1,6 @@
 import { analytics } from './analytics';
+import { analyticsClock } from './analytics-clock';
+import { analyticsEnergy } from './analytics-energy';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -54,4 +56,6 @@ export const enScreens = {
   task,
   taskAnalysis,
   analytics,
+  analyticsEnergy,
+  analyticsClock,
 };

@@ -1,8 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
+import { registerClockAnalytics } from './clock';
 import { registerConsumptionAnalytics } from './consumption';
+import { registerEnergyAnalytics } from './energy';
 
 /** Every page under /dataAnalytic built on the analytics kit (task analysis keeps its own routes). */
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: { db: Db }): void {
   registerConsumptionAnalytics(app, deps.db);
+  registerEnergyAnalytics(app, deps.db);
+  registerClockAnalytics(app, deps.db);
 }
