@@ -60,7 +60,7 @@ const frozenRegisters = () => ({
 
 /**
  * Registers frozen at midnight (the day they close). Besides the key, one day's rows in meter order
- * with their active import (`INCLUDE`, written by hand in migration 0025): energy gain ranks every
+ * with their active import (`INCLUDE`, written by hand in migration 0026): energy gain ranks every
  * meter by the difference of two days from two index-only range scans merged on the meter.
  */
 export const readingDaily = pgTable(
