@@ -1,4 +1,6 @@
+export * from './analytics/clock';
 export * from './analytics/consumption';
+export * from './analytics/energy';
 export * from './analytics/kit';
 export * from './analytics/meter-events';
 export * from './analytics/network';

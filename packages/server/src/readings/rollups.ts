@@ -220,6 +220,40 @@ async function recomputeGrids(tx: Executor, nodes: readonly { id: string; day: s
         meters_complete = excluded.meters_complete, demand_max = excluded.demand_max, events_regular = excluded.events_regular,
         events_medium = excluded.events_medium, events_severe = excluded.events_severe, updated_at = now()`,
   );
+  await recomputeGridRegisters(tx, nodeJson);
+}
+
+/** The registers a grid register row adds up, as reading_daily names them. */
+const REGISTERS = [
+  'active_import',
+  'active_import_t1',
+  'active_import_t2',
+  'active_import_t3',
+  'active_import_t4',
+  'active_export',
+  'reactive_import',
+  'reactive_export',
+] as const;
+
+/**
+ * rollup_grid_registers rows of `nodes` (JSON of grid_id, day) from the frozen registers of the meters
+ * their rollup_grid_day rows count: one key probe of reading_daily per meter row. A node left without
+ * frozen registers that day loses its row.
+ */
+async function recomputeGridRegisters(tx: Executor, nodeJson: string): Promise<void> {
+  const columns = sql.raw(REGISTERS.join(', '));
+  const sums = sql.raw(REGISTERS.map((r) => `sum(d.${r})`).join(', '));
+  const updates = sql.raw(REGISTERS.map((r) => `${r} = excluded.${r}`).join(', '));
+  await tx.execute(
+    sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date)),
+      gone as (delete from rollup_grid_registers g using nodes n where g.grid_id = n.grid_id and g.day = n.day)
+      insert into rollup_grid_registers (grid_id, day, meters, ${columns})
+      select r.grid_id, r.day, count(*)::int, ${sums}
+      from nodes n join rollup_meter_day r on r.grid_id = n.grid_id and r.day = n.day
+      join reading_daily d on d.meter_id = r.meter_id and d.day = r.day
+      group by r.grid_id, r.day
+      on conflict (grid_id, day) do update set meters = excluded.meters, ${updates}`,
+  );
 }
 
 /** DCU rows from their meters' rows, as recomputeGrids does for grid rows. */

@@ -1,4 +1,6 @@
 import { analytics } from './analytics';
+import { analyticsClock } from './analytics-clock';
+import { analyticsEnergy } from './analytics-energy';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -60,4 +62,6 @@ export const enScreens = {
   dashboard,
   meterEvents,
   network,
+  analyticsEnergy,
+  analyticsClock,
 };

@@ -1,6 +1,8 @@
 import type { LocaleMessages } from '../en';
 import type { enScreens } from '../en/screens';
 import { analytics } from './analytics';
+import { analyticsClock } from './analytics-clock';
+import { analyticsEnergy } from './analytics-energy';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -58,4 +60,6 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   dashboard,
   meterEvents,
   network,
+  analyticsEnergy,
+  analyticsClock,
 };

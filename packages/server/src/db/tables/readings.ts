@@ -63,11 +63,15 @@ const frozenRegisters = () => ({
   maxDemand: integer(),
 });
 
-/** Registers frozen at midnight (the day they close). */
+/**
+ * Registers frozen at midnight (the day they close). Besides the key, one day's rows in meter order
+ * with their active import (`INCLUDE`, written by hand in migration 0029): energy gain ranks every
+ * meter by the difference of two days from two index-only range scans merged on the meter.
+ */
 export const readingDaily = pgTable(
   'reading_daily',
   { meterId: varchar({ length: 32 }).notNull(), day: date({ mode: 'string' }).notNull(), ...frozenRegisters() },
-  (t) => [primaryKey({ columns: [t.meterId, t.day] })],
+  (t) => [primaryKey({ columns: [t.meterId, t.day] }), index('reading_daily_day_idx').on(t.day, t.meterId)],
 );
 
 /** Registers frozen at the month's billing point; `month` is its first day. */

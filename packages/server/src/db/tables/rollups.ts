@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -91,6 +92,48 @@ export const rollupGridDay = pgTable(
     updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.gridId, t.day] }), index('rollup_grid_day_day_idx').on(t.day)],
+);
+
+/**
+ * The daily frozen registers of one grid node's meters (its own, not its subtree's) added up for a day:
+ * what the meters' registers read at the midnight that closed it, Wh (varh). Cumulative energy's summary
+ * reads a subtree's nodes here instead of every meter's frozen row. Recomputed with the node's
+ * rollup_grid_day row, from the meters that row counts.
+ */
+export const rollupGridRegisters = pgTable(
+  'rollup_grid_registers',
+  {
+    gridId: varchar({ length: 32 }).notNull(),
+    day: date({ mode: 'string' }).notNull(),
+    /** Meters with frozen registers that day. */
+    meters: integer().notNull(),
+    activeImport: bigint({ mode: 'number' }),
+    activeImportT1: bigint('active_import_t1', { mode: 'number' }),
+    activeImportT2: bigint('active_import_t2', { mode: 'number' }),
+    activeImportT3: bigint('active_import_t3', { mode: 'number' }),
+    activeImportT4: bigint('active_import_t4', { mode: 'number' }),
+    activeExport: bigint({ mode: 'number' }),
+    reactiveImport: bigint({ mode: 'number' }),
+    reactiveExport: bigint({ mode: 'number' }),
+  },
+  (t) => [primaryKey({ columns: [t.gridId, t.day] }), index('rollup_grid_registers_day_idx').on(t.day)],
+);
+
+/**
+ * Each meter's latest clock check (clock_check), kept by the readings writer as checks are stored (a
+ * later one replaces it, an earlier one arriving late does not): clock monitoring lists the meters
+ * beyond a deviation from here, by the index on the deviation's size, instead of finding every meter's
+ * latest row among the raw checks.
+ */
+export const meterClock = pgTable(
+  'meter_clock',
+  {
+    meterId: varchar({ length: 32 }).primaryKey(),
+    checkedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+    /** Meter clock − head-end clock, seconds. */
+    deviationSeconds: integer().notNull(),
+  },
+  (t) => [index('meter_clock_deviation_idx').on(sql`abs(${t.deviationSeconds})`)],
 );
 
 /**
