@@ -1,3 +1,5 @@
+import { analyticsMonthlyPages } from './analytics-monthly';
+
 /** The data analytics pages built on the analytics kit: shared texts, then one block per page. */
 export const analytics = {
   period: 'Period',
@@ -36,4 +38,5 @@ export const analytics = {
     },
   },
   consumptionDetail: { title: 'Daily consumption' },
+  ...analyticsMonthlyPages,
 };

@@ -1,4 +1,5 @@
 import { analytics } from './analytics';
+import { analyticsMonthly } from './analytics-monthly';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -54,4 +55,5 @@ export const enScreens = {
   task,
   taskAnalysis,
   analytics,
+  analyticsMonthly,
 };

@@ -1,4 +1,5 @@
 import type { analytics as en } from '../en/analytics';
+import { analyticsMonthlyPages } from './analytics-monthly';
 
 /** 数据分析页面（分析套件）：共用文字，以及各页面的文字。 */
 export const analytics: typeof en = {
@@ -38,4 +39,5 @@ export const analytics: typeof en = {
     },
   },
   consumptionDetail: { title: '日用电量' },
+  ...analyticsMonthlyPages,
 };
