@@ -154,7 +154,7 @@ describe('month rollups', () => {
     await t.db.delete(rollupMeterMonth);
     await t.db.delete(rollupGridMonth);
     await t.db.update(rollupGridDay).set({ metersRead: 0 });
-    const migration = readFileSync(new URL('../db/migrations/0025_rollup_months.sql', import.meta.url), 'utf8');
+    const migration = readFileSync(new URL('../db/migrations/0026_rollup_months.sql', import.meta.url), 'utf8');
     const backfill = migration
       .split('--> statement-breakpoint')
       .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())

@@ -6,7 +6,7 @@ import { defineJob } from '../jobs/job-system';
 type Span = 'month' | 'year';
 
 /**
- * The time-partitioned tables (migrations 0013, 0022 and 0025) and the span of one partition. A month of
+ * The time-partitioned tables (migrations 0013, 0022 and 0026) and the span of one partition. A month of
  * interval rows is a unit an operator keeps or lets go; frozen monthly values are few, a year each.
  * The meters' day and month rollups go with the readings they sum: made and dropped with them.
  */

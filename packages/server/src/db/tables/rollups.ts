@@ -132,7 +132,7 @@ const billedEnergy = () => ({
  * freeze (reading_monthly), so a month's figures over a scope read one row per meter instead of a
  * month of day rows each (100,000 meters over three months: 0.6 s against 73 s, measured on the
  * busy shared machine). Recomputed by the fold with the days it touches; partitioned by year like
- * reading_monthly (migration 0025), dropped with it past retention.
+ * reading_monthly (migration 0026), dropped with it past retention.
  */
 export const rollupMeterMonth = pgTable(
   'rollup_meter_month',
