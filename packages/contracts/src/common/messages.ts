@@ -81,6 +81,7 @@ export const MESSAGES = {
   timeRangeInvalid: 'The start time must be before the end time',
   invalidDate: 'Please enter a valid date',
   dateAfterToday: 'No date after today',
+  overlayOneDay: 'Several meters are overlaid on one day; one meter alone may span several days',
   partialSuccess: 'partial success',
   // grants: nobody gives away more than they hold
   grantExceedsOwn: 'You cannot grant a role holding permissions you do not have',

@@ -20,12 +20,31 @@ const DAY_MS = 86_400_000;
  * with its interval's end (run-items.ts): a day's 96 intervals are those of (00:00, 24:00], so the row
  * of 24:00 is the day's last, not the next day's first. Events are instants: [00:00, 24:00). A daily
  * frozen row changes two days: its own (daily(D) − daily(D−1)) and the next (daily(D+1) − daily(D)).
+ * A monthly frozen row (month M) is filed under the day it is captured, the first of M + 1, whose key
+ * recomputes the month rows of M and M + 1 (`monthsOf`): both bill the difference of two freezes.
  */
 const CHANGED_DAYS = {
   profile: { firstDay: (row: { ts: Date }) => Math.floor((row.ts.getTime() - 1) / DAY_MS), days: 1 },
   meterEvents: { firstDay: (row: { ts: Date }) => Math.floor(row.ts.getTime() / DAY_MS), days: 1 },
   daily: { firstDay: (row: { day: string }) => Date.parse(row.day) / DAY_MS, days: 2 },
+  monthly: { firstDay: (row: { month: string }) => Date.parse(addMonth(row.month, 1)) / DAY_MS, days: 1 },
 } as const;
+
+/** The first day of the month `months` after the one `day` lies in. */
+function addMonth(day: string, months: number): string {
+  const at = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  at.setUTCMonth(at.getUTCMonth() + months);
+  return at.toISOString().slice(0, 10);
+}
+
+/**
+ * The months (first days) whose rows a day's key changes: its own, and on the first of a month the
+ * month before, whose billing freeze is captured that midnight.
+ */
+function monthsOf(day: string): string[] {
+  const own = `${day.slice(0, 7)}-01`;
+  return day === own ? [addMonth(day, -1), own] : [own];
+}
 
 type ChangedPart = keyof typeof CHANGED_DAYS;
 
@@ -157,7 +176,11 @@ function wholeDay(day: string): { old: SQL; computed: SQL } {
  * Recomputes the meter rows of some days from the raw rows, and the grid and DCU rows they touch: the
  * same keys folded twice give the same rows. Runs in the caller's transaction; answers the meter rows written.
  */
-async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: SQL }): Promise<number> {
+async function recompute(
+  tx: Executor,
+  { old, computed }: { old: SQL; computed: SQL },
+  months: MonthRows,
+): Promise<number> {
   // A meter moved to another node or DCU since its row was computed leaves its old one's row to recompute too.
   const touched = await rowsOf<{ kind: 'grid' | 'dcu'; id: string; day: string; meters: number }>(
     tx,
@@ -192,7 +215,99 @@ async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: 
     tx,
     touched.filter((row) => row.kind === 'dcu'),
   );
+  await recomputeMonths(tx, months);
   return nodes.reduce((sum, node) => sum + node.meters, 0);
+}
+
+/** The month rows to recompute: some meters' months (the fold), or every meter's of whole months (a backfill). */
+type MonthRows = { keys: readonly { meterId: string; month: string }[] } | { months: readonly string[] };
+
+/** What a month row holds, from its keys `k` (meter_id, month) and the meter `m`. */
+const MONTH_FIGURES = sql.raw(`k.meter_id, k.month, m.grid_id, m.dcu_id, d.consumption, coalesce(d.days_known, 0),
+  coalesce(d.intervals, 0), d.demand_max, f.meter_id is not null,
+  f.active_import - p.active_import, f.active_import_t1 - p.active_import_t1, f.active_import_t2 - p.active_import_t2,
+  f.active_import_t3 - p.active_import_t3, f.active_import_t4 - p.active_import_t4, f.active_export - p.active_export,
+  f.reactive_import - p.reactive_import, f.reactive_export - p.reactive_export, f.max_demand`);
+const DAYS_SUMMED = sql.raw(`sum(d.consumption) as consumption, count(d.consumption)::int as days_known,
+  sum(d.intervals)::int as intervals, max(d.demand_max) as demand_max`);
+const MONTH_COLUMNS = sql.raw(`meter_id, month, grid_id, dcu_id, consumption, days_known, intervals, demand_max, frozen,
+  energy, energy_t1, energy_t2, energy_t3, energy_t4, energy_export, energy_reactive_import, energy_reactive_export, max_demand`);
+const ENERGIES = [
+  'energy',
+  'energy_t1',
+  'energy_t2',
+  'energy_t3',
+  'energy_t4',
+  'energy_export',
+  'energy_reactive_import',
+  'energy_reactive_export',
+];
+
+/**
+ * Recomputes meters' month rows from their day rows and billing freezes (the month's and the one
+ * before), then the grid month rows they touch, the old node of a moved meter included. A few keys
+ * read their days on the (meter_id, day) key; whole months group their partitions once.
+ */
+async function recomputeMonths(tx: Executor, rows: MonthRows): Promise<void> {
+  let computed: SQL;
+  let old: SQL;
+  if ('keys' in rows) {
+    if (rows.keys.length === 0) return;
+    const keyJson = JSON.stringify(rows.keys.map((k) => ({ meter_id: k.meterId, month: k.month })));
+    const keys = sql`keys as (select distinct * from jsonb_to_recordset(${keyJson}::jsonb) as k(meter_id varchar, month date))`;
+    old = sql`${keys}, old as (select r.grid_id, r.month from rollup_meter_month r join keys k on r.meter_id = k.meter_id and r.month = k.month)`;
+    computed = sql`select ${MONTH_FIGURES} from keys k join meter m on m.id = k.meter_id
+      cross join lateral (select ${DAYS_SUMMED} from rollup_meter_day d
+        where d.meter_id = k.meter_id and d.day >= k.month and d.day < (k.month + interval '1 month')::date) d
+      left join reading_monthly f on f.meter_id = k.meter_id and f.month = k.month
+      left join reading_monthly p on p.meter_id = k.meter_id and p.month = (k.month - interval '1 month')::date`;
+  } else {
+    if (rows.months.length === 0) return;
+    const months = sql`months as (select unnest(${`{${rows.months.join(',')}}`}::date[]) as month)`;
+    old = sql`${months},
+      d as (select d.meter_id, date_trunc('month', d.day)::date as month, ${DAYS_SUMMED} from rollup_meter_day d
+        join months on d.day >= months.month and d.day < (months.month + interval '1 month')::date group by 1, 2),
+      keys as (select meter_id, month from d union select f.meter_id, f.month from reading_monthly f join months using (month)),
+      old as (select r.grid_id, r.month from rollup_meter_month r join months using (month))`;
+    computed = sql`select ${MONTH_FIGURES} from keys k join meter m on m.id = k.meter_id
+      left join d on d.meter_id = k.meter_id and d.month = k.month
+      left join reading_monthly f on f.meter_id = k.meter_id and f.month = k.month
+      left join reading_monthly p on p.meter_id = k.meter_id and p.month = (k.month - interval '1 month')::date`;
+  }
+  const months = ('keys' in rows ? rows.keys.map((k) => k.month) : rows.months).toSorted();
+  await ensurePartitions(tx, new Date(months[0] as string), new Date(months.at(-1) as string), ['rollup_meter_month']);
+  const updates = sql.raw(
+    ['grid_id', 'dcu_id', 'consumption', 'days_known', 'intervals', 'demand_max', 'frozen', ...ENERGIES, 'max_demand']
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', '),
+  );
+  const nodes = await rowsOf<{ grid_id: string; month: string }>(
+    tx,
+    sql`with ${old},
+      upserted as (
+        insert into rollup_meter_month as r (${MONTH_COLUMNS}) ${computed}
+        on conflict (meter_id, month) do update set ${updates}, updated_at = now()
+        returning r.grid_id, r.month
+      )
+      select grid_id, month::text as month from upserted union select grid_id, month::text from old`,
+  );
+  if (nodes.length === 0) return;
+  const nodeJson = JSON.stringify(nodes);
+  const sums = sql.raw(ENERGIES.map((c) => `sum(r.${c})`).join(', '));
+  await tx.execute(
+    sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, month date)),
+      gone as (delete from rollup_grid_month g using nodes n where g.grid_id = n.grid_id and g.month = n.month)
+      insert into rollup_grid_month (grid_id, month, meters, consumption, meters_with_consumption, frozen,
+        ${sql.raw(ENERGIES.join(', '))}, max_demand, updated_at)
+      select r.grid_id, r.month, count(*)::int, coalesce(sum(r.consumption), 0), count(r.consumption)::int,
+        (count(*) filter (where r.frozen))::int, ${sums}, max(r.max_demand), now()
+      from nodes n join rollup_meter_month r on r.grid_id = n.grid_id and r.month = n.month
+      group by r.grid_id, r.month
+      on conflict (grid_id, month) do update set meters = excluded.meters, consumption = excluded.consumption,
+        meters_with_consumption = excluded.meters_with_consumption, frozen = excluded.frozen,
+        ${sql.raw(ENERGIES.map((c) => `${c} = excluded.${c}`).join(', '))}, max_demand = excluded.max_demand,
+        updated_at = now()`,
+  );
 }
 
 /** A grid or DCU row's intervals and complete meters: of its meters expected to report only. */
@@ -209,15 +324,16 @@ async function recomputeGrids(tx: Executor, nodes: readonly { id: string; day: s
     sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date)),
       gone as (delete from rollup_grid_day g using nodes n where g.grid_id = n.grid_id and g.day = n.day)
       insert into rollup_grid_day (grid_id, day, meters, consumption, meters_with_consumption, intervals,
-        meters_complete, demand_max, events_regular, events_medium, events_severe, updated_at)
+        meters_complete, meters_read, demand_max, events_regular, events_medium, events_severe, updated_at)
       select r.grid_id, r.day, count(*)::int, coalesce(sum(r.consumption), 0), count(r.consumption)::int,
-        ${REPORTED_FIGURES}, max(r.demand_max),
+        ${REPORTED_FIGURES}, (count(*) filter (where r.reporting and r.intervals > 0))::int, max(r.demand_max),
         sum(r.events_regular)::int, sum(r.events_medium)::int, sum(r.events_severe)::int, now()
       from nodes n join rollup_meter_day r on r.grid_id = n.grid_id and r.day = n.day
       group by r.grid_id, r.day
       on conflict (grid_id, day) do update set meters = excluded.meters, consumption = excluded.consumption,
         meters_with_consumption = excluded.meters_with_consumption, intervals = excluded.intervals,
-        meters_complete = excluded.meters_complete, demand_max = excluded.demand_max, events_regular = excluded.events_regular,
+        meters_complete = excluded.meters_complete, meters_read = excluded.meters_read,
+        demand_max = excluded.demand_max, events_regular = excluded.events_regular,
         events_medium = excluded.events_medium, events_severe = excluded.events_severe, updated_at = now()`,
   );
   await recomputeGridRegisters(tx, nodeJson);
@@ -366,7 +482,9 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
         taken.map((k) => k.day),
       );
       const keys = taken.map((k) => ({ meterId: k.meter_id, day: k.day }));
-      await recompute(tx, keyedDays(keys));
+      await recompute(tx, keyedDays(keys), {
+        keys: keys.flatMap((k) => monthsOf(k.day).map((month) => ({ meterId: k.meterId, month }))),
+      });
       await recomputeEventDays(tx, keys);
       return taken.length;
     });
@@ -386,10 +504,19 @@ export function rollupDay(db: Db, day: string): Promise<number> {
     // A whole day groups every meter's rows at once: room to hash them in memory rather than sort on disk.
     await tx.execute(sql`set local work_mem = '64MB'`);
     await rollupPartitionsFor(tx, [day]);
-    const meters = await recompute(tx, wholeDay(day));
+    const meters = await recompute(tx, wholeDay(day), { months: monthsOf(day) });
     await recomputeEventDays(tx, day);
     return meters;
   });
+}
+
+/**
+ * Every meter's month rows of `months` (first days) and their grid rows, from the day rows and billing
+ * freezes stored: for a bulk load that wrote rollup_meter_day and reading_monthly itself (the scale
+ * seed's history), which the fold would otherwise reach only key by key. Runs in the caller's transaction.
+ */
+export function rollupMonths(tx: Executor, months: readonly string[]): Promise<void> {
+  return recomputeMonths(tx, { months });
 }
 
 /**

@@ -1,3 +1,5 @@
+import { analyticsMonthlyPages } from './analytics-monthly';
+
 /** The data analytics pages built on the analytics kit: shared texts, then one block per page. */
 export const analytics = {
   period: 'Period',
@@ -42,4 +44,5 @@ export const analytics = {
   energyGain: { title: 'Energy gain by meter' },
   energyGainGrid: { title: 'Energy gain by grid node' },
   clockMonitoring: { title: 'Clock monitoring' },
+  ...analyticsMonthlyPages,
 };

@@ -1,6 +1,7 @@
 import { analytics } from './analytics';
 import { analyticsClock } from './analytics-clock';
 import { analyticsEnergy } from './analytics-energy';
+import { analyticsMonthly } from './analytics-monthly';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -64,4 +65,5 @@ export const enScreens = {
   network,
   analyticsEnergy,
   analyticsClock,
+  analyticsMonthly,
 };

@@ -67,6 +67,7 @@ export const errors: LocaleMessages['errors'] = {
   timeRangeInvalid: '开始时间必须早于结束时间',
   invalidDate: '请输入有效的日期',
   dateAfterToday: '不能选择今天之后的日期',
+  overlayOneDay: '多个电表只能在同一天叠加；单个电表才可跨多天',
   grantExceedsOwn: '不能授予包含您自己没有的权限的角色',
   userHoldsMore: '该用户拥有您没有的权限',
   groupOutsideScope: '不能分配电网超出您数据范围的用户组',

@@ -3,6 +3,7 @@ import type { enScreens } from '../en/screens';
 import { analytics } from './analytics';
 import { analyticsClock } from './analytics-clock';
 import { analyticsEnergy } from './analytics-energy';
+import { analyticsMonthly } from './analytics-monthly';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -62,4 +63,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   network,
   analyticsEnergy,
   analyticsClock,
+  analyticsMonthly,
 };

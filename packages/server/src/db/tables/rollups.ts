@@ -86,6 +86,8 @@ export const rollupGridDay = pgTable(
     intervals: bigint({ mode: 'number' }).notNull(),
     /** Meters expected to report whose day holds all its intervals (INTERVALS_PER_DAY). */
     metersComplete: integer().notNull().default(0),
+    /** Meters expected to report with at least one interval that day (the load profile page's partial ones are these less the complete). */
+    metersRead: integer().notNull().default(0),
     /** The highest of its meters' maximum demand, W. */
     demandMax: integer(),
     ...eventCounts(),
@@ -237,4 +239,70 @@ export const rollupGridEventDay = pgTable(
     unique('rollup_grid_event_day_key').on(t.gridId, t.day, t.dcuId, t.code, t.level).nullsNotDistinct(),
     index('rollup_grid_event_day_dcu_idx').on(t.dcuId, t.day),
   ],
+);
+
+/**
+ * The billed energy of a month from its frozen registers (reading_monthly): each register of the month
+ * minus the month before's, Wh (varh for reactive); null while either freeze is missing.
+ */
+const billedEnergy = () => ({
+  energy: bigint({ mode: 'number' }),
+  energyT1: bigint('energy_t1', { mode: 'number' }),
+  energyT2: bigint('energy_t2', { mode: 'number' }),
+  energyT3: bigint('energy_t3', { mode: 'number' }),
+  energyT4: bigint('energy_t4', { mode: 'number' }),
+  energyExport: bigint({ mode: 'number' }),
+  energyReactiveImport: bigint({ mode: 'number' }),
+  energyReactiveExport: bigint({ mode: 'number' }),
+});
+
+/**
+ * One meter's month (`month` its first day): its days summed from rollup_meter_day, and its billing
+ * freeze (reading_monthly), so a month's figures over a scope read one row per meter instead of a
+ * month of day rows each (100,000 meters over three months: 0.6 s against 73 s, measured on the
+ * busy shared machine). Recomputed by the fold with the days it touches; partitioned by year like
+ * reading_monthly (migration 0030), dropped with it past retention.
+ */
+export const rollupMeterMonth = pgTable(
+  'rollup_meter_month',
+  {
+    meterId: varchar({ length: 32 }).notNull(),
+    month: date({ mode: 'string' }).notNull(),
+    /** The meter's grid node and DCU when the row was computed; its grid month row counts it there. */
+    gridId: varchar({ length: 32 }).notNull(),
+    dcuId: varchar({ length: 32 }),
+    /** Sum of the month's known daily consumption, Wh; null when no day is known. */
+    consumption: bigint({ mode: 'number' }),
+    /** Days of the month whose consumption is known. */
+    daysKnown: integer().notNull().default(0),
+    intervals: integer().notNull().default(0),
+    /** The highest interval demand of the month, W. */
+    demandMax: integer(),
+    /** Whether the month's billing freeze is stored. */
+    frozen: boolean().notNull().default(false),
+    ...billedEnergy(),
+    /** The frozen maximum demand register of the month, W. */
+    maxDemand: integer(),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.meterId, t.month] }), index('rollup_meter_month_grid_idx').on(t.gridId, t.month)],
+);
+
+/** A grid node's own meters for a month, from their month rows; a subtree sums its nodes' rows at query time. */
+export const rollupGridMonth = pgTable(
+  'rollup_grid_month',
+  {
+    gridId: varchar({ length: 32 }).notNull(),
+    month: date({ mode: 'string' }).notNull(),
+    /** Meters with a month row. */
+    meters: integer().notNull(),
+    consumption: bigint({ mode: 'number' }).notNull(),
+    metersWithConsumption: integer().notNull(),
+    /** Meters whose billing freeze of the month is stored. */
+    frozen: integer().notNull(),
+    ...billedEnergy(),
+    maxDemand: integer(),
+    updatedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.gridId, t.month] }), index('rollup_grid_month_month_idx').on(t.month)],
 );
