@@ -8,6 +8,7 @@ export * from './archive/enums';
 export * from './archive/gis.api';
 export * from './archive/grid.api';
 export * from './archive/grid.schema';
+export * from './archive/live-state';
 export * from './archive/meter.api';
 export * from './archive/meter.schema';
 export * from './archive/meter-type.api';

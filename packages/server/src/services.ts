@@ -35,6 +35,7 @@ import { UserService } from './modules/system/user.service';
 import type { Broker } from './mqtt/broker';
 import { DeviceReadings } from './readings/device-data';
 import { ReadingIngest } from './readings/ingest';
+import { MeterLiveState } from './readings/live-state';
 import { readingPartitionsJob } from './readings/partitions';
 import { ReadingRetentionSetting, readingRetentionJob } from './readings/retention';
 import { readingRollupsJob } from './readings/rollups';
@@ -89,6 +90,8 @@ export function createServices({
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);
   const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest);
+  const liveState = new MeterLiveState(db, log);
+  headEnd.onDone((row) => liveState.commandDone(row));
   jobs.register(
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),

@@ -5,6 +5,7 @@ import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
+import { liveState } from './live-state';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
@@ -42,6 +43,7 @@ export const enScreens = {
   dcu,
   poc,
   gis,
+  liveState,
   operations,
   readings,
   runs,

@@ -7,6 +7,7 @@ import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
+import { liveState } from './live-state';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
@@ -40,6 +41,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   dcu,
   poc,
   gis,
+  liveState,
   operations,
   readings,
   runs,
