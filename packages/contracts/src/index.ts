@@ -8,6 +8,7 @@ export * from './archive/dcu.api';
 export * from './archive/dcu.schema';
 export * from './archive/enums';
 export * from './archive/gis.api';
+export * from './archive/gis-find.api';
 export * from './archive/grid.api';
 export * from './archive/grid.schema';
 export * from './archive/live-state';

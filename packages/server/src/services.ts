@@ -13,6 +13,7 @@ import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
+import { GisFinder } from './modules/archive/gis-find';
 import { importJob } from './modules/archive/import/import-kit';
 import { createCollection } from './modules/collection/collection';
 import { CollectionReportService } from './modules/collection/collection-report.service';
@@ -132,6 +133,8 @@ export function createServices({
     archive: createArchive(db, secrets),
     collection: createCollection(db, settings),
     gis: new GisService(db, config),
+    /** Finding records on the map: search, show on map, meters without a position. */
+    gisFinder: new GisFinder(db),
     imports,
     /** The OBIS and event definition pages' calls. */
     parameters: createParameterCatalogues(db),

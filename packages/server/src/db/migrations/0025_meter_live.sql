@@ -12,6 +12,7 @@ ALTER TABLE "meter_live" ADD CONSTRAINT "meter_live_meter_id_meter_id_fk" FOREIG
 CREATE INDEX "meter_live_online_idx" ON "meter_live" USING btree ("online","meter_id");--> statement-breakpoint
 CREATE INDEX "meter_live_relay_idx" ON "meter_live" USING btree ("relay_state","meter_id");--> statement-breakpoint
 CREATE INDEX "meter_live_last_comm_idx" ON "meter_live" USING btree (coalesce("last_comm_at", '-infinity'::timestamptz),"meter_id");--> statement-breakpoint
+CREATE INDEX "meter_unplaced_idx" ON "meter" USING btree ("dev_addr","id") WHERE "meter"."latitude" is null or "meter"."longitude" is null;--> statement-breakpoint
 -- Every meter has its live row from its insert on (written by hand: drizzle cannot declare a trigger).
 -- One statement per insert statement, however many rows it holds: an import's COPY pays one insert.
 CREATE FUNCTION "meter_live_create"() RETURNS trigger LANGUAGE plpgsql AS $$
