@@ -6,7 +6,7 @@ import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
-import { liveState } from './live-state';
+import { liveState, silentMeters } from './live-state';
 import { meter } from './meter';
 import { meterType } from './meter-type';
 import { module } from './module';
@@ -45,6 +45,7 @@ export const enScreens = {
   poc,
   gis,
   liveState,
+  silentMeters,
   operations,
   readings,
   runs,
