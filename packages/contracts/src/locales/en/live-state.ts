@@ -9,6 +9,25 @@ export const liveState = {
   },
   linkStates: { online: 'Online', offline: 'Offline' },
   relayStates: { 0: 'Disconnected', 1: 'Connected', 2: 'Ready to reconnect' },
+  showOnMap: 'Show on map',
+  search: {
+    placeholder: 'Find a meter, consumer or DCU by number or name',
+    empty: 'Nothing found in your grid',
+    more: 'More match: type more to narrow the search',
+  },
+  placement: {
+    consumer: "Approximate: at its consumer's position",
+    dcu: "Approximate: at its DCU's position",
+    none: 'Not on the map',
+  },
+  notOnMap: '{{label}} is not on the map: neither it, nor its consumer or DCU, has a position',
+  unplaced: {
+    button: '{{count}} meters without coordinates',
+    title: 'Meters without coordinates',
+    hint: 'These meters have no coordinates of their own. The map places one at its consumer’s or its DCU’s position when those have one; the others are not on the map until their coordinates are entered.',
+    place: 'On the map',
+    show: 'Show',
+  },
 };
 
 /** The never-read and stopped meters of the collection report, grouped for field crews (issue 17). */
