@@ -9,6 +9,7 @@ export * from './tables/import';
 export * from './tables/live';
 export * from './tables/log';
 export * from './tables/notice';
+export * from './tables/outage';
 export * from './tables/parameter';
 export * from './tables/people';
 export * from './tables/readings';

@@ -8,7 +8,7 @@ const time = () => timestamp({ withTimezone: true, mode: 'date' });
  * A meter's live state, one narrow row per meter, kept as devices deliver (readings/live-state.ts):
  * the meter list shows and filters it for a page of rows without reading the readings tables, and a
  * reading only rewrites this row, never the wide archive row and its dozen indexes. Every meter has
- * its row from the moment it is inserted (a trigger, migration 0025) until it is deleted (cascade),
+ * its row from the moment it is inserted (a trigger, migration 0026) until it is deleted (cascade),
  * so the list joins it, and a sort by last communication walks this table's index.
  */
 export const meterLive = pgTable(
