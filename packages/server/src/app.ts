@@ -24,6 +24,7 @@ import { createLogger, OneLinePerRequest } from './logger';
 import { registerAnalyticsRoutes } from './modules/analytics/analytics';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
+import { registerGisFindRoutes } from './modules/archive/gis-find';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerCollectionRoutes } from './modules/collection/collection';
 import { registerCollectionReportRoutes } from './modules/collection/collection-report.routes';
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerSystemLogRoutes(http, services);
   registerArchive(http, services.archive);
   registerGisRoutes(http, services.gis);
+  registerGisFindRoutes(http, services.gisFinder);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
   registerPlanRoutes(http, services.plans, services.collection.tasks);
   registerCollectionRoutes(http, services.collection);

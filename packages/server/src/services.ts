@@ -13,6 +13,7 @@ import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
+import { GisFinder } from './modules/archive/gis-find';
 import { importJob } from './modules/archive/import/import-kit';
 import { createCollection } from './modules/collection/collection';
 import { CollectionReportService } from './modules/collection/collection-report.service';
@@ -37,6 +38,7 @@ import type { Broker } from './mqtt/broker';
 import { LiveDeviceFeed } from './mqtt/live-devices';
 import { DeviceReadings } from './readings/device-data';
 import { ReadingIngest } from './readings/ingest';
+import { MeterLiveState } from './readings/live-state';
 import { readingPartitionsJob } from './readings/partitions';
 import { ReadingRetentionSetting, readingRetentionJob } from './readings/retention';
 import { readingRollupsJob } from './readings/rollups';
@@ -91,6 +93,8 @@ export function createServices({
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);
   const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest);
+  const liveState = new MeterLiveState(db, log);
+  headEnd.onDone((row) => liveState.commandDone(row));
   const liveDevices = new LiveDeviceFeed(db, broker, log);
   liveDevices.follow({
     onLinkChange: (listener) => headEnd.onLinkChange(listener),
@@ -139,6 +143,8 @@ export function createServices({
     archive: createArchive(db, secrets),
     collection: createCollection(db, settings),
     gis: new GisService(db, config),
+    /** Finding records on the map: search, show on map, meters without a position. */
+    gisFinder: new GisFinder(db),
     imports,
     /** The OBIS and event definition pages' calls. */
     parameters: createParameterCatalogues(db),

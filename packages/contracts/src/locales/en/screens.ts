@@ -10,6 +10,7 @@ import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
+import { liveState, silentMeters } from './live-state';
 import { meter } from './meter';
 import { meterEvents } from './meter-events';
 import { meterType } from './meter-type';
@@ -49,6 +50,8 @@ export const enScreens = {
   dcu,
   poc,
   gis,
+  liveState,
+  silentMeters,
   operations,
   readings,
   runs,
