@@ -5,7 +5,9 @@
  * whose figures both sides can compare says how (`same`); the bench prints whether they agree.
  */
 
-/** What the cases need to know of the seeded archive (bench/analytics.ts reads it once). */
+import { consumptionAnalytics, consumptionDetailAnalytics } from '../packages/contracts/src/analytics/consumption';
+
+/** What the cases need to know of the seeded archive (bench/analytics.ts reads it for each case). */
 export interface BenchContext {
   /** UTC days: today, and the first day whose load profile rows are written for every meter. */
   today: string;
@@ -18,6 +20,8 @@ export interface BenchContext {
   /** The seeded run's region (its grid node) and collection task. */
   regionId: string;
   planId: string;
+  /** A meter whose load profile rows are kept for the whole history (`--profile-every`), or any meter. */
+  meterId: string;
 }
 
 export interface RawQuery {
@@ -53,6 +57,17 @@ const meterDays = (from: string, to: string, where = 'true') =>
    where ${profileBetween(from, to)} and ${where} group by 1, 2`;
 
 const num = (value: unknown) => Number(value ?? 0);
+const DAY_MS = 86_400_000;
+const addDays = (day: string, n: number) => new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
+/** The days of an analytics page's default period (its last `defaultDays`), as the kit settles them. */
+const defaultPeriod = (c: BenchContext, spec: { period: { defaultDays?: number } }) => [
+  addDays(c.today, 1 - (spec.period.defaultDays ?? 1)),
+  c.today,
+];
+/** Wh as the pages show it: kWh with three decimals. */
+const KWH = (expression: string) => `round((${expression})::numeric / 1000, 3)::float8`;
+/** A meter's consumption of each day: its daily frozen register less the day before's. */
+const DAILY_CONSUMPTION = `reading_daily d join reading_daily b on b.meter_id = d.meter_id and b.day = d.day - 1`;
 const period = (c: BenchContext) => ({ startDay: c.profileFrom, endDay: c.today });
 const taskPeriod = (c: BenchContext) => ({ startTime: c.monthAgo, endTime: c.todayEnd });
 /** The occurrences task analysis counts in its period, and their device rows' figures per occurrence. */
@@ -202,5 +217,67 @@ export const CASES: AnalyticsCase[] = [
     }),
     same: (data: { list: { dcuNo: string | null; received: number }[] }, rows) =>
       data.list.every((d) => num(rows.find((r) => r.dcu_no === d.dcuNo)?.received) === d.received),
+  },
+  {
+    name: 'consumption: first page (meters by serial)',
+    path: '/analytics/consumption/list',
+    body: () => ({ curPage: 1, pageSize: 10 }),
+    raw: (c) => ({
+      text: `with page as (select id, dev_addr from meter order by lower(dev_addr), id limit 10)
+        select page.id, (select count(*) from meter) as total,
+          (select ${KWH('sum(d.active_import - b.active_import)')} from ${DAILY_CONSUMPTION}
+            where d.meter_id = page.id and d.day between $1 and $2) as consumption,
+          (select ${KWH('max(p.active_power)')} from reading_profile p where p.meter_id = page.id
+            and ${profileBetween('$1', '$2')}) as demand_max
+        from page`,
+      values: defaultPeriod(c, consumptionAnalytics),
+    }),
+    same: (data: { list: { meterId: string; consumption: number | null }[] }, rows) =>
+      data.list.every((m) => (rows.find((r) => r.id === m.meterId)?.consumption ?? null) === m.consumption),
+  },
+  {
+    name: 'consumption: summary and chart (all meters)',
+    path: '/analytics/consumption/summary',
+    body: () => ({}),
+    raw: (c) => ({
+      text: `select d.day::text as day, ${KWH('sum(d.active_import - b.active_import)')} as consumption
+        from ${DAILY_CONSUMPTION} where d.day between $1 and $2 group by d.day`,
+      values: defaultPeriod(c, consumptionAnalytics),
+    }),
+    // Days whose consumption raw rows know (the page shows 0 for a day none is known, where rows are null).
+    same: (data: { points: { day: string; consumption: number | null }[] }, rows) =>
+      rows.every((r) => data.points.find((p) => p.day === r.day)?.consumption === r.consumption),
+  },
+  {
+    name: "consumption detail: a meter's days",
+    path: '/analytics/consumptionDetail/list',
+    body: (c) => ({ meterId: c.meterId, curPage: 1, pageSize: 10 }),
+    raw: (c) => ({
+      text: `select d.day::text as day, ${KWH('d.active_import - b.active_import')} as consumption, p.*
+        from ${DAILY_CONSUMPTION}
+        cross join lateral (select ${KWH('max(p.active_power)')} as demand_max, count(*) as intervals
+          from reading_profile p where p.meter_id = d.meter_id
+            and p.ts > d.day::timestamp at time zone 'UTC' and p.ts <= (d.day + 1)::timestamp at time zone 'UTC') p
+        where d.meter_id = $3 and d.day between $1 and $2 order by d.day desc limit 10`,
+      values: [...defaultPeriod(c, consumptionDetailAnalytics), c.meterId],
+    }),
+    same: (data: { list: { day: string; consumption: number | null }[] }, rows) =>
+      data.list
+        .filter((d) => d.consumption !== null)
+        .every((d) => rows.find((r) => r.day === d.day)?.consumption === d.consumption),
+  },
+  {
+    name: "consumption detail: a meter's summary and chart",
+    path: '/analytics/consumptionDetail/summary',
+    body: (c) => ({ meterId: c.meterId }),
+    raw: (c) => ({
+      text: `select ${KWH('sum(d.active_import - b.active_import)')} as consumption,
+          (select ${KWH('max(p.active_power)')} from reading_profile p where p.meter_id = $3
+            and ${profileBetween('$1', '$2')}) as demand_max
+        from ${DAILY_CONSUMPTION} where d.meter_id = $3 and d.day between $1 and $2`,
+      values: [...defaultPeriod(c, consumptionDetailAnalytics), c.meterId],
+    }),
+    same: (data: { figures: { consumption: number | null } }, rows) =>
+      (rows[0]?.consumption ?? null) === data.figures.consumption,
   },
 ];

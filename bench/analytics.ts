@@ -49,7 +49,9 @@ async function context(): Promise<BenchContext> {
   const todayMs = Math.floor(now / DAY_MS) * DAY_MS;
   const { rows } = await pool.query(
     `select (select id from power_grid where grid_name like 'Scale region %' order by create_time desc limit 1) as region,
-      (select id from plan where plan_name like 'Scale daily collection %' order by create_time desc limit 1) as plan`,
+      (select id from plan where plan_name like 'Scale daily collection %' order by create_time desc limit 1) as plan,
+      coalesce((select meter_id from reading_profile where ts < $1 limit 1), (select id from meter limit 1)) as meter`,
+    [new Date(todayMs - PROFILE_DAYS * DAY_MS)],
   );
   return {
     today: day(todayMs),
@@ -59,6 +61,7 @@ async function context(): Promise<BenchContext> {
     todayEnd: new Date(todayMs + DAY_MS - 1).toISOString(),
     regionId: rows[0].region,
     planId: rows[0].plan,
+    meterId: rows[0].meter,
   };
 }
 
@@ -108,6 +111,8 @@ async function measure(c: AnalyticsCase, ctx: BenchContext): Promise<Result> {
     await floor.stop();
   }
   const same = c.same ? (c.same(first.body.data as never, rows, ctx) ? 'same' : 'DIFFERS') : 'n/a';
+  if (same === 'DIFFERS' && process.env.BENCH_SHOW_DIFFERENCES === '1')
+    console.log(JSON.stringify({ api: first.body.data, raw: rows }, null, 1).slice(0, 4000));
   return {
     name: c.name,
     api: { ...summary(api.samples), rate: api.rate },
