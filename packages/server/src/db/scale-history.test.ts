@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeRunKpi } from '../modules/collection/run-kpi';
 import { rollupDay } from '../readings/rollups';
 import { FRESH_START } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
@@ -45,7 +46,16 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
     };
   };
 
-  it('writes the rollups the fold makes of its raw rows, when every raw row is written', async () => {
+  /** The run's task's KPI rows (what task analysis reads), in one order. */
+  const runKpis = (run: string) =>
+    rowsOf<Record<string, unknown>>(
+      t.db,
+      sql`select k.run_id, k.grid_id, k.dcu_no, k.code, k.devices, k.expected, k.received, k.first_received, k.failed
+        from collection_run_kpi k join collection_run r on r.id = k.run_id join plan p on p.id = r.plan_id
+        where p.plan_name = ${`Scale daily collection ${run}`} order by 1, 2, 3, 4`,
+    );
+
+  it('writes the rollups and run KPIs the fold and the runs make of its raw rows, when every raw row is written', async () => {
     const days = 35;
     const { run } = await seedScaleArchive(t.database, {
       meters: 90,
@@ -76,6 +86,17 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
     const today = Math.floor(Date.now() / DAY_MS);
     for (let day = today - days; day <= today; day++) await rollupDay(t.db, isoDay(day));
     expect(await rollups(run)).toEqual(seeded);
+
+    // The task's runs: what a finished run's chain writes of its device rows.
+    const kpis = await runKpis(run);
+    expect(kpis.length).toBeGreaterThan(days);
+    const runs = await rowsOf<{ id: string }>(
+      t.db,
+      sql`select r.id from collection_run r join plan p on p.id = r.plan_id where p.plan_name = ${`Scale daily collection ${run}`}`,
+    );
+    expect(runs).toHaveLength(days);
+    for (const r of runs) await t.db.transaction((tx) => writeRunKpi(tx, r.id));
+    expect(await runKpis(run)).toEqual(kpis);
   });
 
   it('writes the load profile of every meter on the last days only, and of a sample before', async () => {

@@ -15,9 +15,7 @@ import {
   registersOf,
   spontaneousEvents,
 } from '@meterdesk/simulator';
-import { sql } from 'drizzle-orm';
 import { captureTimes, type RunItem } from '../modules/collection/run-items';
-import { chainMeters, KPI_SUMS } from '../modules/collection/run-kpi';
 import { ensurePartitions } from '../readings/partitions';
 import { rollupNodes } from '../readings/rollups';
 import {
@@ -36,6 +34,7 @@ import {
   clockCheck,
   collectionRun,
   collectionRunDevice,
+  collectionRunKpi,
   dcuEvent,
   deviceLink,
   linkChange,
@@ -185,6 +184,11 @@ export class ScaleHistory {
   private readonly runIds: string[];
   /** Per run: readings expected of each meter, and the totals of its device rows so far. */
   private readonly runs: { expected: number; devices: number; received: number; byCode: Record<string, number> }[];
+  /**
+   * What task analysis reads of the runs (collection_run_kpi), as a finished run's chain writes it
+   * (writeRunKpi; the seeded runs have no repairs): by run, grid node, DCU and result code.
+   */
+  private readonly kpis = new Map<string, typeof collectionRunKpi.$inferInsert>();
   private readonly dcuNos: Map<string, string>;
   private readonly planId: string;
   private readonly templateId: string;
@@ -360,12 +364,7 @@ export class ScaleHistory {
       }),
     );
     rows += this.runIds.length;
-    // What task analysis reads of them, summed from their device rows as a finished run's are (writeRunKpi).
-    await tx.execute(sql`
-      insert into collection_run_kpi (run_id, grid_id, dcu_no, code, devices, expected, received, first_received, failed)
-      select run_id, grid_id, dcu_no, code, ${KPI_SUMS}
-      from (${chainMeters(sql`select id, plan_id from ${collectionRun} where plan_id = ${this.planId}`)}) m
-      group by run_id, grid_id, dcu_no, code`);
+    rows += await bulk(collectionRunKpi, [...this.kpis.values()]);
     return rows;
   }
 
@@ -403,6 +402,27 @@ export class ScaleHistory {
       totals.devices++;
       totals.received += received;
       totals.byCode[code] = (totals.byCode[code] ?? 0) + 1;
+      const key = `${i} ${m.gridId} ${dcuNo} ${code}`;
+      let kpi = this.kpis.get(key);
+      if (!kpi) {
+        kpi = {
+          runId: this.runIds[i] as string,
+          gridId: m.gridId,
+          dcuNo,
+          code,
+          devices: 0,
+          expected: 0,
+          received: 0,
+          firstReceived: 0,
+          failed: 0,
+        };
+        this.kpis.set(key, kpi);
+      }
+      kpi.devices++;
+      kpi.expected += totals.expected;
+      kpi.received += received;
+      kpi.firstReceived += received;
+      if (received < totals.expected || code !== '00') kpi.failed++;
       out.runDevices.push({
         runId: this.runIds[i] as string,
         meterId: m.id,
