@@ -56,6 +56,7 @@ export * from './common/topics';
 export * from './common/validation';
 export * from './device/catalogue';
 export * from './device/fleet';
+export * from './device/live';
 export * from './device/protocol';
 export * from './operations/operations';
 export * from './operations/plan.api';

@@ -10,7 +10,7 @@ import {
 import { isDateRange, MAX_BATCH_DELETE, type Page } from '@meterdesk/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
-import { useMemo, useRef, useState } from 'react';
+import { type ReactNode, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
@@ -72,11 +72,14 @@ export function CrudListPage({
   crud,
   keepParams = [],
   fixed,
+  belowFilters,
 }: {
   crud: CrudConfig;
   keepParams?: readonly string[];
   /** Keys every list and export request carries, not filters of the bar (an analytics detail's meter). */
   fixed?: Readonly<Record<string, string>>;
+  /** What the filters also govern, shown between them and the table (an analytics page's summary and chart). */
+  belowFilters?: ReactNode;
 }) {
   const { t } = useTranslation();
   const language = useLanguage();
@@ -296,6 +299,7 @@ export function CrudListPage({
   return (
     <Flex vertical gap="middle" data-testid={`${entity.name}-list`}>
       <FilterBar fields={filterFields} values={query.filters} timeRange={crud.timeRange} onSearch={search} />
+      {belowFilters}
       <Flex justify="end" gap="small">
         <Button icon={<ReloadOutlined />} loading={list.isFetching} data-testid="crud-refresh" onClick={refresh}>
           {t('crud.refresh')}

@@ -42,7 +42,8 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: Anal
     exportDialog: true,
     rowKey: rowKey as never,
     rowActions,
-    viewAction: rowActions.length === 0,
+    // A row shows all its figures already: a View drawer would only repeat them.
+    viewAction: false,
     timeRange: {
       label: 'analytics.period',
       startKey: keys.start,
@@ -91,6 +92,8 @@ function SummaryStrip({
               data-testid={`analytics-figure-${key}`}
               title={t(labelOf(definition.summary, key))}
               value={figures?.[key] === null || figures?.[key] === undefined ? '–' : (figures[key] as string | number)}
+              // A text figure (a serial, a day) is shown as it is, not grouped like a number.
+              formatter={typeof figures?.[key] === 'string' ? (value) => value : undefined}
             />
           ),
         )}
@@ -101,8 +104,9 @@ function SummaryStrip({
 
 /**
  * An analytics page as its contracts declare it: the summary strip and the chart of the filters and
- * period in the URL, then the table with its filter bar, sort, paging, refresh and export. `fixed`
- * keys (a detail page's meter) go with every call; `children` come between the chart and the table.
+ * period in the URL between the filter bar that governs them and the table with its sort, paging,
+ * refresh and export. `fixed` keys (a detail page's meter) go with every call; `children` come
+ * between the chart and the table.
  */
 export function AnalyticsPage({
   screen,
@@ -143,9 +147,8 @@ export function AnalyticsPage({
     [definition, summary.data, t],
   );
 
-  return (
-    <Flex vertical gap={16} data-testid={`analytics-page-${definition.entity.name}`}>
-      {header?.(summary.data?.figures)}
+  const figuresAndChart = (
+    <>
       <SummaryStrip
         definition={definition}
         figures={summary.data?.figures}
@@ -162,7 +165,12 @@ export function AnalyticsPage({
         </Card>
       )}
       {children}
-      <CrudListPage crud={crud} fixed={fixed} keepParams={Object.keys(fixed ?? {})} />
+    </>
+  );
+  return (
+    <Flex vertical gap={16} data-testid={`analytics-page-${definition.entity.name}`}>
+      {header?.(summary.data?.figures)}
+      <CrudListPage crud={crud} fixed={fixed} keepParams={Object.keys(fixed ?? {})} belowFilters={figuresAndChart} />
     </Flex>
   );
 }
