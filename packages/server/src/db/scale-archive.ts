@@ -288,7 +288,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
       rows += await bulk(commModule, modules);
       rows += await bulk(meter, meters);
       rows += await bulk(poc, pocs);
-      if (history) rows += await history.writeMeters(bulk, historyMeters);
+      if (history) rows += await history.writeMeters(writer, historyMeters);
       options.onProgress?.({ meters: to, total, rows, seconds: seconds() });
     }
     if (history) rows += await history.finish(writer, regionId, run, total);

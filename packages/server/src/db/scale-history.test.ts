@@ -71,11 +71,16 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
         (select count(*)::int from meter_event where ${of.meters(sql`meter_id`)} and code in (1, 2)) as power,
         (select count(*)::int from dcu_event where ${of.dcus(sql`dcu_id`)}) as dcu_events,
         (select count(*)::int from link_change where ${of.meters(sql`device_id`)}) as links,
+        (select count(*)::int from device_power where ${of.meters(sql`device_id`)}) as supplies,
+        (select count(distinct meter_id)::int from meter_event where ${of.meters(sql`meter_id`)} and code in (1, 2))
+          as powered,
         (select count(*)::int from collection_run_kpi k join collection_run r on r.id = k.run_id
           join plan p on p.id = r.plan_id where p.plan_name = ${`Scale daily collection ${run}`}) as kpis`,
     );
     // A month's history holds each kind of row the fold is compared on below.
     for (const kind of ['daily', 'monthly', 'power', 'links', 'kpis']) expect(counts?.[kind], kind).toBeGreaterThan(0);
+    // Each meter with power events has its supply, as the readings writer keeps it.
+    expect(counts?.supplies).toBe(counts?.powered);
     expect(seeded.meterDays.length).toBeGreaterThan(80 * days);
     expect(seeded.gridDays.length).toBe(3 * (days + 1));
 

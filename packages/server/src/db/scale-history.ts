@@ -17,6 +17,7 @@ import {
 } from '@meterdesk/simulator';
 import { captureTimes, type RunItem } from '../modules/collection/run-items';
 import { ensurePartitions } from '../readings/partitions';
+import { recordPower } from '../readings/power-state';
 import { rollupNodes } from '../readings/rollups';
 import {
   dailyRows,
@@ -62,7 +63,8 @@ import { seededRandom } from './seeded-random';
  *   of a transformer area whose DCU lost power (an event storm, with the DCU's own events and link
  *   changes), and a clock-invalid event with its clock check each day a drifting clock is beyond 60 s;
  * - link changes: online at the history's start, flapping meters' offline spells, a stopped meter's
- *   last going offline; and each device's current link state (device_link);
+ *   last going offline; and each device's current link state (device_link) and supply (device_power,
+ *   as the readings writer folds the power events);
  * - the rollups of every meter-day (rollup_meter_day, and from them rollup_grid_day, rollup_dcu_day,
  *   meter_last_read), as if every interval collected had been stored;
  * - a daily collection task over the run's region with one finished run per day, its device rows and
@@ -99,6 +101,7 @@ export const HISTORY_TABLES = [
   'clock_check',
   'link_change',
   'device_link',
+  'device_power',
   'rollup_meter_day',
   'rollup_grid_day',
   'rollup_dcu_day',
@@ -242,8 +245,11 @@ export class ScaleHistory {
     return ensurePartitions(db, firstMonth, new Date((this.today + 1) * DAY_MS));
   }
 
-  /** Writes the history of a batch of the run's meters; answers the rows written. */
-  async writeMeters(bulk: AtomicWriter['bulk'], meters: readonly HistoryMeter[]): Promise<number> {
+  /**
+   * Writes the history of a batch of the run's meters, with what the readings writer keeps beside the
+   * rows (the meters' supply from their power events); answers the rows written.
+   */
+  async writeMeters({ tx, bulk }: AtomicWriter, meters: readonly HistoryMeter[]): Promise<number> {
     let rows = 0;
     for (let from = 0; from < meters.length; from += METERS_AT_ONCE) {
       const out = emptyRows();
@@ -252,6 +258,7 @@ export class ScaleHistory {
       rows += await bulk(readingMonthly, out.monthly);
       rows += await bulk(readingProfile, out.profile);
       rows += await bulk(meterEvent, out.events);
+      await recordPower(tx, { meterEvents: out.events });
       rows += await bulk(clockCheck, out.clockChecks);
       rows += await bulk(linkChange, out.links);
       rows += await bulk(deviceLink, out.deviceLinks);
@@ -291,6 +298,7 @@ export class ScaleHistory {
       });
     }
     rows += await bulk(dcuEvent, dcuEvents);
+    await recordPower(tx, { dcuEvents });
     rows += await bulk(linkChange, links);
     rows += await bulk(deviceLink, deviceLinks);
     rows += await bulk(meterLastRead, this.lastRead);
