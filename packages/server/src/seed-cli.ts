@@ -12,8 +12,9 @@ const USAGE = `Usage (from the repository root, with the server's environment):
   --days D   also writes D days of history before today and today so far, as if the fleet had been
       collected all along (the simulator's meters' values): daily and monthly frozen registers, events
       (outages, cover openings, power-down/up storms of whole transformer areas, clock-invalid events with
-      their clock checks), link changes and link states, the rollups of all of it, and a daily collection
-      task with one run a day and its KPIs. Collection misses some days, intervals and meters, as in the field.
+      their clock checks), link changes, the devices' link state and supply, the rollups of all of it, and a
+      daily collection task (disabled) with one run a day and its KPIs. Collection misses some days, intervals
+      and meters, as in the field.
       Raw 15-minute load profile rows are not all written (96 a meter a day: 864 M for 100,000 meters over
       90 days): only on the last P days, today counting as one (--profile-days, default ${HISTORY_DEFAULTS.profileDays}),
       and over the whole history for every K-th meter (--profile-every, default ${HISTORY_DEFAULTS.profileEvery}; 0 for none).
