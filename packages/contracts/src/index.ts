@@ -54,6 +54,7 @@ export * from './common/options';
 export * from './common/paging';
 export * from './common/topics';
 export * from './common/validation';
+export * from './dashboard/dashboard.api';
 export * from './device/catalogue';
 export * from './device/fleet';
 export * from './device/live';

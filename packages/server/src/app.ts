@@ -30,6 +30,7 @@ import { registerCollectionReportRoutes } from './modules/collection/collection-
 import { registerReadingsRoutes } from './modules/collection/readings.routes';
 import { registerRunRoutes } from './modules/collection/run.routes';
 import type { CollectionRuns } from './modules/collection/run.service';
+import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
@@ -190,6 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCollectionRoutes(http, services.collection);
   registerReadingsRoutes(http, services);
   registerCollectionReportRoutes(http, services);
+  registerDashboardRoutes(http, services);
   registerAnalyticsRoutes(http, services);
   registerRunRoutes(http, { db: services.db, runs: services.collectionRuns, tasks: services.collection.tasks });
   registerParameterCatalogues(http, services.parameters);

@@ -20,6 +20,7 @@ import { demoHistoryJob } from './modules/collection/demo-history';
 import { ReadingsService } from './modules/collection/readings.service';
 import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
 import { CollectionRuns } from './modules/collection/run.service';
+import { DashboardService } from './modules/dashboard/dashboard.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
@@ -109,6 +110,7 @@ export function createServices({
     collectionRunJob(collectionRuns),
     demoHistoryJob(db, collectionRuns, log),
   );
+  const collectionReport = new CollectionReportService(db);
   return {
     db,
     broker,
@@ -146,7 +148,9 @@ export function createServices({
     /** A meter's readings for its data tab. */
     readings: new ReadingsService(db),
     /** The data collection report, from the rollups. */
-    collectionReport: new CollectionReportService(db),
+    collectionReport,
+    /** The dashboard's cards, from the rollups. */
+    dashboard: new DashboardService(db, collectionReport),
     deviceCredentials: new DeviceCredentials(db, secrets),
   };
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ResourceNeeds } from '@meterdesk/contracts';
 import { and, eq, inArray, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { ClientInfo } from '../audit/client-info';
 import type { Config } from '../config';
@@ -18,7 +19,7 @@ export interface SessionContext {
   scope?: Scope;
 }
 
-/** A session, and whether its user holds any resource the route needs (true when it needs none). */
+/** A session, and whether its user holds what the route needs (true when it needs nothing). */
 export interface ResolvedSession {
   session: SessionContext;
   permitted: boolean;
@@ -51,8 +52,8 @@ export class SessionStore {
    */
   private readonly lookups = new Map<string, ReturnType<SessionStore['prepareLookup']>>();
 
-  private lookupFor(needs: readonly string[]) {
-    const key = needs.join('\n');
+  private lookupFor(needs: ResourceNeeds) {
+    const key = `${needs.anyOf.join('\n')}\n&\n${(needs.allOf ?? []).join('\n')}`;
     let lookup = this.lookups.get(key);
     if (!lookup) {
       // Named after what it asks, so one name never stands for two statements on a connection.
@@ -62,7 +63,7 @@ export class SessionStore {
     return lookup;
   }
 
-  private prepareLookup(needs: readonly string[], name: string) {
+  private prepareLookup(needs: ResourceNeeds, name: string) {
     return this.db
       .select({
         userId: sysUser.id,
@@ -75,7 +76,7 @@ export class SessionStore {
         lastSeenAt: sysSession.lastSeenAt,
         expiresAt: sysSession.expiresAt,
         ...scopeFields,
-        permitted: needs.length ? holdsAnyOf(qualified(sysUser.id), needs) : sql<boolean>`true`,
+        permitted: holds(qualified(sysUser.id), needs),
       })
       .from(sysSession)
       .innerJoin(sysUser, eq(sysUser.id, sysSession.userId))
@@ -113,10 +114,10 @@ export class SessionStore {
   /**
    * The session behind a cookie, or null when it is unknown, idle too long, past its absolute end, or
    * its user may no longer log in. One query reads the session, its user, the user's scope and
-   * whether they hold any of the resource uris in `needs` (a route's access rule), because every
+   * whether they hold what `needs` names (a route's access rule), because every
    * request asks all of it: the answer is never older than the request.
    */
-  async resolve(token: string, needs: readonly string[] = []): Promise<ResolvedSession | null> {
+  async resolve(token: string, needs: ResourceNeeds = { anyOf: [] }): Promise<ResolvedSession | null> {
     const tokenHash = hashToken(token);
     const [row] = await this.lookupFor(needs).execute({ tokenHash });
     if (!row) return null;
@@ -184,9 +185,16 @@ export class SessionStore {
   }
 }
 
-/** Whether the user holds any of `uris`, as SQL over the user's id (one indexed join). */
-const holdsAnyOf = (userId: SQL | string, uris: readonly string[]) =>
-  sql<boolean>`exists (select 1 from ${sysUserRole} join ${sysRoleResource} on ${sysRoleResource.roleId} = ${sysUserRole.roleId} join ${sysResource} on ${sysResource.id} = ${sysRoleResource.resourceId} where ${sysUserRole.userId} = ${userId} and ${inArray(sysResource.resourceUri, [...uris])})`;
+/** The user's resources among `uris`, as a FROM clause over the user's id (one indexed join). */
+const heldAmong = (userId: SQL | string, uris: readonly string[]) =>
+  sql`${sysUserRole} join ${sysRoleResource} on ${sysRoleResource.roleId} = ${sysUserRole.roleId} join ${sysResource} on ${sysResource.id} = ${sysRoleResource.resourceId} where ${sysUserRole.userId} = ${userId} and ${inArray(sysResource.resourceUri, [...uris])}`;
+
+/** Whether the user holds what `needs` names, as SQL over the user's id: true when it names nothing. */
+function holds(userId: SQL | string, { anyOf, allOf = [] }: ResourceNeeds): SQL<boolean> {
+  const any = anyOf.length ? sql`exists (select 1 from ${heldAmong(userId, anyOf)})` : sql`true`;
+  if (allOf.length === 0) return sql<boolean>`${any}`;
+  return sql<boolean>`(${any} and (select count(distinct ${sysResource.resourceUri}) from ${heldAmong(userId, allOf)}) = ${allOf.length})`;
+}
 
 /**
  * The resource uris a user may use, read when asked so that a changed role takes effect on the

@@ -26,7 +26,7 @@ function describeRoute(access: OperationAccess | undefined, audit: string | unde
         ? 'PUBLIC'
         : access === SESSION
           ? 'SESSION'
-          : `needs ${[...access.anyOf].sort().join(' | ')}`;
+          : `needs ${[...access.anyOf].sort().join(' | ')}${access.allOf?.length ? ` & ${[...access.allOf].sort().join(' & ')}` : ''}`;
   return audit ? `${rule}; audit ${audit}` : rule;
 }
 

@@ -1,4 +1,11 @@
-import { type OperatingType, type OperationAccess, PUBLIC, SESSION, SESSION_COOKIE } from '@meterdesk/contracts';
+import {
+  type OperatingType,
+  type OperationAccess,
+  PUBLIC,
+  type ResourceNeeds,
+  SESSION,
+  SESSION_COOKIE,
+} from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { SessionStore } from '../auth/session';
 import type { Db } from '../db/driver';
@@ -16,6 +23,8 @@ export interface RouteRecord {
   audit: OperatingType | undefined;
 }
 
+const NEEDS_NOTHING: ResourceNeeds = { anyOf: [] };
+
 export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sessions: SessionStore }): RouteRecord[] {
   const routes: RouteRecord[] = [];
   app.addHook('onRoute', (route) => {
@@ -27,7 +36,7 @@ export function registerAccessControl(app: FastifyInstance, deps: { db: Db; sess
   app.addHook('onRequest', async (req) => {
     const token = req.cookies[SESSION_COOKIE];
     const access = req.is404 ? PUBLIC : req.routeOptions.config.access;
-    const needs = access === undefined || access === PUBLIC || access === SESSION ? [] : access.anyOf;
+    const needs = access === undefined || access === PUBLIC || access === SESSION ? NEEDS_NOTHING : access;
     // The session, its scope and whether it holds what the route needs: one query per request.
     const resolved = token ? await deps.sessions.resolve(token, needs) : null;
     req.session = resolved?.session ?? null;

@@ -1,5 +1,6 @@
 import { INTERVALS_PER_DAY, REPORTING_METER_STATUSES } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
+import { compactArchiveCounts } from '../db/archive-counts';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
 import { defineJob } from '../jobs/job-system';
@@ -306,12 +307,15 @@ async function rollupPartitionsFor(tx: Executor, days: readonly string[]): Promi
 
 export const READING_ROLLUPS_JOB = 'reading-rollups';
 
-/** Every minute (pg-boss's finest schedule); stately, so a fold still running when the next minute fires queues one more, not many. */
+/**
+ * Every minute (pg-boss's finest schedule); stately, so a fold still running when the next minute fires
+ * queues one more, not many. The archive's counts are added up on the same beat.
+ */
 export const readingRollupsJob = (db: Db) =>
   defineJob({
     name: READING_ROLLUPS_JOB,
     schedule: '* * * * *',
     policy: 'stately',
     expireInSeconds: 30 * 60,
-    handler: async () => ({ folded: await foldPending(db) }),
+    handler: async () => ({ folded: await foldPending(db), archiveCounts: await compactArchiveCounts(db) }),
   });

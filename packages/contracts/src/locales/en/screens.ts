@@ -2,6 +2,7 @@ import { analytics } from './analytics';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
+import { dashboard } from './dashboard';
 import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
@@ -54,4 +55,5 @@ export const enScreens = {
   task,
   taskAnalysis,
   analytics,
+  dashboard,
 };

@@ -4,6 +4,7 @@ import { analytics } from './analytics';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
+import { dashboard } from './dashboard';
 import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
@@ -52,4 +53,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   task,
   taskAnalysis,
   analytics,
+  dashboard,
 };

@@ -109,3 +109,23 @@ export const meterLastRead = pgTable('meter_last_read', {
   meterId: varchar({ length: 32 }).primaryKey(),
   lastDay: date({ mode: 'string' }).notNull(),
 });
+
+/**
+ * The archive counted per grid node (its own records, not its subtree's) and facet: meters by status,
+ * consumers by type, modules by device type, DCUs. Statement triggers on the archive tables
+ * (migration 0025) append a row per changed count, so a write never waits on another's counter row;
+ * the rollup job adds a key's rows into one (`compactArchiveCounts`). A figure is the sum of a
+ * subtree's rows: a dashboard card reads a few hundred rows where counting the archive read millions.
+ */
+export const archiveCount = pgTable(
+  'archive_count',
+  {
+    gridId: varchar({ length: 32 }).notNull(),
+    /** What is counted (ARCHIVE_FACETS in db/archive-counts.ts). */
+    facet: varchar({ length: 24 }).notNull(),
+    /** The counted field's value, as text. */
+    value: varchar({ length: 24 }).notNull(),
+    n: integer().notNull(),
+  },
+  (t) => [index('archive_count_grid_idx').on(t.gridId, t.facet)],
+);

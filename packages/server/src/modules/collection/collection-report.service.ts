@@ -94,8 +94,9 @@ const idList = (ids: readonly string[]) =>
 /**
  * The data collection report: read success per day, per grid node and per DCU, from the rollups only
  * (rollup_grid_day, rollup_dcu_day, rollup_meter_day), never the raw readings. Meters expected to
- * report are counted in the archive as it is now (REPORTING_METER_STATUSES, not virtual): the archive
- * keeps no daily picture of itself, so a meter installed yesterday counts on every day of the period.
+ * report are counted in the archive as it is now (REPORTING_METER_STATUSES, not virtual; a subtree's from
+ * archive_count): the archive keeps no daily picture of itself, so a meter installed yesterday counts on
+ * every day of the period.
  */
 export class CollectionReportService {
   constructor(
@@ -268,10 +269,13 @@ export class CollectionReportService {
         select u.id, u.id, u.own from jsonb_to_recordset(${unitJson}::jsonb) as u(id varchar, own boolean)
         union all
         select g.id, unit.top, false from power_grid g join unit on g.parent_id = unit.id where not unit.own)`;
+    // The archive's counts per node (archive_count: real meters by status), not a count of the meters.
     const expected = await rowsOf<{ id: string; meters: number }>(
       this.db,
-      sql`${tree} select unit.top as id, count(*)::int as meters
-        from unit join meter m on m.grid_id = unit.id and ${reporting('m')} group by unit.top`,
+      sql`${tree} select unit.top as id, sum(c.n)::int as meters
+        from unit join archive_count c on c.grid_id = unit.id and c.facet = 'meter'
+          and c.value in (${idList(REPORTING_METER_STATUSES.map(String))})
+        group by unit.top`,
     );
     const stored = await rowsOf<{ id: string; day: string; stored: number; complete: number }>(
       this.db,

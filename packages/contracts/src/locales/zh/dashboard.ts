@@ -1,0 +1,70 @@
+import type { dashboard as en } from '../en/dashboard';
+
+export const dashboard: typeof en = {
+  refresh: '刷新',
+  retry: '重试',
+  details: '详情',
+  utcDays: '日期按 UTC 日计算，与读数存储一致',
+  nothing: '您的角色没有首页所汇总的任何页面权限，请联系管理员',
+  cards: {
+    alarms: '告警日志',
+    archive: '档案概况',
+    consumers: '用户概况',
+    modules: '模块概况',
+    energy: '电量',
+    collection: '采集指标',
+    alarmTrend: '近 {{days}} 天事件',
+    operations: '操作日志',
+  },
+  alarms: {
+    empty: '近 {{days}} 天没有严重事件',
+    total: '近 {{days}} 天共 {{total}} 条严重事件',
+    previous: '上一页',
+    next: '下一页',
+    page: '第 {{page}} 页',
+    code: '代码 {{code}}',
+  },
+  archive: {
+    gridNodes: '电网节点',
+    dcus: '集中器',
+    meters: '电表',
+    byStatus: '电表状态分布',
+    empty: '您的电网节点下没有电表、集中器或下级节点',
+  },
+  consumers: {
+    consumers: '用户',
+    special: '特殊用户',
+    byType: '按类型',
+    byPayment: '按付费方式',
+    empty: '您的电网节点下没有用户',
+  },
+  modules: {
+    modules: '模块',
+    byDeviceType: '按设备类型',
+    byWorkingMode: '按工作模式',
+    empty: '您的电网节点下没有模块',
+  },
+  energy: {
+    yesterday: '昨日电量 (kWh)',
+    month: '本月累计 (kWh)',
+    change: '较前一日 {{change}}',
+    meters: '{{count}} 块电表有电量数据',
+    monthRange: '{{from}} 至 {{to}}',
+    daily: '日电量 (kWh)',
+    empty: '昨日和本月尚无电量数据',
+  },
+  collection: {
+    today: '今日截至目前',
+    yesterday: '昨日',
+    intervals: '{{stored}} / {{expected}} 个间隔',
+    complete: '{{meters}} 块电表中 {{count}} 块抄读完整',
+    empty: '您的电网节点下没有应上报的电表',
+  },
+  alarmTrend: {
+    total: '共 {{count}} 条事件，其中严重 {{severe}} 条',
+    empty: '近 {{days}} 天没有电表事件',
+  },
+  operations: {
+    empty: '没有您可查看的操作日志',
+  },
+};
