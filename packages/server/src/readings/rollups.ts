@@ -319,6 +319,7 @@ const REPORTED_FIGURES = sql.raw(`coalesce(sum(r.intervals) filter (where r.repo
  * statement; a node left without meter rows loses its row.
  */
 async function recomputeGrids(tx: Executor, nodes: readonly { id: string; day: string }[]): Promise<void> {
+  if (nodes.length === 0) return;
   const nodeJson = JSON.stringify(nodes.map((n) => ({ grid_id: n.id, day: n.day })));
   await tx.execute(
     sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date)),
@@ -491,6 +492,20 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
     folded += n;
     if (n < batch) return folded;
   }
+}
+
+/**
+ * The grid and DCU rows of `days` for `gridIds` and `dcuIds`, from their meters' rows alone: for a bulk
+ * load that wrote rollup_meter_day itself (the scale seed's history), which the fold would otherwise
+ * reach only key by key. Runs in the caller's transaction.
+ */
+export async function rollupNodes(
+  tx: Executor,
+  { gridIds, dcuIds, days }: { gridIds: readonly string[]; dcuIds: readonly string[]; days: readonly string[] },
+): Promise<void> {
+  const each = (ids: readonly string[]) => ids.flatMap((id) => days.map((day) => ({ id, day })));
+  await recomputeGrids(tx, each(gridIds));
+  await recomputeDcus(tx, each(dcuIds));
 }
 
 /**
