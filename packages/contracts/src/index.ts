@@ -1,3 +1,5 @@
+export * from './analytics/consumption';
+export * from './analytics/kit';
 export * from './archive/archive-api';
 export * from './archive/archive-import';
 export * from './archive/consumer.api';

@@ -21,6 +21,7 @@ import { warnOfUntrustedProxy } from './http/proxy';
 import { registerSpa } from './http/static.routes';
 import type { JobSystem } from './jobs/job-system';
 import { createLogger, OneLinePerRequest } from './logger';
+import { registerAnalyticsRoutes } from './modules/analytics/analytics';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
@@ -189,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCollectionRoutes(http, services.collection);
   registerReadingsRoutes(http, services);
   registerCollectionReportRoutes(http, services);
+  registerAnalyticsRoutes(http, services);
   registerRunRoutes(http, { db: services.db, runs: services.collectionRuns, tasks: services.collection.tasks });
   registerParameterCatalogues(http, services.parameters);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });

@@ -75,5 +75,10 @@ export const crud = {
     lastWeek: 'Last week',
     lastMonth: 'Last month',
     thisMonth: 'This month',
+    thisYear: 'This year so far',
+    last1Month: 'Last 1 month',
+    last3Months: 'Last 3 months',
+    last6Months: 'Last 6 months',
+    lastYear: 'Last year',
   },
 };

@@ -1,3 +1,4 @@
+import { analytics } from './analytics';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -52,4 +53,5 @@ export const enScreens = {
   template,
   task,
   taskAnalysis,
+  analytics,
 };

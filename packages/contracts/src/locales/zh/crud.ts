@@ -77,5 +77,10 @@ export const crud: LocaleMessages['crud'] = {
     lastWeek: '上周',
     lastMonth: '上月',
     thisMonth: '本月',
+    thisYear: '今年至今',
+    last1Month: '近 1 个月',
+    last3Months: '近 3 个月',
+    last6Months: '近 6 个月',
+    lastYear: '去年',
   },
 };

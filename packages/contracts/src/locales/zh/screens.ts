@@ -1,5 +1,6 @@
 import type { LocaleMessages } from '../en';
 import type { enScreens } from '../en/screens';
+import { analytics } from './analytics';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -50,4 +51,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   template,
   task,
   taskAnalysis,
+  analytics,
 };

@@ -1,0 +1,184 @@
+import {
+  type AnalyticsApi,
+  type AnalyticsDefinition,
+  type AnalyticsEntity,
+  MAX_PDF_ROWS,
+  type Page,
+  type Period,
+  RESULT,
+  resolvePeriod,
+} from '@meterdesk/contracts';
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { Db } from '../../db/driver';
+import { inSubtree } from '../../db/list';
+import { dcu, meter, powerGrid } from '../../db/schema';
+import { fieldError } from '../../http/api-error';
+import { streamWorkbook } from '../../http/export';
+import { registerDownload, registerOperation } from '../../http/operation';
+import { renderPdf } from '../../http/pdf';
+import { entityColumns, formatMoment, translator } from '../../i18n/labels';
+import { GRID_TREE, gridScope, type Scope, scopeOf } from '../../rbac/scope';
+
+/** Rows an export reads at a time. */
+const EXPORT_CHUNK = 1000;
+
+/**
+ * Where a request looks, settled before any figure is read: the grid subtree (the chosen node, or the
+ * caller's scope), and the DCU, the meter and the consumer type it narrows to. A node, DCU or meter
+ * outside the caller's scope is answered as one that does not exist, naming the field.
+ */
+export interface Place {
+  /** Subtree roots; null: the whole grid (a caller holding everything, no node chosen). */
+  roots: readonly string[] | null;
+  dcuId?: string;
+  meterId?: string;
+  consumerType?: string;
+}
+
+export interface AnalyticsRequest {
+  body: Record<string, unknown>;
+  scope: Scope;
+  period: Period;
+  place: Place;
+}
+
+export interface PageRequest {
+  curPage: number;
+  pageSize: number;
+  sortField?: string | undefined;
+  sortOrder?: 'ascend' | 'descend' | undefined;
+}
+
+/** A page's queries: its rows a page at a time, and its summary figures with the chart's points. */
+export interface AnalyticsQueries<Row, Figures, Point> {
+  rows(request: AnalyticsRequest, page: PageRequest): Promise<Page<Row>>;
+  summary(request: AnalyticsRequest): Promise<{ figures: Figures; points: Point[] }>;
+}
+
+/** The SQL condition that a grid column lies in the place's subtree (none for the whole grid). */
+export function inPlace(place: Place, gridColumn: Parameters<typeof inSubtree>[0]) {
+  return place.roots === null ? sql`true` : inSubtree(gridColumn, GRID_TREE, place.roots);
+}
+
+/** Settles the request's grid node, DCU and meter within the caller's scope (see `Place`). */
+export async function resolvePlace(db: Db, scope: Scope, body: Record<string, unknown>): Promise<Place> {
+  const place: Place = { roots: scope.all ? null : scope.gridIds };
+  const gridId = body.gridId as string | undefined;
+  if (gridId) {
+    const [found] = await db
+      .select({ id: powerGrid.id })
+      .from(powerGrid)
+      .where(and(eq(powerGrid.id, gridId), gridScope(scope, powerGrid.id)));
+    if (!found) throw fieldError(RESULT.notFound, 'gridId', 'notFound');
+    place.roots = [gridId];
+  }
+  const dcuId = body.dcuId as string | undefined;
+  if (dcuId) {
+    const [found] = await db
+      .select({ id: dcu.id })
+      .from(dcu)
+      .where(and(eq(dcu.id, dcuId), gridScope(scope, dcu.gridId)));
+    if (!found) throw fieldError(RESULT.notFound, 'dcuId', 'notFound');
+    place.dcuId = dcuId;
+  }
+  const meterId = body.meterId as string | undefined;
+  const devAddr = body.devAddr as string | undefined;
+  if (meterId || devAddr) {
+    const [found] = await db
+      .select({ id: meter.id })
+      .from(meter)
+      .where(
+        and(
+          meterId ? eq(meter.id, meterId) : sql`lower(${meter.devAddr}) = lower(${devAddr})`,
+          gridScope(scope, meter.gridId),
+        ),
+      );
+    if (!found) throw fieldError(RESULT.notFound, meterId ? 'meterId' : 'devAddr', 'notFound');
+    place.meterId = found.id;
+  }
+  const consumerType = body.consumerType as string | undefined;
+  if (consumerType) place.consumerType = consumerType;
+  return place;
+}
+
+/**
+ * Registers an analytics page's calls (`analyticsApi`): list, summary and export, each reading the
+ * period the request schema has already checked and the place settled in the caller's scope.
+ */
+export function registerAnalytics<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject>(
+  app: FastifyInstance,
+  db: Db,
+  definition: AnalyticsDefinition<E, Sum, Pt>,
+  api: AnalyticsApi,
+  queries: AnalyticsQueries<Record<string, unknown>, z.output<Sum>, z.output<Pt>>,
+): void {
+  const { entity } = definition;
+  const request = async (body: Record<string, unknown>, session: { userId: string }): Promise<AnalyticsRequest> => {
+    const scope = await scopeOf(db, session);
+    return { body, scope, period: resolvePeriod(definition.period, body), place: await resolvePlace(db, scope, body) };
+  };
+
+  registerOperation(app, api.list, async ({ body, session }) => {
+    const input = body as Record<string, unknown> & PageRequest;
+    return queries.rows(await request(input, session), input);
+  });
+  registerOperation(app, api.summary, async ({ body, session }) =>
+    queries.summary(await request(body as Record<string, unknown>, session)),
+  );
+  registerDownload(app, api.export, async ({ body, session, req }) => {
+    const input = body as Record<string, unknown> & {
+      columns?: string[];
+      format: 'xlsx' | 'pdf';
+      sortField?: string;
+      sortOrder?: 'ascend' | 'descend';
+    };
+    // Settled before the file's first byte goes out, so a refusal is still an answer the page can show.
+    const settled = await request(input, session);
+    const t = translator(session.language);
+    const title = t(`analytics.${entity.name}.title`);
+    const columns = entityColumns<Record<string, unknown>>(
+      entity,
+      input.columns ?? entity.columns.map((c) => c.field),
+      session.language,
+    );
+    const limit = input.format === 'pdf' ? MAX_PDF_ROWS + 1 : Number.POSITIVE_INFINITY;
+    async function* chunks(): AsyncGenerator<Record<string, unknown>[]> {
+      let rows = 0;
+      for (let curPage = 1; rows < limit; curPage++) {
+        const page = await queries.rows(settled, {
+          curPage,
+          pageSize: EXPORT_CHUNK,
+          sortField: input.sortField,
+          sortOrder: input.sortOrder,
+        });
+        yield page.list;
+        rows += page.list.length;
+        if (page.list.length < EXPORT_CHUNK) return;
+      }
+    }
+    const now = new Date();
+    const period = `${settled.period.start} – ${settled.period.end}`;
+    const filename = `${title}-${now.toISOString().slice(0, 10)}`;
+    if (input.format === 'pdf') {
+      const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
+      return renderPdf({
+        filename: `${filename}.pdf`,
+        title,
+        subtitle: `${t('analytics.period')}: ${period} · ${t('crud.exportDialog.exportedAt').replace('{{time}}', formatMoment(now.toISOString()))}`,
+        columns,
+        chunks: chunks(),
+        maxRows: MAX_PDF_ROWS,
+        moreRows: t('crud.exportDialog.moreRows').replaceAll('{{max}}', max),
+      });
+    }
+    return streamWorkbook({
+      filename: `${filename}.xlsx`,
+      sheetName: title,
+      columns,
+      chunks: chunks(),
+      onError: (err) => req.log.error({ err }, `${entity.name} export failed`),
+    });
+  });
+}
