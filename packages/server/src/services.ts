@@ -22,6 +22,8 @@ import { collectionDueJob, collectionRunJob } from './modules/collection/run.job
 import { CollectionRuns } from './modules/collection/run.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
+import { OutageService } from './modules/outage/outage.service';
+import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group.service';
@@ -91,6 +93,7 @@ export function createServices({
   const readingIngest = new ReadingIngest(readingWriter, log);
   const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest);
   const liveDevices = new LiveDeviceFeed(db, broker, log);
+  const outages = new OutageService(db);
   liveDevices.follow({
     onLinkChange: (listener) => headEnd.onLinkChange(listener),
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
@@ -128,6 +131,10 @@ export function createServices({
     deviceReadings: new DeviceReadings(db, broker, readingIngest, headEnd, log),
     /** Devices' link and supply changes to browsers: stopped after the ingest (which may still report some). */
     liveDevices,
+    /** Dark meters and DCUs rolled up the grid tree (the GIS page's outage layer). */
+    outages,
+    /** Blackouts on request in the simulated fleet: main.ts attaches the simulator it runs. */
+    simulatedOutages: new SimulatedOutages(db, outages),
     collectionRuns,
     resources: new ResourceService(db),
     orgs: new OrgService(db),

@@ -11,6 +11,7 @@ import { meterType } from './meter-type';
 import { module } from './module';
 import { obis } from './obis';
 import { operations } from './operations';
+import { outage } from './outage';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -54,4 +55,5 @@ export const enScreens = {
   task,
   taskAnalysis,
   analytics,
+  outage,
 };

@@ -13,6 +13,7 @@ import { meterType } from './meter-type';
 import { module } from './module';
 import { obis } from './obis';
 import { operations } from './operations';
+import { outage } from './outage';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -52,4 +53,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   task,
   taskAnalysis,
   analytics,
+  outage,
 };
