@@ -70,6 +70,7 @@ export * from './device/live';
 export * from './device/protocol';
 export * from './operations/operations';
 export * from './operations/plan.api';
+export * from './outage/outage.api';
 export * from './parameter/event-definition.api';
 export * from './parameter/event-definition.schema';
 export * from './parameter/obis.api';

@@ -24,6 +24,8 @@ import { CollectionRuns } from './modules/collection/run.service';
 import { DashboardService } from './modules/dashboard/dashboard.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
+import { OutageService } from './modules/outage/outage.service';
+import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group.service';
@@ -96,6 +98,7 @@ export function createServices({
   const liveState = new MeterLiveState(db, log);
   headEnd.onDone((row) => liveState.commandDone(row));
   const liveDevices = new LiveDeviceFeed(db, broker, log);
+  const outages = new OutageService(db);
   liveDevices.follow({
     onLinkChange: (listener) => headEnd.onLinkChange(listener),
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
@@ -134,6 +137,10 @@ export function createServices({
     deviceReadings: new DeviceReadings(db, broker, readingIngest, headEnd, log),
     /** Devices' link and supply changes to browsers: stopped after the ingest (which may still report some). */
     liveDevices,
+    /** Dark meters and DCUs rolled up the grid tree (the GIS page's outage layer). */
+    outages,
+    /** Blackouts on request in the simulated fleet: main.ts attaches the simulator it runs. */
+    simulatedOutages: new SimulatedOutages(db, outages),
     collectionRuns,
     resources: new ResourceService(db),
     orgs: new OrgService(db),

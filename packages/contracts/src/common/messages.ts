@@ -170,6 +170,7 @@ export const MESSAGES = {
   planOperationMismatch: 'The devices do not match the operation (meters or DCUs)',
   nothingToRetry: 'No device of this plan failed',
   obisNotReadable: 'Only OBIS items flagged read instantly can be read in real time',
+  simulatorNotRunning: 'The device simulator is not running on this server',
   // scheduled tasks
   taskDevicesNone: 'The device set matches no meter',
   startTimeNotFuture: 'The start time must be later than now',

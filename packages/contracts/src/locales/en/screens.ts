@@ -18,6 +18,7 @@ import { module } from './module';
 import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
+import { outage } from './outage';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -69,4 +70,5 @@ export const enScreens = {
   analyticsEnergy,
   analyticsClock,
   analyticsMonthly,
+  outage,
 };

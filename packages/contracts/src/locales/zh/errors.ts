@@ -151,6 +151,7 @@ export const errors: LocaleMessages['errors'] = {
   planOperationMismatch: '设备与操作不匹配（电表或集中器）',
   nothingToRetry: '该计划没有失败的设备',
   obisNotReadable: '只能实时抄读标记为即时抄读的 OBIS 项',
+  simulatorNotRunning: '本服务器未运行设备模拟器',
   taskDevicesNone: '设备范围内没有匹配的电表',
   startTimeNotFuture: '开始时间必须晚于当前时间',
   taskFrequencyTooShort: '频率不能小于 5 分钟',

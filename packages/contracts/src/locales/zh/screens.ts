@@ -20,6 +20,7 @@ import { module } from './module';
 import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
+import { outage } from './outage';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -67,4 +68,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   analyticsEnergy,
   analyticsClock,
   analyticsMonthly,
+  outage,
 };
