@@ -3,6 +3,7 @@ import { CONSUMER_TYPES } from '../archive/enums';
 import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { equals, flag, subtree } from '../common/list';
+import { TARIFF_RATES } from './energy';
 import { ANALYTICS_AREA, analyticsApi, analyticsField, DevAddrFilterSchema, defineAnalytics } from './kit';
 
 const PAGE = `${ANALYTICS_AREA}/monthlyBilling`;
@@ -12,7 +13,6 @@ export const MONTHLY_BILLING_RES = { page: PAGE, detail: `${PAGE}/detail`, expor
 export const MAX_BILLING_DETAIL_MONTHS = 36;
 
 /** The tariff rates of the active import register, in the order the chart shows them. */
-export const TARIFF_RATES = ['T1', 'T2', 'T3', 'T4'] as const;
 
 const label = (key: string) => `analyticsMonthly.billing.fields.${key}`;
 const amount = (key: string) => field(z.number().nullable(), { label: label(key), widget: 'number' });

@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { registerClockAnalytics } from './clock';
 import { registerConsumptionAnalytics } from './consumption';
-import { registerMeterEventsAnalytics } from './meter-events';
 import { registerDeviceOnlineAnalytics } from './device-online';
-import { registerNetworkAnalytics } from './network';
 import { registerEnergyAnalytics } from './energy';
 import { registerLoadProfileAnalytics } from './load-profile';
+import { registerMeterEventsAnalytics } from './meter-events';
 import { registerMonthlyBillingAnalytics } from './monthly-billing';
 import { registerMonthlyConsumptionAnalytics } from './monthly-consumption';
+import { registerNetworkAnalytics } from './network';
 
 /** Every page under /dataAnalytic built on the analytics kit (task analysis keeps its own routes). */
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: { db: Db }): void {
