@@ -57,6 +57,7 @@ export * from './common/validation';
 export * from './dashboard/dashboard.api';
 export * from './device/catalogue';
 export * from './device/fleet';
+export * from './device/live';
 export * from './device/protocol';
 export * from './operations/operations';
 export * from './operations/plan.api';

@@ -44,6 +44,7 @@ import { registerUserRoutes } from './modules/system/user.routes';
 import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
 import { devicePolicy } from './mqtt/device-policy';
+import type { LiveDeviceFeed } from './mqtt/live-devices';
 import { type RouteRecord, registerAccessControl } from './rbac/access';
 import type { DeviceReadings } from './readings/device-data';
 import type { ReadingIngest } from './readings/ingest';
@@ -75,6 +76,8 @@ export interface App {
   deviceReadings: DeviceReadings;
   /** The readings pipeline: stopped (its rows flushed) after everything that pushes into it. */
   readingIngest: ReadingIngest;
+  /** Devices' live changes to browsers: stopped after the readings pipeline, before the broker. */
+  liveDevices: LiveDeviceFeed;
   /** Collection runs: a test calls its scheduler tick rather than wait for the minute's schedule. */
   collectionRuns: CollectionRuns;
   /** Every registered route with its access rule (the route sweep test walks it). */
@@ -203,6 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     headEnd: services.headEnd,
     deviceReadings: services.deviceReadings,
     readingIngest: services.readingIngest,
+    liveDevices: services.liveDevices,
     collectionRuns: services.collectionRuns,
     routes,
     deviceCredentials: services.deviceCredentials,

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
     await app.headEnd.stop();
     await app.deviceReadings.stop();
     await app.readingIngest.stop();
+    await app.liveDevices.stop();
     await app.jobs.stop();
     await broker.close();
     await database.close();

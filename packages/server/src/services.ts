@@ -34,6 +34,7 @@ import { RoleService } from './modules/system/role.service';
 import { SettingsService } from './modules/system/settings.service';
 import { UserService } from './modules/system/user.service';
 import type { Broker } from './mqtt/broker';
+import { LiveDeviceFeed } from './mqtt/live-devices';
 import { DeviceReadings } from './readings/device-data';
 import { ReadingIngest } from './readings/ingest';
 import { readingPartitionsJob } from './readings/partitions';
@@ -90,6 +91,11 @@ export function createServices({
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);
   const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest);
+  const liveDevices = new LiveDeviceFeed(db, broker, log);
+  liveDevices.follow({
+    onLinkChange: (listener) => headEnd.onLinkChange(listener),
+    onPowerChange: (listener) => readingWriter.onPowerChange(listener),
+  });
   jobs.register(
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
@@ -122,6 +128,8 @@ export function createServices({
     readingIngest,
     /** The broker side of the ingest: main.ts starts it with the head-end and stops it before the ingest. */
     deviceReadings: new DeviceReadings(db, broker, readingIngest, headEnd, log),
+    /** Devices' link and supply changes to browsers: stopped after the ingest (which may still report some). */
+    liveDevices,
     collectionRuns,
     resources: new ResourceService(db),
     orgs: new OrgService(db),

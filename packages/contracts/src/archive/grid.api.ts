@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, needs } from '../common/operation';
+import { LIVE_DEVICE_RESOURCES } from '../common/topics';
 import { SCHEDULED_TASK_FORMS } from '../operations/plan.api';
 import { RES } from '../permissions';
 import { archiveApi, archiveResources } from './archive-api';
@@ -45,6 +46,8 @@ export const gridApi = {
       RES.userGroupMGT,
       RES.groupAdd,
       RES.groupEdit,
+      // A page following live device changes across the caller's scope subscribes to its top nodes.
+      ...LIVE_DEVICE_RESOURCES,
     ),
     tag: gridEntity.name,
     summary:

@@ -249,3 +249,12 @@ export const STANDARD_EVENTS: readonly StandardEvent[] = [
   { code: 80, name: 'Concentrator power down', level: 'severe', description: 'The DCU lost its supply' },
   { code: 81, name: 'Concentrator power up', level: 'regular', description: 'The DCU restarted' },
 ];
+
+/**
+ * The standard events that say a device lost or regained its supply: a meter's power-down is its
+ * "last gasp". The outage state (`device_power`) is kept from these alone.
+ */
+export const POWER_EVENTS = {
+  meter: { down: 1, up: 2 },
+  dcu: { down: 80, up: 81 },
+} as const;

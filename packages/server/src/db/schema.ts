@@ -8,6 +8,7 @@ export * from './tables/headend';
 export * from './tables/import';
 export * from './tables/log';
 export * from './tables/notice';
+export * from './tables/outage';
 export * from './tables/parameter';
 export * from './tables/people';
 export * from './tables/readings';

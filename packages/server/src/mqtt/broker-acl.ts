@@ -40,7 +40,7 @@ export function deviceAccess(fleet: Fleet): DeviceAccess[] {
 }
 
 /** The server's own broker user reads and writes every device topic and publishes the browser topics. */
-const SERVER_PUBLISH = ['ami/#', 'notice/#', 'progress/#'];
+const SERVER_PUBLISH = ['ami/#', 'notice/#', 'progress/#', 'live/#'];
 const SERVER_SUBSCRIBE = ['ami/#'];
 /** A browser user follows only its own notices (job progress needs the server's check: see docs/operations.md). */
 const BROWSER_PATTERN = 'notice/%u/#';

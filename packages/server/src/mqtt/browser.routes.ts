@@ -1,9 +1,13 @@
-import { type MqttConfig, matchBrowserTopic, noticeUnreadTopic, PUBLIC, SESSION } from '@meterdesk/contracts';
+import { IdSchema, type MqttConfig, matchBrowserTopic, noticeUnreadTopic, PUBLIC, SESSION } from '@meterdesk/contracts';
+import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { createWebSocketStream } from 'ws';
 import { permittedUris, type SessionStore } from '../auth/session';
 import type { Config } from '../config';
 import type { Db } from '../db/driver';
+import { anyRow } from '../db/rows';
+import { powerGrid } from '../db/schema';
+import { gridScope, resolveScope } from '../rbac/scope';
 import type { Broker, BrowserPolicy } from './broker';
 
 export const MQTT_PATH = '/mqtt';
@@ -20,12 +24,24 @@ export function browserPolicy(db: Db, jobs: JobOwners): BrowserPolicy {
     maySubscribe: async (session, topic) => {
       const match = matchBrowserTopic(topic);
       if (!match) return false;
-      if (match.topic.resource && !(await permittedUris(db, session.userId)).has(match.topic.resource)) return false;
-      if (match.topic.owner === 'user') return match.params.username === session.username;
+      const { resource, owner } = match.topic;
+      if (resource) {
+        const held = await permittedUris(db, session.userId);
+        if (!(typeof resource === 'string' ? [resource] : resource).some((uri) => held.has(uri))) return false;
+      }
+      if (owner === 'user') return match.params.username === session.username;
+      if (owner === 'grid') return gridInScope(db, session.userId, match.params.gridId);
       const jobId = match.params.jobId;
       return jobId !== undefined && (await jobs.jobOwner(jobId)) === session.username;
     },
   };
+}
+
+/** A grid node that exists and lies within the user's grid scope, read now (a scope changed since login counts). */
+async function gridInScope(db: Db, userId: string, gridId: string | undefined): Promise<boolean> {
+  if (!IdSchema.safeParse(gridId).success) return false;
+  const scope = await resolveScope(db, userId);
+  return anyRow(db, powerGrid, and(eq(powerGrid.id, gridId as string), gridScope(scope, powerGrid.id)));
 }
 
 /** What the browser needs to reach the broker: spec §7 `GET /static-config/mqtt.json`. */

@@ -14,6 +14,7 @@ import {
   readingProfile,
 } from '../db/schema';
 import { ensurePartitions } from './partitions';
+import { type PowerChange, recordPower } from './power-state';
 import { changedKeys, markPending } from './rollups';
 import type { ReadingBatch } from './rows';
 
@@ -174,6 +175,7 @@ export class ReadingWriter {
   readonly refused = { malformed: 0, impossibleTime: 0 };
   private readonly db: Db;
   private readonly database: Database | null;
+  private readonly powerListeners = new Set<(changes: PowerChange[]) => void>();
 
   constructor(
     store: Database | Db,
@@ -215,6 +217,15 @@ export class ReadingWriter {
     return out;
   }
 
+  /**
+   * Calls `listener` after each write that changed devices' supply (`device_power`), once the write
+   * has committed; answers the way to stop.
+   */
+  onPowerChange(listener: (changes: PowerChange[]) => void): () => void {
+    this.powerListeners.add(listener);
+    return () => this.powerListeners.delete(listener);
+  }
+
   /** Stores what the batch holds that is not stored yet; answers how many rows were new. */
   async write(batch: ReadingBatch): Promise<number> {
     const screened = await this.screen(batch);
@@ -225,11 +236,14 @@ export class ReadingWriter {
 
   /**
    * `write` for the rows `screen` kept (the ingest screens when rows arrive, not again when they
-   * leave). The rollups' keys are marked for the rows stored, in the same transaction.
+   * leave). The rollups' keys are marked for the rows stored, and the power events stored folded into
+   * the devices' supply, in the same transaction.
    */
   async writeScreened(batch: ReadingBatch): Promise<number> {
     if (!countRows(batch)) return 0;
     const database = this.database;
+    // Of the attempt that committed: a retry after making partitions writes everything again.
+    let powerChanges: PowerChange[] = [];
     const writeParts = async (tx: Executor, writePart: (part: ReadingPart, rows: Row[]) => Promise<Row[]>) => {
       const stored: Record<string, Row[]> = {};
       let count = 0;
@@ -240,6 +254,7 @@ export class ReadingWriter {
         count += stored[part].length;
       }
       await markPending(tx, changedKeys(stored as ReadingBatch));
+      powerChanges = await recordPower(tx, stored as ReadingBatch);
       return count;
     };
     const write =
@@ -255,7 +270,9 @@ export class ReadingWriter {
             this.db.transaction((tx) =>
               writeParts(tx, (part, rows) => this.merge(tx, part, rows, asRecordset(part, rows))),
             );
-    return this.withPartitions(write, batch);
+    const count = await this.withPartitions(write, batch);
+    if (powerChanges.length) for (const listener of this.powerListeners) listener(powerChanges);
+    return count;
   }
 
   /** Runs `work`; when a row found no partition, makes those the rows need and runs it again. */

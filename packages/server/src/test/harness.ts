@@ -143,6 +143,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Te
     await running.headEnd.stop();
     await running.deviceReadings.stop();
     await running.readingIngest.stop();
+    await running.liveDevices.stop();
     await running.jobs.stop();
   };
   let app = await start();

@@ -6,6 +6,7 @@ import {
   type importApi,
   type Operation,
   type Page,
+  type PeriodSpec,
 } from '@meterdesk/contracts';
 import type { ComponentType, ReactNode } from 'react';
 import { z } from 'zod';
@@ -73,12 +74,16 @@ export interface RelatedList<R = Row> {
   columns: readonly string[];
 }
 
-/** A required time window filter (the system log): two ISO moments, at most `maxDays` apart. */
+/**
+ * A required time window filter: two ISO moments at most `maxDays` apart (the system log), or, with
+ * `period`, whole UTC days or months as an analytics page declares them (its keys, limit and default).
+ */
 export interface TimeRangeFilter {
   label: string;
   startKey: string;
   endKey: string;
   maxDays: number;
+  period?: PeriodSpec;
 }
 
 /** The hidden pages of an entity's add and edit form and of its detail (edit may share add's). */

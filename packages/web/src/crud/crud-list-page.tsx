@@ -10,7 +10,7 @@ import {
 import { isDateRange, MAX_BATCH_DELETE, type Page } from '@meterdesk/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Drawer, Empty, Flex, Table, type TableColumnsType, type TableProps } from 'antd';
-import { useMemo, useRef, useState } from 'react';
+import { type ReactNode, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
@@ -68,7 +68,19 @@ function pagerTotal(answer: ListAnswer | undefined, query: ListQuery): number {
  * tree), the row actions the user holds, add and export. `keepParams` are URL parameters of the page
  * around the list (e.g. its tab) that the list must not drop.
  */
-export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keepParams?: readonly string[] }) {
+export function CrudListPage({
+  crud,
+  keepParams = [],
+  fixed,
+  belowFilters,
+}: {
+  crud: CrudConfig;
+  keepParams?: readonly string[];
+  /** Keys every list and export request carries, not filters of the bar (an analytics detail's meter). */
+  fixed?: Readonly<Record<string, string>>;
+  /** What the filters also govern, shown between them and the table (an analytics page's summary and chart). */
+  belowFilters?: ReactNode;
+}) {
   const { t } = useTranslation();
   const language = useLanguage();
   const { message, modal } = App.useApp();
@@ -103,9 +115,9 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
   // A list that pages by cursor answers the next page's `nextCursor`; that page is then asked for by
   // it (read from an index at any depth) rather than by its number. Known cursors stay per query.
   const cursors = useRef(new Map<string, string>());
-  const pageKey = (curPage: number) => JSON.stringify({ ...listRequest({ ...query, curPage: 1 }), curPage });
+  const pageKey = (curPage: number) => JSON.stringify({ ...listRequest({ ...query, curPage: 1 }), ...fixed, curPage });
   const after = cursors.current.get(pageKey(query.curPage));
-  const body = { ...listRequest(query), ...(after ? { after } : {}) };
+  const body = { ...listRequest(query), ...fixed, ...(after ? { after } : {}) };
   const list = useQuery({
     // Two lists of one entity (a page's tabs) differ by operation, not by request.
     queryKey: [entity.name, 'list', (crud.tree ?? crud.list)?.path, body],
@@ -191,10 +203,12 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
     setParams(written);
   };
   const keyOf = (row: Row) => String(row[crud.rowKey]);
+  // Everything the page shows of the entity asks again (an analytics page's summary with its rows).
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: [entity.name] });
   /** Search asks again even when nothing changed: the user wants today's rows, not the cached ones. */
   const search = (filters: ListQuery['filters']) => {
     const next = { ...query, filters, curPage: 1 };
-    if (sameQuery(next, query)) void list.refetch();
+    if (sameQuery(next, query)) refresh();
     else show(next);
   };
 
@@ -285,13 +299,9 @@ export function CrudListPage({ crud, keepParams = [] }: { crud: CrudConfig; keep
   return (
     <Flex vertical gap="middle" data-testid={`${entity.name}-list`}>
       <FilterBar fields={filterFields} values={query.filters} timeRange={crud.timeRange} onSearch={search} />
+      {belowFilters}
       <Flex justify="end" gap="small">
-        <Button
-          icon={<ReloadOutlined />}
-          loading={list.isFetching}
-          data-testid="crud-refresh"
-          onClick={() => void list.refetch()}
-        >
+        <Button icon={<ReloadOutlined />} loading={list.isFetching} data-testid="crud-refresh" onClick={refresh}>
           {t('crud.refresh')}
         </Button>
         {canBatchDelete && (

@@ -1,3 +1,4 @@
+import { periodIssue } from '@meterdesk/contracts';
 import { Button, Form, Space } from 'antd';
 import dayjs from 'dayjs';
 import { useEffect } from 'react';
@@ -5,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { validateRange } from '@/fields/date-range';
 import { DateRangeInput } from '@/fields/date-range-input';
 import { FieldInput } from '@/fields/field-input';
+import { PeriodInput } from '@/fields/period-input';
 import { messageText } from '@/i18n/message-text';
 import type { FieldDescriptor, TimeRangeFilter } from './crud-config';
 
@@ -66,13 +68,22 @@ export function FilterBar({
           rules={[
             {
               validator: async (_rule, value: [string, string] | null) => {
-                const refusal = validateRange(value && [dayjs(value[0]), dayjs(value[1])], timeRange.maxDays);
+                const { period, startKey, endKey } = timeRange;
+                const refusal = period
+                  ? value
+                    ? periodIssue(period, { [startKey]: value[0], [endKey]: value[1] })?.message
+                    : 'mandatory'
+                  : validateRange(value && [dayjs(value[0]), dayjs(value[1])], timeRange.maxDays);
                 if (refusal) throw new Error(messageText(t, refusal));
               },
             },
           ]}
         >
-          <DateRangeInput maxDays={timeRange.maxDays} testId="field-timeRange" />
+          {timeRange.period ? (
+            <PeriodInput period={timeRange.period} testId="field-timeRange" />
+          ) : (
+            <DateRangeInput maxDays={timeRange.maxDays} testId="field-timeRange" />
+          )}
         </Form.Item>
       )}
       {fields.map((field) => (

@@ -1,3 +1,4 @@
+import { PERIOD_KEYS, type PeriodSpec, periodIssue, resolvePeriod } from '@meterdesk/contracts';
 import { readRange } from '@/fields/date-range';
 import type { FieldDescriptor, TimeRangeFilter } from './crud-config';
 
@@ -51,11 +52,22 @@ export function readListQuery(
     if (!isNumeric(field)) query.filters[field.key] = raw;
     else if (Number.isFinite(Number(raw))) query.filters[field.key] = Number(raw);
   }
-  if (timeRange) {
+  if (timeRange?.period) {
+    const { startKey, endKey, period } = timeRange;
+    [query.filters[startKey], query.filters[endKey]] = shownPeriod(period, params);
+  } else if (timeRange) {
     const { startKey, endKey, maxDays } = timeRange;
     [query.filters[startKey], query.filters[endKey]] = readRange(params.get(startKey), params.get(endKey), maxDays);
   }
   return query;
+}
+
+/** The period a URL asks for, checked as the server checks it: one it would refuse is the page's default. */
+export function shownPeriod(period: PeriodSpec, params: URLSearchParams): [string, string] {
+  const keys = PERIOD_KEYS[period.unit];
+  const asked = { [keys.start]: params.get(keys.start) ?? undefined, [keys.end]: params.get(keys.end) ?? undefined };
+  const { start, end } = resolvePeriod(period, periodIssue(period, asked) ? {} : asked);
+  return [start, end];
 }
 
 export function writeListQuery(query: ListQuery): URLSearchParams {

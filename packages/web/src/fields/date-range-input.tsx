@@ -2,7 +2,7 @@ import { DatePicker } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isDisabledRangeDay, keepTypedDate, presetRange, RANGE_PRESETS, toIsoMoment } from './date-range';
+import { isDisabledRangeDay, keepTypedDate, presetRange, presetsWithin, toIsoMoment } from './date-range';
 
 /** A time window as two ISO moments; picking refuses days after today and windows over `maxDays`. */
 export function DateRangeInput({
@@ -20,8 +20,9 @@ export function DateRangeInput({
 }) {
   const { t } = useTranslation();
   const presets = useMemo(
-    () => RANGE_PRESETS.map((preset) => ({ label: t(`crud.rangePresets.${preset}`), value: presetRange(preset) })),
-    [t],
+    () =>
+      presetsWithin(maxDays).map((preset) => ({ label: t(`crud.rangePresets.${preset}`), value: presetRange(preset) })),
+    [t, maxDays],
   );
   const current = value ? ([dayjs(value[0]), dayjs(value[1])] as [Dayjs, Dayjs]) : null;
 

@@ -1,6 +1,16 @@
 import dayjs from 'dayjs';
 import { describe, expect, it } from 'vitest';
-import { isDisabledRangeDay, presetRange, RANGE_PRESETS, readRange, toIsoMoment, validateRange } from './date-range';
+import {
+  isDisabledRangeDay,
+  monthPresetsWithin,
+  presetMonths,
+  presetRange,
+  presetsWithin,
+  RANGE_PRESETS,
+  readRange,
+  toIsoMoment,
+  validateRange,
+} from './date-range';
 
 // A Wednesday afternoon.
 const now = dayjs('2024-05-15T14:30:00');
@@ -25,11 +35,28 @@ describe('presetRange', () => {
   });
 
   it('never offers a range the server refuses, even a 31-day month', () => {
-    for (const preset of RANGE_PRESETS) {
+    const april = dayjs('2024-04-10T09:00:00');
+    for (const preset of presetsWithin(31, now)) {
       expect(validateRange(presetRange(preset, now), 31, now), preset).toBeUndefined();
-      const march = dayjs('2024-04-10T09:00:00');
-      expect(validateRange(presetRange(preset, march), 31, march), `${preset} in April`).toBeUndefined();
     }
+    for (const preset of presetsWithin(31, april)) {
+      expect(validateRange(presetRange(preset, april), 31, april), `${preset} in April`).toBeUndefined();
+    }
+    // The long shortcuts come with a longer limit: a year's, and this year so far only within it.
+    expect(presetsWithin(31, now)).not.toContain('last3Months');
+    expect(presetsWithin(366, now)).toEqual(RANGE_PRESETS);
+    expect(presetsWithin(184, now)).toEqual(RANGE_PRESETS.filter((p) => p !== 'lastYear'));
+  });
+
+  it('gives the long shortcuts of spec §9 as whole days too', () => {
+    expect(fmt(presetRange('thisYear', now))).toEqual(['2024-01-01 00:00:00', '2024-05-15 23:59:59']);
+    expect(fmt(presetRange('last1Month', now))).toEqual(['2024-04-16 00:00:00', '2024-05-15 23:59:59']);
+    expect(fmt(presetRange('last3Months', now))).toEqual(['2024-02-16 00:00:00', '2024-05-15 23:59:59']);
+    expect(fmt(presetRange('last6Months', now))).toEqual(['2023-11-16 00:00:00', '2024-05-15 23:59:59']);
+    expect(fmt(presetRange('lastYear', now))).toEqual(['2023-01-01 00:00:00', '2023-12-31 23:59:59']);
+    expect(presetMonths('last3Months', now).map((m) => m.format('YYYY-MM'))).toEqual(['2024-03', '2024-05']);
+    expect(presetMonths('lastYear', now).map((m) => m.format('YYYY-MM'))).toEqual(['2023-01', '2023-12']);
+    expect(monthPresetsWithin(3, now)).toEqual(['thisMonth', 'lastMonth', 'last3Months']);
   });
 });
 

@@ -3,7 +3,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 
 export type DateRange = [Dayjs, Dayjs];
 
-/** The spec's date shortcuts (§9) that fit a range limited to a month. */
+/** The spec's date shortcuts (§9); a picker offers those that fit its range limit (`presetsWithin`). */
 export const RANGE_PRESETS = [
   'yesterday',
   'today',
@@ -12,6 +12,11 @@ export const RANGE_PRESETS = [
   'lastWeek',
   'lastMonth',
   'thisMonth',
+  'thisYear',
+  'last1Month',
+  'last3Months',
+  'last6Months',
+  'lastYear',
 ] as const;
 export type RangePreset = (typeof RANGE_PRESETS)[number];
 export const DEFAULT_RANGE_PRESET: RangePreset = 'last7Days';
@@ -42,7 +47,58 @@ export function presetRange(preset: RangePreset, now: Dayjs = dayjs()): DateRang
     }
     case 'thisMonth':
       return [today.startOf('month'), endOfToday];
+    case 'thisYear':
+      return [today.startOf('year'), endOfToday];
+    case 'last1Month':
+      return [today.subtract(1, 'month').add(1, 'day'), endOfToday];
+    case 'last3Months':
+      return [today.subtract(3, 'month').add(1, 'day'), endOfToday];
+    case 'last6Months':
+      return [today.subtract(6, 'month').add(1, 'day'), endOfToday];
+    case 'lastYear': {
+      const first = today.startOf('year').subtract(1, 'year');
+      return [first, first.endOf('year')];
+    }
   }
+}
+
+/** Whole days a range touches, both ends included. */
+export const daysSpanned = ([start, end]: DateRange) => end.startOf('day').diff(start.startOf('day'), 'day') + 1;
+
+/** The shortcuts whose range fits `maxDays` days today (this year so far fits a year's limit only later in it). */
+export function presetsWithin(maxDays: number, now: Dayjs = dayjs()): RangePreset[] {
+  return RANGE_PRESETS.filter((preset) => daysSpanned(presetRange(preset, now)) <= maxDays);
+}
+
+/** The shortcuts that name whole months, for a picker of months. */
+export const MONTH_PRESETS = ['thisMonth', 'lastMonth', 'last3Months', 'last6Months', 'thisYear', 'lastYear'] as const;
+export type MonthPreset = (typeof MONTH_PRESETS)[number];
+
+/** A month shortcut's first and last month. */
+export function presetMonths(preset: MonthPreset, now: Dayjs = dayjs()): DateRange {
+  const month = now.startOf('month');
+  switch (preset) {
+    case 'thisMonth':
+      return [month, month];
+    case 'lastMonth':
+      return [month.subtract(1, 'month'), month.subtract(1, 'month')];
+    case 'last3Months':
+      return [month.subtract(2, 'month'), month];
+    case 'last6Months':
+      return [month.subtract(5, 'month'), month];
+    case 'thisYear':
+      return [month.startOf('year'), month];
+    case 'lastYear':
+      return [month.startOf('year').subtract(1, 'year'), month.startOf('year').subtract(1, 'month')];
+  }
+}
+
+/** The month shortcuts that fit `maxMonths`. */
+export function monthPresetsWithin(maxMonths: number, now: Dayjs = dayjs()): MonthPreset[] {
+  return MONTH_PRESETS.filter((preset) => {
+    const [start, end] = presetMonths(preset, now);
+    return end.diff(start, 'month') + 1 <= maxMonths;
+  });
 }
 
 /** spec §5: no date after today 23:59:59. */

@@ -1,5 +1,6 @@
 import {
   COLLECTION_REPORT_RES,
+  CONSUMPTION_RES,
   consumerEntity,
   dcuEntity,
   eventDefinitionEntity,
@@ -58,6 +59,11 @@ function crudRoutes(
 /** Page uri → its screen. A permitted uri missing here shows the "later release" placeholder. */
 export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [RES.dashboard, lazyPage(() => import('@/pages/dashboard/dashboard.page').then((m) => m.DashboardPage))],
+  [CONSUMPTION_RES.page, lazyPage(() => import('@/pages/analytics/consumption.page').then((m) => m.ConsumptionPage))],
+  [
+    CONSUMPTION_RES.detail,
+    lazyPage(() => import('@/pages/analytics/consumption.page').then((m) => m.ConsumptionDetailPage)),
+  ],
   ...crudRoutes(orgEntity.pagePath, () => import('./system/org.resource').then((m) => m.orgPages)),
   ...crudRoutes(userEntity.pagePath, () => import('./system/user.resource').then((m) => m.userPages)),
   ...crudRoutes(groupEntity.pagePath, () => import('./system/group.resource').then((m) => m.groupPages)),

@@ -8,6 +8,7 @@ export const analytics = {
   noData: 'No data for this period',
   chartFailed: 'The chart could not be loaded',
   openDetail: 'Detail',
+  pickFromList: 'Open a meter from the list to see its detail',
   backToList: 'Back to the list',
   fields: {
     gridId: 'Grid node',

@@ -10,6 +10,7 @@ export const analytics: typeof en = {
   noData: '该时间段没有数据',
   chartFailed: '图表无法加载',
   openDetail: '详情',
+  pickFromList: '请从列表中打开电表查看详情',
   backToList: '返回列表',
   fields: {
     gridId: '电网节点',

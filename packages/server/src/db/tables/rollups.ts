@@ -113,7 +113,7 @@ export const meterLastRead = pgTable('meter_last_read', {
 /**
  * The archive counted per grid node (its own records, not its subtree's) and facet: meters by status,
  * consumers by type, modules by device type, DCUs. Statement triggers on the archive tables
- * (migration 0025) append a row per changed count, so a write never waits on another's counter row;
+ * (migration 0026) append a row per changed count, so a write never waits on another's counter row;
  * the rollup job adds a key's rows into one (`compactArchiveCounts`). A figure is the sum of a
  * subtree's rows: a dashboard card reads a few hundred rows where counting the archive read millions.
  */

@@ -24,12 +24,30 @@ export interface TopicHandlers {
   onLive(live: boolean): void;
 }
 
+/** What a follower of several topics hears: each message with its topic, and whether all are subscribed. */
+export interface TopicsHandlers {
+  onMessage(topic: string, payload: Uint8Array | string): void;
+  /** True once every topic is subscribed; false when the connection drops or the broker refuses one. */
+  onLive(live: boolean): void;
+}
+
 /**
  * Follows one broker topic (`topicOf` picks it from the broker's configuration); returns the way to
  * stop. The mqtt library loads only here, after login, so the login chunk never carries it. Without
  * a broker (`url: null`) or when anything fails it stays silent, and the caller keeps polling.
  */
 export function followTopic(topicOf: (config: MqttConfig) => string, handlers: TopicHandlers): () => void {
+  return followTopics((config) => [topicOf(config)], {
+    onMessage: (_topic, payload) => handlers.onMessage(payload),
+    onLive: handlers.onLive,
+  });
+}
+
+/** `followTopic` for several topics on one connection (a page following the grid nodes it shows). */
+export function followTopics(
+  topicsOf: (config: MqttConfig) => readonly string[],
+  handlers: TopicsHandlers,
+): () => void {
   const stopped = new AbortController();
   let client: MqttClient | undefined;
   const live = (value: boolean) => {
@@ -40,9 +58,10 @@ export function followTopic(topicOf: (config: MqttConfig) => string, handlers: T
     try {
       const config = await loadConfig(stopped.signal);
       if (!config?.url || stopped.signal.aborted) return;
+      const topics = [...new Set(topicsOf(config))];
+      if (!topics.length) return;
       const { default: mqtt } = await import('mqtt');
       if (stopped.signal.aborted) return;
-      const topic = topicOf(config);
       const connected = mqtt.connect(brokerUrl(config.url, window.location), {
         protocolVersion: config.protocolVersion,
         reconnectPeriod: 5_000,
@@ -50,11 +69,12 @@ export function followTopic(topicOf: (config: MqttConfig) => string, handlers: T
         timerVariant: 'native',
       });
       client = connected;
+      const followed = new Set(topics);
       connected.on('connect', () => {
-        connected.subscribe(topic, { qos: 0 }, (error) => live(!error));
+        connected.subscribe(topics, { qos: 0 }, (error) => live(!error));
       });
       connected.on('message', (received, payload) => {
-        if (received === topic && !stopped.signal.aborted) handlers.onMessage(payload);
+        if (followed.has(received) && !stopped.signal.aborted) handlers.onMessage(received, payload);
       });
       connected.on('close', () => live(false));
     } catch (error) {

@@ -40,7 +40,7 @@ import { callApi } from '@/api/api-client';
 import { downloadFile } from '@/api/download';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { isGranted } from '@/app/permissions/permission-index';
-import { isDisabledRangeDay, keepTypedDate, presetRange, RANGE_PRESETS } from '@/fields/date-range';
+import { isDisabledRangeDay, keepTypedDate, presetRange, presetsWithin } from '@/fields/date-range';
 import { useLookup } from '@/fields/use-lookup';
 import { errorText } from '@/i18n/message-text';
 import { addDays, utcToday } from '@/pages/collection/meter-data-days';
@@ -425,7 +425,7 @@ function DayRange({ value, onChange }: { value: [string, string]; onChange: (nex
   const { t } = useTranslation();
   const presets = useMemo(
     () =>
-      RANGE_PRESETS.map((preset) => ({
+      presetsWithin(MAX_REPORT_DAYS, utcNow()).map((preset) => ({
         label: t(`crud.rangePresets.${preset}`),
         value: presetRange(preset, utcNow()),
       })),

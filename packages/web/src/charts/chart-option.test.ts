@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { chartOption, specData } from './chart-option';
+
+describe('chartOption', () => {
+  const points = Array.from({ length: 40 }, (_, i) => ({
+    day: `2026-01-${String(i + 1).padStart(2, '0')}`,
+    a: i,
+    b: null,
+  }));
+
+  it("draws a page's declared series over its points, named by their labels, gaps kept as gaps", () => {
+    const data = specData(
+      { kind: 'bar', x: 'day', xType: 'day', series: ['a', 'b'], stacked: true },
+      points,
+      (f) => `L-${f}`,
+    );
+    const option = chartOption(data) as { series: { name: string; type: string; stack?: string; data: unknown[] }[] };
+    expect(option.series.map((s) => [s.name, s.type, s.stack])).toEqual([
+      ['L-a', 'bar', 'total'],
+      ['L-b', 'bar', 'total'],
+    ]);
+    expect(option.series[1]?.data.every((v) => v === null)).toBe(true);
+  });
+
+  it('offers zoom on long axes only, a legend only for several series, and pairs time points', () => {
+    const long = chartOption({
+      x: points.map((p) => p.day),
+      xType: 'day',
+      series: [{ name: 'a', values: points.map((p) => p.a) }],
+    });
+    expect((long.dataZoom as unknown[]).length).toBe(2);
+    expect(long.legend).toEqual({ show: false });
+    const time = chartOption({
+      x: ['2026-01-01T00:15:00Z', '2026-01-01T00:30:00Z'],
+      xType: 'time',
+      series: [
+        { name: 'x', values: [1, 2] },
+        { name: 'y', values: [3, null] },
+      ],
+    }) as { dataZoom: unknown[]; legend: { type: string }; series: { data: unknown[] }[]; xAxis: { type: string } };
+    expect(time.dataZoom).toEqual([]);
+    expect(time.legend.type).toBe('scroll');
+    expect(time.xAxis.type).toBe('time');
+    expect(time.series[1]?.data).toEqual([
+      ['2026-01-01T00:15:00Z', 3],
+      ['2026-01-01T00:30:00Z', null],
+    ]);
+  });
+});

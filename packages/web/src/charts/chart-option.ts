@@ -1,0 +1,67 @@
+import type { ChartSpec } from '@meterdesk/contracts';
+
+/** One line or bar of a chart: its name as the legend shows it, and a value per x. */
+export interface SeriesData {
+  name: string;
+  values: readonly (number | null)[];
+  kind?: 'line' | 'bar';
+  stack?: string;
+}
+
+/** What a chart shows, whoever builds it: x values along the axis and the series over them. */
+export interface ChartData {
+  x: readonly (string | number)[];
+  xType: ChartSpec['xType'];
+  series: readonly SeriesData[];
+  /** Names the value axis (its unit). */
+  yName?: string;
+}
+
+/** Points past which a chart offers zoom on its x axis: fewer read well at full width. */
+const ZOOM_FROM = 32;
+
+/**
+ * The ECharts option of a chart: tooltips on the axis, a legend when several series share it, zoom
+ * on long time axes. A pure function, so what a chart shows is tested without drawing it.
+ */
+export function chartOption(data: ChartData): Record<string, unknown> {
+  const time = data.xType === 'time';
+  const zoom = data.x.length > ZOOM_FROM;
+  return {
+    animation: false,
+    grid: { left: 56, right: 24, top: data.series.length > 1 ? 40 : 24, bottom: zoom ? 64 : 32, containLabel: true },
+    tooltip: { trigger: 'axis', confine: true },
+    legend: data.series.length > 1 ? { top: 0, type: 'scroll' } : { show: false },
+    xAxis: time
+      ? { type: 'time' }
+      : { type: 'category', data: [...data.x], boundaryGap: data.series.some((s) => (s.kind ?? 'line') === 'bar') },
+    yAxis: { type: 'value', name: data.yName ?? '', nameTextStyle: { align: 'left' } },
+    dataZoom: zoom ? [{ type: 'inside' }, { type: 'slider', height: 20, bottom: 8 }] : [],
+    series: data.series.map((s) => ({
+      name: s.name,
+      type: s.kind ?? 'line',
+      stack: s.stack,
+      showSymbol: data.x.length <= ZOOM_FROM,
+      connectNulls: false,
+      data: time ? s.values.map((value, i) => [data.x[i], value]) : [...s.values],
+    })),
+  };
+}
+
+/** A page's declared chart over its points: each series a field of the point, named by its label. */
+export function specData(
+  spec: ChartSpec,
+  points: readonly Record<string, unknown>[],
+  label: (field: string) => string,
+): ChartData {
+  return {
+    x: points.map((p) => p[spec.x] as string | number),
+    xType: spec.xType,
+    series: spec.series.map((field) => ({
+      name: label(field),
+      kind: spec.kind,
+      stack: spec.stacked ? 'total' : undefined,
+      values: points.map((p) => (typeof p[field] === 'number' ? (p[field] as number) : null)),
+    })),
+  };
+}

@@ -1,0 +1,176 @@
+import {
+  type AnalyticsApi,
+  type AnalyticsDefinition,
+  type AnalyticsEntity,
+  fieldMeta,
+  isDateRange,
+  PERIOD_KEYS,
+} from '@meterdesk/contracts';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Alert, Card, Flex, Skeleton, Statistic } from 'antd';
+import { type ReactNode, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import type { z } from 'zod';
+import { callApi } from '@/api/api-client';
+import { Chart } from '@/charts/chart';
+import { specData } from '@/charts/chart-option';
+import { type CrudConfig, defineCrud, describeField, type RowAction, requestShape } from '@/crud/crud-config';
+import { CrudListPage } from '@/crud/crud-list-page';
+import { readListQuery, shownPeriod } from '@/crud/list-query';
+import { errorText } from '@/i18n/message-text';
+
+// biome-ignore lint/suspicious/noExplicitAny: a page's own figures and points are its business, the kit draws any.
+export type AnyAnalytics = AnalyticsDefinition<AnalyticsEntity, z.ZodObject<any>, z.ZodObject<any>>;
+
+export interface AnalyticsScreen {
+  definition: AnyAnalytics;
+  api: AnalyticsApi;
+  /** The row field that keys it (a meter's id, a day). */
+  rowKey: string;
+  /** Drill-downs from a row: a detail page, with the period the list shows. */
+  rowActions?: readonly RowAction[];
+}
+
+/** The crud the kit's table runs on: the page's rows, its export (columns and format) and its period. */
+export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: AnalyticsScreen): CrudConfig {
+  const { period } = definition;
+  const keys = PERIOD_KEYS[period.unit];
+  return defineCrud({
+    entity: definition.entity,
+    operations: { list: api.list, exportFile: api.export },
+    exportDialog: true,
+    rowKey: rowKey as never,
+    rowActions,
+    // A row shows all its figures already: a View drawer would only repeat them.
+    viewAction: false,
+    timeRange: {
+      label: 'analytics.period',
+      startKey: keys.start,
+      endKey: keys.end,
+      maxDays: period.unit === 'day' ? period.maxDays : period.maxMonths * 31,
+      period,
+    },
+  });
+}
+
+/** The period the list shows (the URL's, or the default), as the URL parameters a drill-down passes on. */
+export function periodParams(definition: AnyAnalytics, params: URLSearchParams): Record<string, string> {
+  const keys = PERIOD_KEYS[definition.period.unit];
+  const [start, end] = shownPeriod(definition.period, params);
+  return { [keys.start]: start, [keys.end]: end };
+}
+
+/** The label of a figure or point field, as its schema declares it. */
+const labelOf = (schema: z.ZodObject, key: string) => fieldMeta(schema.shape[key] as z.ZodType)?.label ?? key;
+
+function SummaryStrip({
+  definition,
+  figures,
+  loading,
+  error,
+}: {
+  definition: AnyAnalytics;
+  figures: Record<string, unknown> | undefined;
+  loading: boolean;
+  error: unknown;
+}) {
+  const { t } = useTranslation();
+  const name = definition.entity.name;
+  if (error)
+    return <Alert data-testid={`analytics-summary-${name}`} type="error" showIcon title={errorText(t, error)} />;
+  const keys = Object.keys(definition.summary.shape);
+  return (
+    <Card size="small" data-testid={`analytics-summary-${name}`}>
+      <Flex wrap gap={32}>
+        {keys.map((key) =>
+          loading && !figures ? (
+            <Skeleton.Input key={key} active size="small" />
+          ) : (
+            <Statistic
+              key={key}
+              data-testid={`analytics-figure-${key}`}
+              title={t(labelOf(definition.summary, key))}
+              value={figures?.[key] === null || figures?.[key] === undefined ? '–' : (figures[key] as string | number)}
+              // A text figure (a serial, a day) is shown as it is, not grouped like a number.
+              formatter={typeof figures?.[key] === 'string' ? (value) => value : undefined}
+            />
+          ),
+        )}
+      </Flex>
+    </Card>
+  );
+}
+
+/**
+ * An analytics page as its contracts declare it: the summary strip and the chart of the filters and
+ * period in the URL between the filter bar that governs them and the table with its sort, paging,
+ * refresh and export. `fixed` keys (a detail page's meter) go with every call; `children` come
+ * between the chart and the table.
+ */
+export function AnalyticsPage({
+  screen,
+  fixed,
+  header,
+  children,
+}: {
+  screen: AnalyticsScreen;
+  fixed?: Readonly<Record<string, string>>;
+  /** Above the summary; given the figures once they arrive (a detail names its meter by them). */
+  header?: (figures: Record<string, unknown> | undefined) => ReactNode;
+  children?: ReactNode;
+}) {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const { definition, api } = screen;
+  const crud = useMemo(() => analyticsCrud(screen), [screen]);
+  const filterFields = useMemo(
+    () =>
+      definition.entity.filters
+        .filter((f) => !isDateRange(f))
+        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
+    [crud, definition],
+  );
+  const { filters } = readListQuery(params, filterFields, new Set(), crud.timeRange);
+  const body = { ...filters, ...fixed };
+  const summary = useQuery({
+    queryKey: [definition.entity.name, 'summary', body],
+    queryFn: ({ signal }) =>
+      callApi(api.summary, body, { signal }) as Promise<{
+        figures: Record<string, unknown>;
+        points: Record<string, unknown>[];
+      }>,
+    placeholderData: keepPreviousData,
+  });
+  const chartData = useMemo(
+    () => specData(definition.chart, summary.data?.points ?? [], (field) => t(labelOf(definition.point, field))),
+    [definition, summary.data, t],
+  );
+
+  const figuresAndChart = (
+    <>
+      <SummaryStrip
+        definition={definition}
+        figures={summary.data?.figures}
+        loading={summary.isPending}
+        error={summary.error}
+      />
+      {!summary.error && (
+        <Card size="small">
+          {summary.isPending ? (
+            <Skeleton active paragraph={{ rows: 5 }} />
+          ) : (
+            <Chart data={chartData} testId={`analytics-chart-${definition.entity.name}`} />
+          )}
+        </Card>
+      )}
+      {children}
+    </>
+  );
+  return (
+    <Flex vertical gap={16} data-testid={`analytics-page-${definition.entity.name}`}>
+      {header?.(summary.data?.figures)}
+      <CrudListPage crud={crud} fixed={fixed} keepParams={Object.keys(fixed ?? {})} belowFilters={figuresAndChart} />
+    </Flex>
+  );
+}
