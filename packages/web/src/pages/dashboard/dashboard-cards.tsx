@@ -3,12 +3,15 @@ import {
   ALARM_PAGE_SIZE,
   type DashboardCard,
   dashboardApi,
+  EVENT_LEVELS,
+  type EventLevel,
   METER_EVENTS_DETAIL_PATH,
 } from '@meterdesk/contracts';
 import { Button, Col, Flex, Progress, Row, Space, Statistic, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { Chart } from '@/charts/chart';
 import { formatDateTime } from '@/fields/date-text';
 import { useLanguage } from '@/i18n/use-language';
 import { DashboardCardFrame, useCardQuery } from './dashboard-card';
@@ -287,30 +290,42 @@ export function EnergyCard() {
       {(energy) => {
         const delta = change(energy.yesterday.value, energy.dayBefore.value);
         return (
-          <Row gutter={8}>
-            <Col span={12}>
-              <Statistic
-                title={t('dashboard.energy.yesterday')}
-                value={energy.yesterday.value === null ? '—' : number(energy.yesterday.value, 3)}
-                data-testid="dashboard-energy-yesterday"
-              />
-              <Typography.Text type="secondary">
-                {delta === null
-                  ? t('dashboard.energy.meters', { count: energy.yesterday.meters })
-                  : t('dashboard.energy.change', { change: `${delta > 0 ? '+' : ''}${number(delta, 1)} %` })}
-              </Typography.Text>
-            </Col>
-            <Col span={12}>
-              <Statistic
-                title={t('dashboard.energy.month')}
-                value={energy.month.value === null ? '—' : number(energy.month.value, 3)}
-                data-testid="dashboard-energy-month"
-              />
-              <Typography.Text type="secondary">
-                {t('dashboard.energy.monthRange', { from: energy.month.startDay, to: energy.month.endDay })}
-              </Typography.Text>
-            </Col>
-          </Row>
+          <>
+            <Row gutter={8}>
+              <Col span={12}>
+                <Statistic
+                  title={t('dashboard.energy.yesterday')}
+                  value={energy.yesterday.value === null ? '—' : number(energy.yesterday.value, 3)}
+                  data-testid="dashboard-energy-yesterday"
+                />
+                <Typography.Text type="secondary">
+                  {delta === null
+                    ? t('dashboard.energy.meters', { count: energy.yesterday.meters })
+                    : t('dashboard.energy.change', { change: `${delta > 0 ? '+' : ''}${number(delta, 1)} %` })}
+                </Typography.Text>
+              </Col>
+              <Col span={12}>
+                <Statistic
+                  title={t('dashboard.energy.month')}
+                  value={energy.month.value === null ? '—' : number(energy.month.value, 3)}
+                  data-testid="dashboard-energy-month"
+                />
+                <Typography.Text type="secondary">
+                  {t('dashboard.energy.monthRange', { from: energy.month.startDay, to: energy.month.endDay })}
+                </Typography.Text>
+              </Col>
+            </Row>
+            <Chart
+              testId="dashboard-energy-chart"
+              height={200}
+              data={{
+                x: energy.days.map((d) => d.day),
+                xType: 'day',
+                yName: 'kWh',
+                series: [{ name: t('dashboard.energy.daily'), kind: 'bar', values: energy.days.map((d) => d.value) }],
+              }}
+            />
+          </>
         );
       }}
     </DashboardCardFrame>
@@ -372,14 +387,30 @@ export function AlarmTrendCard() {
       empty={t('dashboard.alarmTrend.empty', { days: ALARM_DAYS })}
     >
       {(trend) => {
-        const sum = (level: 'regular' | 'medium' | 'severe') => trend.days.reduce((n, d) => n + d[level], 0);
+        const sum = (level: EventLevel) => trend.days.reduce((n, d) => n + d[level], 0);
         return (
-          <Typography.Text data-testid="dashboard-alarmTrend-total">
-            {t('dashboard.alarmTrend.total', {
-              count: number(sum('regular') + sum('medium') + sum('severe')),
-              severe: number(sum('severe')),
-            })}
-          </Typography.Text>
+          <>
+            <Typography.Text data-testid="dashboard-alarmTrend-total">
+              {t('dashboard.alarmTrend.total', {
+                count: number(sum('regular') + sum('medium') + sum('severe')),
+                severe: number(sum('severe')),
+              })}
+            </Typography.Text>
+            <Chart
+              testId="dashboard-alarmTrend-chart"
+              height={220}
+              data={{
+                x: trend.days.map((d) => d.day),
+                xType: 'day',
+                series: EVENT_LEVELS.map((level) => ({
+                  name: t(`eventDefinition.levels.${level}`),
+                  kind: 'bar' as const,
+                  stack: 'events',
+                  values: trend.days.map((d) => d[level]),
+                })),
+              }}
+            />
+          </>
         );
       }}
     </DashboardCardFrame>
