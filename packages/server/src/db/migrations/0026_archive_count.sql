@@ -5,8 +5,7 @@ CREATE TABLE "archive_count" (
 	"n" integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX "archive_count_grid_idx" ON "archive_count" USING btree ("grid_id","facet");
---> statement-breakpoint
+CREATE INDEX "archive_count_grid_idx" ON "archive_count" USING btree ("grid_id","facet");--> statement-breakpoint
 -- Written by hand (drizzle declares no triggers): each archive table's statements append their change
 -- of the counts, grouped per (grid node, facet, value), from the statement's transition tables. The
 -- facets of a table are its trigger's argument, a VALUES list over the changed row `r`.
