@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Weighs what the browser downloads to show the login page, then the dashboard after login: every
+ * Weighs what the browser downloads to show the login page, then the dashboard after login (and that
+ * before its first chart: ECharts comes in lazy chunks): every
  * script and stylesheet it fetches, the lazy chunks included, gzipped at level 6 (what servers and
  * CDNs use by default). The web app is built fresh into a scratch directory and served by the real
  * server (PGlite, no broker), and Debian's Chromium opens it; what it fetched is weighed from the
@@ -18,6 +19,10 @@ import { atEnd, cleanup, killAtEnd } from './lib/cleanup.mjs';
 import { ADMIN_PASSWORD, client, freePort } from './lib/server.mjs';
 
 const LOGIN_BUDGET_KB = 250;
+/** Issue 17: the dashboard's scripts before its first chart (chart code comes in lazy chunks). */
+const DASHBOARD_BUDGET_KB = 300;
+/** The module that brings ECharts; it and what only it imports are the chart code. */
+const CHART_RUNTIME = /(^|\/)charts\/echarts-runtime\.[jt]sx?$/;
 const GZIP_LEVEL = 6;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -92,6 +97,8 @@ const login = await page.request.post('/apis/sysuser/login', {
 if ((await login.json()).code !== 200) throw new Error(`login: ${await login.text()}`);
 await page.goto('/');
 await page.getByTestId('header-menu').waitFor();
+// The dashboard's own chunk has come once its cards (or its word that there are none) show.
+await page.locator('[data-testid^="dashboard-card-"], [data-testid="dashboard-empty"]').first().waitFor();
 await page.waitForLoadState('networkidle');
 const dashboardFiles = fetchedSince(loginFiles);
 
@@ -106,6 +113,26 @@ const weigh = (files) => {
   return { js, css, total: js + css, files: files.length };
 };
 
+/** The files of `keys` and of everything they import statically, by manifest key. */
+const closure = (keys) => {
+  const seen = new Set();
+  const visit = (key) => {
+    if (seen.has(key) || !manifest[key]) return;
+    seen.add(key);
+    for (const imported of manifest[key].imports ?? []) visit(imported);
+  };
+  for (const key of keys) visit(key);
+  return new Set([...seen].flatMap((key) => [manifest[key].file, ...(manifest[key].css ?? [])]));
+};
+const manifestKeys = Object.keys(manifest);
+// Chart code: the runtime's files that no other chunk fetched for the dashboard needs.
+const chartRuntime = closure(manifestKeys.filter((key) => CHART_RUNTIME.test(key)));
+const beforeCharts = closure(
+  manifestKeys.filter((key) => fetched.has(manifest[key].file) && !chartRuntime.has(manifest[key].file)),
+);
+const chartFiles = new Set([...chartRuntime].filter((file) => !beforeCharts.has(file)));
+const dashboardBeforeCharts = dashboardFiles.filter((file) => !chartFiles.has(file));
+
 const kb = (bytes) => (bytes / 1024).toFixed(1).padStart(8);
 const baseline = weigh([entry.file]).total;
 const rows = [
@@ -113,6 +140,8 @@ const rows = [
   ['login page (first visit)', weigh([...loginFiles])],
   ['dashboard after login (fetched after the login page)', weigh(dashboardFiles)],
   ['login page, then dashboard (all fetched)', weigh([...fetched])],
+  ['dashboard before its first chart (charts left out)', weigh(dashboardBeforeCharts)],
+  ['chart code (lazy chunks)', weigh([...chartFiles].filter((file) => fetched.has(file)))],
 ];
 console.log(`Scripts and stylesheets the browser fetches, gzipped (zlib level ${GZIP_LEVEL}), from a fresh build`);
 console.log(`  ${''.padEnd(54)} ${'JS KB'.padStart(8)} ${'CSS KB'.padStart(8)} ${'KB'.padStart(8)} files`);
@@ -122,7 +151,9 @@ for (const [label, w] of rows) {
   );
 }
 const loginKb = rows[1][1].total / 1024;
+const dashboardKb = rows[4][1].js / 1024;
 console.log(
-  `login page ${loginKb < LOGIN_BUDGET_KB ? 'is under' : 'EXCEEDS'} the ${LOGIN_BUDGET_KB} KB budget: ${loginKb.toFixed(1)} KB`,
+  `login page ${loginKb < LOGIN_BUDGET_KB ? 'is under' : 'EXCEEDS'} the ${LOGIN_BUDGET_KB} KB budget: ${loginKb.toFixed(1)} KB; ` +
+    `dashboard before its first chart ${dashboardKb < DASHBOARD_BUDGET_KB ? 'is under' : 'EXCEEDS'} the ${DASHBOARD_BUDGET_KB} KB budget: ${dashboardKb.toFixed(1)} KB of JavaScript`,
 );
 await cleanup();

@@ -12,7 +12,7 @@ import { meter } from './schema';
 const ALL: Scope = { all: true, orgId: null, gridIds: [] };
 const FACETS: ArchiveFacet[] = ['meter', 'virtualMeter', 'dcu', 'consumerType'];
 
-/** The archive's counts (migration 0025's triggers) follow every way rows are written. */
+/** The archive's counts (migration 0026's triggers) follow every way rows are written. */
 describe('archive counts', () => {
   let t: TestApp;
   let area: string;

@@ -5,7 +5,7 @@ import { rowsOf } from './rows';
 import { archiveCount } from './schema';
 
 /**
- * The facets archive_count keeps, each the field its value names (migration 0025's triggers write
+ * The facets archive_count keeps, each the field its value names (migration 0026's triggers write
  * them): real and virtual meters by status, consumers by type, payment mode and whether special,
  * modules by device type and working mode, DCUs (one value, '').
  */

@@ -1,16 +1,17 @@
 import {
   ALARM_DAYS,
   ALARM_PAGE_SIZE,
-  type Alarm,
   type DashboardCard,
   dashboardApi,
+  EVENT_LEVELS,
+  type EventLevel,
   METER_EVENTS_DETAIL_PATH,
-  type SystemLog,
 } from '@meterdesk/contracts';
-import { Button, Col, Flex, Progress, Row, Space, Statistic, Table, Typography } from 'antd';
-import { useState } from 'react';
+import { Button, Col, Flex, Progress, Row, Space, Statistic, Typography } from 'antd';
+import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { Chart } from '@/charts/chart';
 import { formatDateTime } from '@/fields/date-text';
 import { useLanguage } from '@/i18n/use-language';
 import { DashboardCardFrame, useCardQuery } from './dashboard-card';
@@ -38,6 +39,45 @@ function Breakdown({ title, rows, total }: { title: string; rows: { label: strin
             percent={total ? (row.count * 100) / total : 0}
           />
           <span style={{ flex: '0 0 64px', textAlign: 'right' }}>{number(row.count)}</span>
+        </Flex>
+      ))}
+    </div>
+  );
+}
+
+/** Widths of a row's cells: a time, a name, a short text, and the rest for the last. */
+const CELL_WIDTHS = ['0 0 150px', '0 0 120px', '0 0 110px', '1 1 0'];
+
+/**
+ * A short list of one-line rows (alarms, log entries), each cell cut with an ellipsis and its full text
+ * in `title`: plain markup, so the dashboard brings no table code before its first chart.
+ */
+function Rows({ rows, busy = false }: { rows: { key: string; testId: string; cells: ReactNode[] }[]; busy?: boolean }) {
+  return (
+    <div style={{ opacity: busy ? 0.5 : 1 }} aria-busy={busy}>
+      {rows.map((row) => (
+        <Flex
+          key={row.key}
+          gap={8}
+          data-testid={row.testId}
+          style={{ padding: '4px 0', borderBottom: '1px solid #f0f0f0' }}
+        >
+          {row.cells.map((cell, i) => (
+            <span
+              // biome-ignore lint/suspicious/noArrayIndexKey: a row's cells never move
+              key={i}
+              title={typeof cell === 'string' ? cell : undefined}
+              style={{
+                flex: CELL_WIDTHS[i],
+                minWidth: 0,
+                overflow: 'hidden',
+                textOverflow: 'ellipsis',
+                whiteSpace: 'nowrap',
+              }}
+            >
+              {cell}
+            </span>
+          ))}
         </Flex>
       ))}
     </div>
@@ -86,30 +126,24 @@ export function AlarmsCard() {
       )}
     >
       {(page) => (
-        <Table<Alarm>
-          size="small"
-          pagination={false}
-          loading={query.isFetching}
-          rowKey={(alarm) => `${alarm.meterId}|${alarm.time}|${alarm.code}`}
-          dataSource={page.list}
-          onRow={(_, index) => ({ 'data-testid': `dashboard-alarm-${index}` }) as object}
-          columns={[
-            { key: 'time', render: (_, alarm) => formatDateTime(alarm.time), width: 170 },
-            {
-              key: 'meter',
-              render: (_, alarm, index) => (
-                <Link
-                  to={`${METER_EVENTS_DETAIL_PATH}?meterId=${alarm.meterId}`}
-                  data-testid={`dashboard-alarm-link-${index}`}
-                >
-                  {alarm.devAddr}
-                </Link>
-              ),
-            },
-            { key: 'name', render: (_, alarm) => alarm.name || t('dashboard.alarms.code', { code: alarm.code }) },
-            { key: 'grid', render: (_, alarm) => alarm.gridName, ellipsis: true },
-          ]}
-          showHeader={false}
+        <Rows
+          busy={query.isFetching}
+          rows={page.list.map((alarm, index) => ({
+            key: `${alarm.meterId}|${alarm.time}|${alarm.code}`,
+            testId: `dashboard-alarm-${index}`,
+            cells: [
+              formatDateTime(alarm.time),
+              <Link
+                key="meter"
+                to={`${METER_EVENTS_DETAIL_PATH}?meterId=${alarm.meterId}`}
+                data-testid={`dashboard-alarm-link-${index}`}
+              >
+                {alarm.devAddr}
+              </Link>,
+              alarm.name || t('dashboard.alarms.code', { code: alarm.code }),
+              alarm.gridName,
+            ],
+          }))}
         />
       )}
     </DashboardCardFrame>
@@ -256,30 +290,42 @@ export function EnergyCard() {
       {(energy) => {
         const delta = change(energy.yesterday.value, energy.dayBefore.value);
         return (
-          <Row gutter={8}>
-            <Col span={12}>
-              <Statistic
-                title={t('dashboard.energy.yesterday')}
-                value={energy.yesterday.value === null ? '—' : number(energy.yesterday.value, 3)}
-                data-testid="dashboard-energy-yesterday"
-              />
-              <Typography.Text type="secondary">
-                {delta === null
-                  ? t('dashboard.energy.meters', { count: energy.yesterday.meters })
-                  : t('dashboard.energy.change', { change: `${delta > 0 ? '+' : ''}${number(delta, 1)} %` })}
-              </Typography.Text>
-            </Col>
-            <Col span={12}>
-              <Statistic
-                title={t('dashboard.energy.month')}
-                value={energy.month.value === null ? '—' : number(energy.month.value, 3)}
-                data-testid="dashboard-energy-month"
-              />
-              <Typography.Text type="secondary">
-                {t('dashboard.energy.monthRange', { from: energy.month.startDay, to: energy.month.endDay })}
-              </Typography.Text>
-            </Col>
-          </Row>
+          <>
+            <Row gutter={8}>
+              <Col span={12}>
+                <Statistic
+                  title={t('dashboard.energy.yesterday')}
+                  value={energy.yesterday.value === null ? '—' : number(energy.yesterday.value, 3)}
+                  data-testid="dashboard-energy-yesterday"
+                />
+                <Typography.Text type="secondary">
+                  {delta === null
+                    ? t('dashboard.energy.meters', { count: energy.yesterday.meters })
+                    : t('dashboard.energy.change', { change: `${delta > 0 ? '+' : ''}${number(delta, 1)} %` })}
+                </Typography.Text>
+              </Col>
+              <Col span={12}>
+                <Statistic
+                  title={t('dashboard.energy.month')}
+                  value={energy.month.value === null ? '—' : number(energy.month.value, 3)}
+                  data-testid="dashboard-energy-month"
+                />
+                <Typography.Text type="secondary">
+                  {t('dashboard.energy.monthRange', { from: energy.month.startDay, to: energy.month.endDay })}
+                </Typography.Text>
+              </Col>
+            </Row>
+            <Chart
+              testId="dashboard-energy-chart"
+              height={200}
+              data={{
+                x: energy.days.map((d) => d.day),
+                xType: 'day',
+                yName: 'kWh',
+                series: [{ name: t('dashboard.energy.daily'), kind: 'bar', values: energy.days.map((d) => d.value) }],
+              }}
+            />
+          </>
         );
       }}
     </DashboardCardFrame>
@@ -341,14 +387,30 @@ export function AlarmTrendCard() {
       empty={t('dashboard.alarmTrend.empty', { days: ALARM_DAYS })}
     >
       {(trend) => {
-        const sum = (level: 'regular' | 'medium' | 'severe') => trend.days.reduce((n, d) => n + d[level], 0);
+        const sum = (level: EventLevel) => trend.days.reduce((n, d) => n + d[level], 0);
         return (
-          <Typography.Text data-testid="dashboard-alarmTrend-total">
-            {t('dashboard.alarmTrend.total', {
-              count: number(sum('regular') + sum('medium') + sum('severe')),
-              severe: number(sum('severe')),
-            })}
-          </Typography.Text>
+          <>
+            <Typography.Text data-testid="dashboard-alarmTrend-total">
+              {t('dashboard.alarmTrend.total', {
+                count: number(sum('regular') + sum('medium') + sum('severe')),
+                severe: number(sum('severe')),
+              })}
+            </Typography.Text>
+            <Chart
+              testId="dashboard-alarmTrend-chart"
+              height={220}
+              data={{
+                x: trend.days.map((d) => d.day),
+                xType: 'day',
+                series: EVENT_LEVELS.map((level) => ({
+                  name: t(`eventDefinition.levels.${level}`),
+                  kind: 'bar' as const,
+                  stack: 'events',
+                  values: trend.days.map((d) => d[level]),
+                })),
+              }}
+            />
+          </>
         );
       }}
     </DashboardCardFrame>
@@ -367,23 +429,17 @@ export function OperationsCard() {
       empty={t('dashboard.operations.empty')}
     >
       {(log) => (
-        <Table<SystemLog>
-          size="small"
-          pagination={false}
-          showHeader={false}
-          rowKey="id"
-          dataSource={log.list}
-          onRow={(_, index) => ({ 'data-testid': `dashboard-operation-${index}` }) as object}
-          columns={[
-            { key: 'time', render: (_, entry) => formatDateTime(entry.time), width: 170 },
-            { key: 'username', dataIndex: 'username', width: 130, ellipsis: true },
-            {
-              key: 'operatingType',
-              render: (_, entry) => t(`syslog.operatingTypes.${entry.operatingType}`),
-              width: 90,
-            },
-            { key: 'content', dataIndex: 'content', ellipsis: true },
-          ]}
+        <Rows
+          rows={log.list.map((entry, index) => ({
+            key: entry.id,
+            testId: `dashboard-operation-${index}`,
+            cells: [
+              formatDateTime(entry.time),
+              entry.username,
+              t(`syslog.operatingTypes.${entry.operatingType}`),
+              entry.content,
+            ],
+          }))}
         />
       )}
     </DashboardCardFrame>

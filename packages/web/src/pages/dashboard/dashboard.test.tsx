@@ -94,7 +94,10 @@ const DATA: Record<DashboardCard, (body: Record<string, unknown>) => unknown> = 
       yesterday: { day: day(1), value: 1234.5, meters: 2 },
       dayBefore: { day: day(2), value: 1000, meters: 2 },
       month: { startDay: `${day(0).slice(0, 7)}-01`, endDay: day(0), value: 5678.125 },
-      days: [],
+      days: [
+        { day: day(1), value: 1234.5, meters: 2 },
+        { day: day(0), value: null, meters: 0 },
+      ],
     }) satisfies EnergySummary,
   collection: () => ({ yesterday: kpiDay(day(1), 192), today: kpiDay(day(0), 96) }) satisfies CollectionKpi,
   alarmTrend: () => ({ days: trendDays(4) }) satisfies AlarmTrend,
@@ -167,6 +170,9 @@ describe('dashboard', () => {
     expect(screen.getByTestId('dashboard-collection-yesterday').textContent).toContain('100');
     expect(screen.getByTestId('dashboard-collection-today').textContent).toContain('96 of 192 intervals');
     expect(screen.getByTestId('dashboard-alarmTrend-total').textContent).toBe('5 events, 4 severe');
+    // The figures are charted (ECharts arrives in its own chunk).
+    for (const chart of ['dashboard-alarmTrend-chart', 'dashboard-energy-chart'])
+      expect(screen.getByTestId(chart).getAttribute('data-state')).not.toBe('empty');
     expect(within(card('operations')).getByText('operator1')).toBeTruthy();
     expect(within(card('operations')).getByText('Update')).toBeTruthy();
     expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe('7 severe events in the last 30 days');
