@@ -17,6 +17,7 @@ import { newId } from '../db/ids';
 import { deviceCommand, deviceLink, plan } from '../db/schema';
 import type { Broker } from '../mqtt/broker';
 import type { StoredCommand } from './commands';
+import { DcuHeartbeats } from './heartbeats';
 
 export type CommandRow = typeof deviceCommand.$inferSelect;
 
@@ -101,6 +102,7 @@ export class HeadEnd {
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private stopped = true;
+  private readonly heartbeats: DcuHeartbeats;
   readonly refused: Record<RefusedReason, number> = { malformed: 0, unknownReqId: 0, foreignDevice: 0, duplicate: 0 };
 
   constructor(
@@ -110,6 +112,7 @@ export class HeadEnd {
     private readonly options: HeadEndOptions = DEFAULT_HEADEND_OPTIONS,
   ) {
     this.events.setMaxListeners(0);
+    this.heartbeats = new DcuHeartbeats(db, broker, log);
   }
 
   async start(): Promise<void> {
@@ -119,6 +122,7 @@ export class HeadEnd {
       await this.broker.subscribe('ami/+/+/reply', (topic, payload) => this.guard(this.onReply(topic, payload))),
       await this.broker.subscribe('ami/+/+/status', (topic, payload) => this.guard(this.onStatus(topic, payload))),
     );
+    await this.heartbeats.start();
     this.timer = setInterval(() => this.guard(this.tick()), this.options.tickMs);
     this.timer.unref();
     this.kick();
@@ -130,6 +134,7 @@ export class HeadEnd {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     for (const stop of this.unsubscribe.splice(0)) await stop();
+    await this.heartbeats.stop();
     await this.pumping;
   }
 

@@ -6,9 +6,10 @@ import { defineJob } from '../jobs/job-system';
 type Span = 'month' | 'year';
 
 /**
- * The time-partitioned tables (migrations 0013 and 0022) and the span of one partition. A month of
- * interval rows is a unit an operator keeps or lets go; frozen monthly values are few, a year each.
- * The meters' daily rollup goes with the readings it sums: a month of it is made and dropped with them.
+ * The time-partitioned tables (migrations 0013, 0022, 0027, 0028 and 0030) and the span of one partition.
+ * A month of interval rows is a unit an operator keeps or lets go; frozen monthly values are few, a year
+ * each. The meters' day and month rollups, and devices' online time, go with the readings they sum:
+ * made and dropped with them.
  */
 export const PARTITIONED = {
   reading_profile: 'month',
@@ -19,6 +20,9 @@ export const PARTITIONED = {
   link_change: 'month',
   clock_check: 'month',
   rollup_meter_day: 'month',
+  rollup_meter_event_day: 'month',
+  rollup_online_day: 'month',
+  rollup_meter_month: 'year',
 } as const satisfies Record<string, Span>;
 export type PartitionedTable = keyof typeof PARTITIONED;
 

@@ -1,4 +1,5 @@
 import {
+  type ChosenPeriod,
   type EntityDefinition,
   type FieldMeta,
   type FieldWidget,
@@ -6,7 +7,6 @@ import {
   type importApi,
   type Operation,
   type Page,
-  type PeriodSpec,
 } from '@meterdesk/contracts';
 import type { ComponentType, ReactNode } from 'react';
 import { z } from 'zod';
@@ -59,7 +59,12 @@ export interface RowAction<R = Row> {
   Dialog?: ComponentType<{ row: R; onClose: () => void }>;
   /** Also offered on the record's detail page, beside Edit. */
   onDetail?: boolean;
+  /** Offered on the record's detail page only, not in the list's rows (show on map). */
+  detailOnly?: boolean;
 }
+
+/** A field's value drawn by a component of its own, in the list and the detail (a meter's live online state). */
+export type FieldCell = ComponentType<{ row: Row; value: unknown; field: FieldDescriptor }>;
 
 /**
  * A list shown under a record's detail (a POC's meter replacements): the rows `operation` answers
@@ -83,7 +88,7 @@ export interface TimeRangeFilter {
   startKey: string;
   endKey: string;
   maxDays: number;
-  period?: PeriodSpec;
+  period?: ChosenPeriod;
 }
 
 /** The hidden pages of an entity's add and edit form and of its detail (edit may share add's). */
@@ -153,11 +158,15 @@ export interface CrudConfig {
   overrides: Readonly<Partial<Record<string, Partial<FieldMeta>>>>;
   /** Fields stored in Chinese whose English twin an English interface shows (parentName → parentNameEn). */
   englishNames: Readonly<Partial<Record<string, string>>>;
+  /** Fields the list and the detail draw with a component of their own. */
+  cells: Readonly<Partial<Record<string, FieldCell>>>;
   /**
    * The list keeps every row on one line: columns take their declared widths, a cell too long for its
    * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
    */
   singleLineRows: boolean;
+  /** Each table row carries the test id `<rowTestId>-<row key>`, for a journey that watches a row change. */
+  rowTestId?: string;
 }
 
 type Shape<S extends z.ZodObject> = z.output<S>;
@@ -207,7 +216,9 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   formSections?: Partial<Record<InputKey<C>, string>>;
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
+  cells?: Partial<Record<Extract<keyof S['shape'], string>, FieldCell>>;
   singleLineRows?: boolean;
+  rowTestId?: string;
 }
 
 export const DELETE_ACTION = 'delete';
@@ -270,7 +281,9 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     formSections: (definition.formSections ?? {}) as Record<string, string>,
     overrides: definition.overrides ?? {},
     englishNames: definition.englishNames ?? {},
+    cells: (definition.cells ?? {}) as Record<string, FieldCell>,
     singleLineRows: definition.singleLineRows ?? false,
+    rowTestId: definition.rowTestId,
   };
 }
 

@@ -1,4 +1,4 @@
-import { PERIOD_KEYS, type PeriodSpec, periodIssue, resolvePeriod } from '@meterdesk/contracts';
+import { type ChosenPeriod, PERIOD_KEYS, periodIssue, resolvePeriod } from '@meterdesk/contracts';
 import { readRange } from '@/fields/date-range';
 import type { FieldDescriptor, TimeRangeFilter } from './crud-config';
 
@@ -63,7 +63,7 @@ export function readListQuery(
 }
 
 /** The period a URL asks for, checked as the server checks it: one it would refuse is the page's default. */
-export function shownPeriod(period: PeriodSpec, params: URLSearchParams): [string, string] {
+export function shownPeriod(period: ChosenPeriod, params: URLSearchParams): [string, string] {
   const keys = PERIOD_KEYS[period.unit];
   const asked = { [keys.start]: params.get(keys.start) ?? undefined, [keys.end]: params.get(keys.end) ?? undefined };
   const { start, end } = resolvePeriod(period, periodIssue(period, asked) ? {} : asked);

@@ -1,4 +1,4 @@
-import { type PeriodSpec, utcToday } from '@meterdesk/contracts';
+import { type ChosenPeriod, utcToday } from '@meterdesk/contracts';
 import { DatePicker } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo } from 'react';
@@ -30,7 +30,7 @@ export function PeriodInput({
   testId,
 }: {
   id?: string;
-  period: PeriodSpec;
+  period: ChosenPeriod;
   value?: readonly [string, string] | null;
   onChange?: (value: [string, string] | null) => void;
   testId: string;

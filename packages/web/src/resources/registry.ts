@@ -8,10 +8,12 @@ import {
   GIS_RES,
   gridEntity,
   groupEntity,
+  METER_EVENTS_RES,
   METER_RES,
   meterEntity,
   meterTypeEntity,
   moduleEntity,
+  NETWORK_RES,
   OBIS_RES,
   obisEntity,
   orgEntity,
@@ -64,6 +66,23 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
     CONSUMPTION_RES.detail,
     lazyPage(() => import('@/pages/analytics/consumption.page').then((m) => m.ConsumptionDetailPage)),
   ],
+  [METER_EVENTS_RES.page, lazyPage(() => import('@/pages/analytics/meter-events.page').then((m) => m.MeterEventsPage))],
+  [
+    METER_EVENTS_RES.detail,
+    lazyPage(() => import('@/pages/analytics/meter-events.page').then((m) => m.MeterEventsDetailPage)),
+  ],
+  ...(
+    [
+      [NETWORK_RES.monitor, 'NetworkMonitorPage'],
+      [NETWORK_RES.history, 'NetworkHistoryPage'],
+      [NETWORK_RES.concentrators, 'ConcentratorMonitoringPage'],
+      [NETWORK_RES.onlineReport, 'DeviceOnlineReportPage'],
+      [NETWORK_RES.onlineDetail, 'DeviceOnlineDetailPage'],
+    ] as const
+  ).map(
+    ([uri, name]) =>
+      [uri, lazyPage(() => import('@/pages/analytics/network.page').then((m) => m[name]))] as [string, LazyPage],
+  ),
   ...crudRoutes(orgEntity.pagePath, () => import('./system/org.resource').then((m) => m.orgPages)),
   ...crudRoutes(userEntity.pagePath, () => import('./system/user.resource').then((m) => m.userPages)),
   ...crudRoutes(groupEntity.pagePath, () => import('./system/group.resource').then((m) => m.groupPages)),

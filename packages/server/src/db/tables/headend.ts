@@ -106,8 +106,14 @@ export const deviceLink = pgTable(
     online: boolean().notNull(),
     changedAt: time().notNull().defaultNow(),
     lastSeen: time().notNull().defaultNow(),
+    /** Its last heartbeat message (DCUs only: headend/heartbeats.ts). */
+    heartbeatAt: time(),
   },
-  (t) => [primaryKey({ columns: [t.deviceKind, t.deviceKey] })],
+  (t) => [
+    primaryKey({ columns: [t.deviceKind, t.deviceKey] }),
+    // The archive finds a device's link whatever the case its key was published in, as the readings do.
+    index('device_link_lower_key_idx').on(t.deviceKind, sql`lower(${t.deviceKey})`),
+  ],
 );
 
 /** A plan (spec §3): what to run on which devices, when; one-shot plans carry operator operations. */

@@ -2,6 +2,7 @@ import {
   type AnalyticsApi,
   type AnalyticsDefinition,
   type AnalyticsEntity,
+  analyticsTitle,
   MAX_PDF_ROWS,
   type Page,
   type Period,
@@ -137,7 +138,7 @@ export function registerAnalytics<E extends AnalyticsEntity, Sum extends z.ZodOb
     // Settled before the file's first byte goes out, so a refusal is still an answer the page can show.
     const settled = await request(input, session);
     const t = translator(session.language);
-    const title = t(`analytics.${entity.name}.title`);
+    const title = t(analyticsTitle(definition));
     const columns = entityColumns<Record<string, unknown>>(
       entity,
       input.columns ?? entity.columns.map((c) => c.field),
@@ -159,14 +160,19 @@ export function registerAnalytics<E extends AnalyticsEntity, Sum extends z.ZodOb
       }
     }
     const now = new Date();
-    const period = `${settled.period.start} – ${settled.period.end}`;
+    const exportedAt = t('crud.exportDialog.exportedAt').replace('{{time}}', formatMoment(now.toISOString()));
+    // A page about now (period `none`) is told by the moment of the export alone.
+    const period =
+      definition.period.unit === 'none'
+        ? ''
+        : `${t('analytics.period')}: ${settled.period.start} – ${settled.period.end} · `;
     const filename = `${title}-${now.toISOString().slice(0, 10)}`;
     if (input.format === 'pdf') {
       const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
       return renderPdf({
         filename: `${filename}.pdf`,
         title,
-        subtitle: `${t('analytics.period')}: ${period} · ${t('crud.exportDialog.exportedAt').replace('{{time}}', formatMoment(now.toISOString()))}`,
+        subtitle: `${period}${exportedAt}`,
         columns,
         chunks: chunks(),
         maxRows: MAX_PDF_ROWS,

@@ -30,12 +30,13 @@ export interface AnalyticsScreen {
   rowKey: string;
   /** Drill-downs from a row: a detail page, with the period the list shows. */
   rowActions?: readonly RowAction[];
+  /** Test ids of the table's rows (`<rowTestId>-<row key>`), for a journey that watches one. */
+  rowTestId?: string;
 }
 
 /** The crud the kit's table runs on: the page's rows, its export (columns and format) and its period. */
-export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: AnalyticsScreen): CrudConfig {
+export function analyticsCrud({ definition, api, rowKey, rowActions = [], rowTestId }: AnalyticsScreen): CrudConfig {
   const { period } = definition;
-  const keys = PERIOD_KEYS[period.unit];
   return defineCrud({
     entity: definition.entity,
     operations: { list: api.list, exportFile: api.export },
@@ -44,21 +45,46 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [] }: Anal
     rowActions,
     // A row shows all its figures already: a View drawer would only repeat them.
     viewAction: false,
-    timeRange: {
-      label: 'analytics.period',
-      startKey: keys.start,
-      endKey: keys.end,
-      maxDays: period.unit === 'day' ? period.maxDays : period.maxMonths * 31,
-      period,
-    },
+    rowTestId,
+    // A page about now (period `none`) has no period to choose.
+    ...(period.unit !== 'none' && {
+      timeRange: {
+        label: 'analytics.period',
+        startKey: PERIOD_KEYS[period.unit].start,
+        endKey: PERIOD_KEYS[period.unit].end,
+        maxDays: period.unit === 'day' ? period.maxDays : period.maxMonths * 31,
+        period,
+      },
+    }),
   });
 }
 
 /** The period the list shows (the URL's, or the default), as the URL parameters a drill-down passes on. */
 export function periodParams(definition: AnyAnalytics, params: URLSearchParams): Record<string, string> {
+  if (definition.period.unit === 'none') return {};
   const keys = PERIOD_KEYS[definition.period.unit];
   const [start, end] = shownPeriod(definition.period, params);
   return { [keys.start]: start, [keys.end]: end };
+}
+
+/**
+ * The filters and period in the URL as the page's calls send them, with its fixed keys: what the
+ * summary asks for, and what a page's own panel (meter events' storms) reads alongside.
+ */
+export function useAnalyticsFilters(
+  crud: CrudConfig,
+  fixed?: Readonly<Record<string, string>>,
+): Record<string, string | number> {
+  const [params] = useSearchParams();
+  const filterFields = useMemo(
+    () =>
+      crud.entity.filters
+        .filter((f) => !isDateRange(f))
+        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
+    [crud],
+  );
+  const { filters } = readListQuery(params, filterFields, new Set(), crud.timeRange);
+  return { ...filters, ...fixed };
 }
 
 /** The label of a figure or point field, as its schema declares it. */
@@ -121,18 +147,9 @@ export function AnalyticsPage({
   children?: ReactNode;
 }) {
   const { t } = useTranslation();
-  const [params] = useSearchParams();
   const { definition, api } = screen;
   const crud = useMemo(() => analyticsCrud(screen), [screen]);
-  const filterFields = useMemo(
-    () =>
-      definition.entity.filters
-        .filter((f) => !isDateRange(f))
-        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
-    [crud, definition],
-  );
-  const { filters } = readListQuery(params, filterFields, new Set(), crud.timeRange);
-  const body = { ...filters, ...fixed };
+  const body = useAnalyticsFilters(crud, fixed);
   const summary = useQuery({
     queryKey: [definition.entity.name, 'summary', body],
     queryFn: ({ signal }) =>
