@@ -6,6 +6,7 @@
  */
 
 import { consumptionAnalytics, consumptionDetailAnalytics } from '../packages/contracts/src/analytics/consumption';
+import { ALARM_DAYS } from '../packages/contracts/src/dashboard/dashboard.api';
 
 /** What the cases need to know of the seeded archive (bench/analytics.ts reads it for each case). */
 export interface BenchContext {
@@ -64,6 +65,8 @@ const defaultPeriod = (c: BenchContext, spec: { period: { defaultDays?: number }
   addDays(c.today, 1 - (spec.period.defaultDays ?? 1)),
   c.today,
 ];
+/** The first moment of the day `n` days before today, ISO. */
+const daysAgoStart = (c: BenchContext, n: number) => `${addDays(c.today, -n)}T00:00:00Z`;
 /** Wh as the pages show it: kWh with three decimals. */
 const KWH = (expression: string) => `round((${expression})::numeric / 1000, 3)::float8`;
 /** A meter's consumption of each day: its daily frozen register less the day before's. */
@@ -279,5 +282,96 @@ export const CASES: AnalyticsCase[] = [
     }),
     same: (data: { figures: { consumption: number | null } }, rows) =>
       (rows[0]?.consumption ?? null) === data.figures.consumption,
+  },
+  // The dashboard's cards, each its own call.
+  {
+    name: 'dashboard: alarm log (first page)',
+    path: '/dashboard/alarms',
+    body: () => ({}),
+    raw: (c) => ({
+      text: `select (select count(*) from meter_event e where e.level = 2 and e.ts >= $1)::int as total, e.meter_id, e.ts, e.code
+        from meter_event e where e.level = 2 and e.ts >= $1 order by e.ts desc, e.meter_id, e.code limit 5`,
+      values: [daysAgoStart(c, ALARM_DAYS - 1)],
+    }),
+    same: (data: { total: number }, rows) => num(rows[0]?.total) === data.total,
+  },
+  {
+    name: 'dashboard: archive (grid, DCUs, meters by status)',
+    path: '/dashboard/archive',
+    body: () => ({}),
+    raw: () => ({
+      text: `select m.status, count(*)::int as n, (select count(*) from dcu)::int as dcus,
+          (select count(*) from power_grid)::int as nodes
+        from meter m group by m.status`,
+    }),
+    same: (data: { dcus: number; byStatus: { status: number; count: number }[] }, rows) =>
+      num(rows[0]?.dcus) === data.dcus &&
+      data.byStatus.every((s) => num(rows.find((r) => r.status === s.status)?.n) === s.count),
+  },
+  {
+    name: 'dashboard: consumers',
+    path: '/dashboard/consumers',
+    body: () => ({}),
+    raw: () => ({
+      text: `select consumer_type, payment_mode, count(*)::int as n, (count(*) filter (where special))::int as special
+        from consumer group by 1, 2`,
+    }),
+    same: (data: { consumers: number }, rows) => rows.reduce((sum, r) => sum + num(r.n), 0) === data.consumers,
+  },
+  {
+    name: 'dashboard: modules',
+    path: '/dashboard/modules',
+    body: () => ({}),
+    raw: () => ({ text: `select device_type, working_mode, count(*)::int as n from comm_module group by 1, 2` }),
+    same: (data: { modules: number }, rows) => rows.reduce((sum, r) => sum + num(r.n), 0) === data.modules,
+  },
+  {
+    name: 'dashboard: energy (yesterday, this month)',
+    path: '/dashboard/energy',
+    body: () => ({}),
+    raw: (c) => ({
+      text: `select d.day::text as day, ${KWH('sum(d.active_import - b.active_import)')} as value, count(*)::int as meters
+        from ${DAILY_CONSUMPTION} where d.day between least($1::date, date_trunc('month', $2::date)::date) and $2 group by d.day`,
+      values: [addDays(c.today, -2), c.today],
+    }),
+    same: (data: { yesterday: { day: string; value: number | null; meters: number } }, rows) => {
+      const r = rows.find((row) => row.day === data.yesterday.day);
+      return (r?.value ?? null) === data.yesterday.value && num(r?.meters) === data.yesterday.meters;
+    },
+  },
+  {
+    name: 'dashboard: collection (today, yesterday)',
+    path: '/dashboard/collection',
+    body: () => ({}),
+    raw: (c) => ({
+      text: `select x.day::text as day, sum(x.n)::int as stored
+        from (${meterDays('$1', '$2')}) x join meter m on m.id = x.meter_id and ${REPORTING} group by x.day`,
+      values: [addDays(c.today, -1), c.today],
+    }),
+    same: (data: { yesterday: { day: string; stored: number }; today: { day: string; stored: number } }, rows) =>
+      [data.yesterday, data.today].every((d) => num(rows.find((r) => r.day === d.day)?.stored) === d.stored),
+  },
+  {
+    name: 'dashboard: alarm trend (30 days)',
+    path: '/dashboard/alarmtrend',
+    body: () => ({}),
+    raw: (c) => ({
+      text: `select (e.ts at time zone 'UTC')::date::text as day, (count(*) filter (where e.level = 0))::int as regular,
+          (count(*) filter (where e.level = 1))::int as medium, (count(*) filter (where e.level = 2))::int as severe
+        from meter_event e where e.ts >= $1 group by 1`,
+      values: [daysAgoStart(c, ALARM_DAYS - 1)],
+    }),
+    same: (data: { days: { day: string; regular: number; medium: number; severe: number }[] }, rows) =>
+      data.days.every((d) => {
+        const r = rows.find((row) => row.day === d.day);
+        return num(r?.regular) === d.regular && num(r?.medium) === d.medium && num(r?.severe) === d.severe;
+      }),
+  },
+  {
+    name: 'dashboard: latest operations',
+    path: '/dashboard/operations',
+    body: () => ({}),
+    raw: () => ({ text: `select * from sys_log where log_type = 'operation' order by time desc, id desc limit 8` }),
+    note: 'the log is its own raw rows: both sides read the same table',
   },
 ];

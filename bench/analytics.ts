@@ -165,7 +165,7 @@ try {
   console.log(
     `${CLIENTS} clients per case for ${SECONDS} s over HTTP; raw rows: one statement alone, median of ${RAW_RUNS}`,
   );
-  const name = 48;
+  const name = 50;
   const row = (...cells: string[]) => console.log(cells.join(' │ '));
   row(`\n${'case'.padEnd(name)}`, 'API p50     p95  calls/s', ' raw ms  raw÷p95', 'figures');
   for (const c of CASES) {
