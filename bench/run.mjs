@@ -50,6 +50,10 @@ const BENCHES = {
     smoke: { BENCH_METERS: '500', BENCH_CALLS: '20', BENCH_CLIENTS: '2' },
   },
   rollups: { args: [...TSX, 'bench/rollups.ts'], smoke: { BENCH_METERS: '500', BENCH_RUNS: '1' } },
+  analytics: {
+    args: [...TSX, 'bench/analytics.ts'],
+    smoke: { BENCH_METERS: '300', BENCH_DAYS: '3', BENCH_SECONDS: '0.2', BENCH_RAW_RUNS: '1' },
+  },
   headend: {
     args: [...TSX, 'bench/headend-throughput.ts'],
     smoke: { ...tiny, BENCH_ROUNDS: '1', BENCH_RAW_MESSAGES: '200' },

@@ -29,6 +29,26 @@ export async function closedLoop(once, { clients, calls }) {
 }
 
 /**
+ * `clients` loops, each running `once()` back to back for `seconds` (a call under way at the end
+ * finishes); answers each call's ms and the calls per second achieved.
+ */
+export async function timedLoop(once, { clients, seconds }) {
+  const samples = [];
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        const t0 = performance.now();
+        await once();
+        samples.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { samples, rate: samples.length / ((performance.now() - started) / 1000) };
+}
+
+/**
  * Runs the API and its bare twin in alternating rounds, so both see the same moments of a shared
  * machine; answers each side's samples.
  */

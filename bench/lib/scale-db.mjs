@@ -71,14 +71,20 @@ const meterCount = (url) =>
     return Number((await c.query('select count(*) from meter')).rows[0].count);
   });
 
+/** The last day of a seeded history (`npm run seed -- --days`), or null. */
+const historyEnd = (url) =>
+  withClient(url, async (c) => (await c.query(`select max(day)::text as day from rollup_grid_day`)).rows[0].day);
+
 /**
  * A database holding `meters` meters of one scale run (runDatabase: this run's own, or with
- * `BENCH_REUSE=1` the size's shared one, made when missing). Answers its URL. VACUUM sets the
- * visibility map, so index-only scans read no table pages, as on a database that autovacuum has visited.
+ * `BENCH_REUSE=1` the size's shared one, made when missing), with `history` ({days, profileDays,
+ * profileEvery}: `npm run seed -- --days`) when given. Answers its URL. VACUUM sets the visibility
+ * map, so index-only scans read no table pages, as on a database that autovacuum has visited.
  */
-export async function scaleDatabase(meters) {
-  const own = await runDatabase(sizeLabel(meters));
-  const name = own ?? `meterdesk_bench_${sizeLabel(meters)}`;
+export async function scaleDatabase(meters, history = null) {
+  const label = history ? `${sizeLabel(meters)}_${history.days}d` : sizeLabel(meters);
+  const own = await runDatabase(label);
+  const name = own ?? `meterdesk_bench_${label}`;
   const url = databaseUrl(name);
   const exists =
     !own &&
@@ -93,11 +99,20 @@ export async function scaleDatabase(meters) {
   if (exists && count !== meters) {
     throw new Error(`${name} holds ${count} meters, not ${meters}: run with BENCH_RESEED=1 to build it again`);
   }
+  const today = new Date().toISOString().slice(0, 10);
+  if (exists && history && (await historyEnd(url)) !== today) {
+    throw new Error(`${name} holds a history that ends before today: run with BENCH_RESEED=1 to build it again`);
+  }
   if (!exists) {
-    console.log(`Building ${name}: ${meters.toLocaleString('en-US')} meters (npm run seed)…`);
+    const days = history
+      ? ['--days', history.days, '--profile-days', history.profileDays, '--profile-every', history.profileEvery].map(
+          String,
+        )
+      : [];
+    console.log(`Building ${name}: ${meters.toLocaleString('en-US')} meters (npm run seed ${days.join(' ')})…`);
     const seeded = spawnSync(
       'npm',
-      ['run', '--silent', 'seed', '--', '--meters', String(meters), '--database-url', url],
+      ['run', '--silent', 'seed', '--', '--meters', String(meters), ...days, '--database-url', url],
       { cwd: root, stdio: 'inherit' },
     );
     if (seeded.status !== 0) throw new Error(`npm run seed failed with ${seeded.status}`);

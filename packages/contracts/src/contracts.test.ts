@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fieldMeta } from './common/entity';
+import { BROWSER_TOPICS } from './common/topics';
 import { flattenResourceTree, RES, RESOURCE_TREE } from './permissions';
 import * as noticeApi from './system/notice.api';
 import { noticeEntity } from './system/notice.api';
@@ -14,6 +15,9 @@ describe('resource tree', () => {
     const uris = flat.map((n) => n.seed.uri);
     expect(new Set(uris).size).toBe(uris.length);
     for (const uri of Object.values(RES)) expect(uris).toContain(uri);
+    for (const { resource } of Object.values(BROWSER_TOPICS))
+      for (const uri of resource === null ? [] : typeof resource === 'string' ? [resource] : resource)
+        expect(uris).toContain(uri);
   });
 
   it('covers every area and page of spec §2', () => {

@@ -60,7 +60,15 @@ const TREE: Draft[] = [
     page('module', '通信模块', 'Module', ...archiveCrud()),
     page('poc', '计量点', 'POC', ...archiveCrud(), hidden('replace', '换表', 'Replace')),
     page('DCU', '集中器', 'DCU', ...archiveCrud(), button('reveal', '查看密钥', 'Reveal keys')),
-    page('gis', 'GIS 地图', 'GIS'),
+    page(
+      'gis',
+      'GIS 地图',
+      'GIS',
+      // The outage layer's list of dark meters.
+      exp(),
+      // Demo and test runs: black out an area of the simulated fleet (only while the simulator runs).
+      button('simulateOutage', '模拟停电', 'Simulate outage'),
+    ),
   ),
   area(
     'serviceRequest',

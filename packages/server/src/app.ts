@@ -24,6 +24,7 @@ import { createLogger, OneLinePerRequest } from './logger';
 import { registerAnalyticsRoutes } from './modules/analytics/analytics';
 import { registerArchive } from './modules/archive/archive';
 import { registerGisRoutes } from './modules/archive/gis';
+import { registerGisFindRoutes } from './modules/archive/gis-find';
 import { registerImportRoutes } from './modules/archive/import/import-routes';
 import { registerCollectionRoutes } from './modules/collection/collection';
 import { registerCollectionReportRoutes } from './modules/collection/collection-report.routes';
@@ -32,6 +33,8 @@ import { registerRunRoutes } from './modules/collection/run.routes';
 import type { CollectionRuns } from './modules/collection/run.service';
 import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
+import { registerOutageRoutes } from './modules/outage/outage.routes';
+import type { SimulatedOutages } from './modules/outage/simulated-outage';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group.routes';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
@@ -78,6 +81,8 @@ export interface App {
   readingIngest: ReadingIngest;
   /** Devices' live changes to browsers: stopped after the readings pipeline, before the broker. */
   liveDevices: LiveDeviceFeed;
+  /** main.ts attaches the simulator it runs (a test, one of its own), so blackouts can be asked for. */
+  simulatedOutages: SimulatedOutages;
   /** Collection runs: a test calls its scheduler tick rather than wait for the minute's schedule. */
   collectionRuns: CollectionRuns;
   /** Every registered route with its access rule (the route sweep test walks it). */
@@ -186,6 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerSystemLogRoutes(http, services);
   registerArchive(http, services.archive);
   registerGisRoutes(http, services.gis);
+  registerGisFindRoutes(http, services.gisFinder);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
   registerPlanRoutes(http, services.plans, services.collection.tasks);
   registerCollectionRoutes(http, services.collection);
@@ -195,6 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAnalyticsRoutes(http, services);
   registerRunRoutes(http, { db: services.db, runs: services.collectionRuns, tasks: services.collection.tasks });
   registerParameterCatalogues(http, services.parameters);
+  registerOutageRoutes(http, services);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));
   await registerSpa(http, config.webDist);
@@ -207,6 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     deviceReadings: services.deviceReadings,
     readingIngest: services.readingIngest,
     liveDevices: services.liveDevices,
+    simulatedOutages: services.simulatedOutages,
     collectionRuns: services.collectionRuns,
     routes,
     deviceCredentials: services.deviceCredentials,

@@ -88,6 +88,7 @@ async function main(): Promise<void> {
       return null;
     });
     if (stopping) await simulator?.stop();
+    app.simulatedOutages.attach(simulator);
   }
   // The demo's month of history is read from the simulated devices: without them there is none to read.
   if (seeded.demoArchive && simulator && config.demoHistoryDays > 0 && !stopping) {

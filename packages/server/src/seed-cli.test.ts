@@ -122,8 +122,15 @@ describe('scale seed command line', () => {
       batchSize: 2,
       databaseUrl: 'postgres://h/db',
     });
+    expect(parseSeedArgs(['--meters', '100000', '--days', '90', '--profile-every', '0'])).toMatchObject({
+      meters: 100_000,
+      history: { days: 90, profileDays: 2, profileEvery: 0 },
+    });
     for (const args of [
       [],
+      ['--meters', '5', '--profile-days', '3'],
+      ['--meters', '5', '--days', '0'],
+      ['--meters', '5', '--days', '99999'],
       ['--meters'],
       ['--meters', '0'],
       ['--meters', '1e6'],

@@ -13,6 +13,7 @@ import { JobSystem } from './jobs/job-system';
 import { Mailer } from './mail/mailer';
 import { createArchive, createImports } from './modules/archive/archive';
 import { GisService } from './modules/archive/gis';
+import { GisFinder } from './modules/archive/gis-find';
 import { importJob } from './modules/archive/import/import-kit';
 import { createCollection } from './modules/collection/collection';
 import { CollectionReportService } from './modules/collection/collection-report.service';
@@ -23,6 +24,8 @@ import { CollectionRuns } from './modules/collection/run.service';
 import { DashboardService } from './modules/dashboard/dashboard.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
+import { OutageService } from './modules/outage/outage.service';
+import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group.service';
@@ -37,6 +40,7 @@ import type { Broker } from './mqtt/broker';
 import { LiveDeviceFeed } from './mqtt/live-devices';
 import { DeviceReadings } from './readings/device-data';
 import { ReadingIngest } from './readings/ingest';
+import { MeterLiveState } from './readings/live-state';
 import { readingPartitionsJob } from './readings/partitions';
 import { ReadingRetentionSetting, readingRetentionJob } from './readings/retention';
 import { readingRollupsJob } from './readings/rollups';
@@ -91,7 +95,10 @@ export function createServices({
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);
   const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest);
+  const liveState = new MeterLiveState(db, log);
+  headEnd.onDone((row) => liveState.commandDone(row));
   const liveDevices = new LiveDeviceFeed(db, broker, log);
+  const outages = new OutageService(db);
   liveDevices.follow({
     onLinkChange: (listener) => headEnd.onLinkChange(listener),
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
@@ -130,6 +137,10 @@ export function createServices({
     deviceReadings: new DeviceReadings(db, broker, readingIngest, headEnd, log),
     /** Devices' link and supply changes to browsers: stopped after the ingest (which may still report some). */
     liveDevices,
+    /** Dark meters and DCUs rolled up the grid tree (the GIS page's outage layer). */
+    outages,
+    /** Blackouts on request in the simulated fleet: main.ts attaches the simulator it runs. */
+    simulatedOutages: new SimulatedOutages(db, outages),
     collectionRuns,
     resources: new ResourceService(db),
     orgs: new OrgService(db),
@@ -139,6 +150,8 @@ export function createServices({
     archive: createArchive(db, secrets),
     collection: createCollection(db, settings),
     gis: new GisService(db, config),
+    /** Finding records on the map: search, show on map, meters without a position. */
+    gisFinder: new GisFinder(db),
     imports,
     /** The OBIS and event definition pages' calls. */
     parameters: createParameterCatalogues(db),

@@ -27,7 +27,7 @@ describe('simulator command line', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('plays the fleet file the server writes, reports its counters to a file, and stops cleanly on SIGTERM', async () => {
+  it('plays the fleet file the server writes, takes control lines, reports its counters to a file, and stops cleanly on SIGTERM', async () => {
     const fleet: Fleet = {
       version: 1,
       dcus: [
@@ -58,7 +58,7 @@ describe('simulator command line', () => {
         statsFile,
         '--stats-reqids',
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     const exited = once(child, 'exit');
     // Starting a process that compiles TypeScript on a busy machine takes a while.
@@ -78,6 +78,13 @@ describe('simulator command line', () => {
       devices: { dcus: 1, meters: 1 },
       executions: { 'cli-1': 1 },
     });
+    const dark = head.heard.length;
+    child.stdin!.write('not a control line\n');
+    child.stdin!.write(`${JSON.stringify({ op: 'power', powered: false, devices: ['C-M1'] })}\n`);
+    await head.waitFor((m) => m.topic === 'ami/meter/C-M1/event' && m.payload.code === 1, dark);
+    await head.waitFor((m) => m.topic === 'ami/meter/C-M1/status' && m.payload.online === false, dark);
+    child.stdin!.write(`${JSON.stringify({ op: 'power', powered: true, devices: ['C-M1'] })}\n`);
+    await head.waitFor((m) => m.topic === 'ami/meter/C-M1/event' && m.payload.code === 2, dark);
     const since = head.heard.length;
     child.kill('SIGTERM');
     const [code] = await exited;

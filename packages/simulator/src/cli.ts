@@ -9,10 +9,16 @@
  * --stats-reqids adds `executions`: every remembered reqId with how many times it was executed.
  * --stats-readings counts the readings sent by key (readingsSent, readingsSentAgain).
  * --no-dedupe executes a reqId asked again instead of answering its stored reply (Knobs.dedupe).
+ *
+ * Standard input takes control lines (contracts SimulatorControl), one JSON object per line, e.g.
+ *   {"op":"power","powered":false,"devices":["31000101","M0001"]}
+ * blacks those devices out (meters send their last gasp) and `"powered":true` restores them; the
+ * server writes these when an administrator calls /simulator/power.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { type Fleet, FleetSchema } from '@meterdesk/contracts';
+import { type Fleet, FleetSchema, SimulatorControlSchema } from '@meterdesk/contracts';
 import { fleetFromFlags } from './flags';
 import { DEFAULT_KNOBS, type Knobs, parseLatency } from './knobs';
 import { type Simulator, startSimulator } from './simulator';
@@ -131,6 +137,27 @@ try {
 }
 const started = Date.now();
 void sim.ready.then(() => say(`every online device connected in ${Date.now() - started} ms`));
+
+/** A control line: applied, and said in the output (a line it cannot read is said too, and ignored). */
+function control(line: string) {
+  if (!line.trim()) return;
+  let parsed: ReturnType<typeof SimulatorControlSchema.safeParse>;
+  try {
+    parsed = SimulatorControlSchema.safeParse(JSON.parse(line));
+  } catch {
+    parsed = SimulatorControlSchema.safeParse(undefined);
+  }
+  if (!parsed.success) {
+    console.warn(`simulator: ignored a control line that is not {"op":"power","powered":…,"devices":[…]}`);
+    return;
+  }
+  const { powered, devices } = parsed.data;
+  const { changed, unknown } = sim.setPower(devices, powered);
+  say(
+    `power ${powered ? 'restored to' : 'cut from'} ${changed} devices${unknown ? ` (${unknown} not in the fleet)` : ''}`,
+  );
+}
+createInterface({ input: process.stdin }).on('line', control);
 
 const statsFile = values['stats-file'];
 function writeStats() {

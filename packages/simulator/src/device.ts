@@ -66,6 +66,8 @@ export class Device {
   online = true;
   /** setOnline() from a test or an operator: overrides the knobs. */
   forcedOnline: boolean | null = null;
+  /** Off during a blackout (`setPower`): no supply, no link, whatever else says online. */
+  powered = true;
   baseOffline = false;
   flapping = false;
   rebooting = false;

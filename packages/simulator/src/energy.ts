@@ -157,6 +157,18 @@ function dayCumulative(m: MeterModel, day: number): Int32Array {
   return cumulative;
 }
 
+/**
+ * One UTC day of a meter, for a history written in bulk (millions of meter-days, where building each
+ * interval row would cost more than the write): the active import register at 00:00 and the
+ * cumulative energy at the day's 97 quarter-hour boundaries, from 0 to the day's energy. So interval
+ * k (ending at 00:15 + k × 15 min) holds `cumulative[k + 1] − cumulative[k]` and the register at its end
+ * is `start + cumulative[k + 1]`, as `intervalRows` answers. The array is the model's cache: read it
+ * before asking for another day.
+ */
+export function meterDay(m: MeterModel, day: number): { start: number; cumulative: Int32Array } {
+  return { start: registerAtDay(m, day), cumulative: dayCumulative(m, day) };
+}
+
 export interface Registers {
   /** Active energy import (+A) total and rates 1–4, Wh. */
   activeImport: number;

@@ -4,13 +4,17 @@ export {
   type FrozenRow,
   type IntervalRow,
   intervalProfile,
+  type MeterModel,
+  meterDay,
+  meterModel,
   monthlyFrozen,
   type Registers,
   registerAt,
+  registersOf,
   type When,
   type Wiring,
 } from './energy';
-export { spontaneousEvents } from './events';
+export { EVENT, spontaneousEvents } from './events';
 export { type FleetFlags, fleetFromFlags } from './flags';
 export { DEFAULT_KNOBS, type Knobs, type Latency, parseLatency } from './knobs';
 export {

@@ -99,6 +99,40 @@ describe('device fleet on a broker', () => {
     });
   });
 
+  describe('blackout', () => {
+    it("darkens an area: its meters' last gasps leave before their DCU goes, and power-up brings all back", async () => {
+      const before = head.heard.length;
+      const area = ['T-D1', 'T-M1', 'T-M2', 'T-M3', 'T-M4', 'T-X1'];
+      expect(sim.setPower([...area, 'NOT-IN-FLEET'], false)).toEqual({ changed: 6, unknown: 1 });
+      const dcuDown = await head.waitFor((m) => m.topic === 'ami/dcu/T-D1/event' && m.payload.code === 80, before);
+      const at = head.heard.indexOf(dcuDown);
+      for (const meter of ['T-M1', 'T-M2', 'T-M3', 'T-M4']) {
+        const gasp = await head.waitFor((m) => m.topic === `ami/meter/${meter}/event` && m.payload.code === 1, before);
+        expect(head.heard.indexOf(gasp)).toBeLessThan(at);
+        const offline = await head.waitFor((m) => m.topic === `ami/meter/${meter}/status`, before);
+        expect(offline.payload.online).toBe(false);
+      }
+      await head.waitFor((m) => m.topic === 'ami/meter/T-X1/event' && m.payload.code === 1, before);
+      await head.waitFor((m) => m.topic === 'ami/meter/T-X1/status' && m.payload.online === false, before);
+      expect(sim.device('T-M1').state()).toMatchObject({ powered: false, online: false, reachable: false });
+      // Another DCU's meter keeps its supply; a dark meter stays dark whatever else says online.
+      expect(sim.device('T-M5').state().reachable).toBe(true);
+      sim.device('T-M1').setOnline(true);
+      expect(sim.device('T-M1').state().online).toBe(false);
+      expect(sim.setPower(area, false).changed).toBe(0);
+
+      const restored = head.heard.length;
+      expect(sim.setPower(area, true)).toEqual({ changed: 6, unknown: 0 });
+      await head.waitFor((m) => m.topic === 'ami/dcu/T-D1/event' && m.payload.code === 81, restored);
+      for (const meter of ['T-M1', 'T-M2', 'T-M3', 'T-M4', 'T-X1']) {
+        await head.waitFor((m) => m.topic === `ami/meter/${meter}/event` && m.payload.code === 2, restored);
+        await head.waitFor((m) => m.topic === `ami/meter/${meter}/status` && m.payload.online === true, restored);
+      }
+      await until(() => sim.device('T-M1').state().reachable);
+      expect((await head.ask('meter', 'T-M1', get(item(OBIS.serialNumber, 1, 2)))).code).toBe('00');
+    });
+  });
+
   describe('get', () => {
     it('reads the clock, serial number, firmware, registers, relays and payment mode', async () => {
       const before = Date.now();

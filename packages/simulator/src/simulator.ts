@@ -110,6 +110,8 @@ export interface DeviceHandle {
 
 export interface DeviceSnapshot {
   online: boolean;
+  /** False during a blackout (`setPower`). */
+  powered: boolean;
   reachable: boolean;
   mainRelay: number;
   externalRelay: number;
@@ -141,6 +143,12 @@ export interface Simulator {
    * flapping or drifting was drawn at start and stays.
    */
   setKnobs(knobs: Partial<Knobs>): void;
+  /**
+   * Blacks out devices (`powered` false: meters send their last gasp and go offline, DCUs go offline
+   * with their power-down) or restores them (power-up, back online). Answers how many changed and how
+   * many keys the fleet does not hold.
+   */
+  setPower(keys: readonly string[], powered: boolean): { changed: number; unknown: number };
   stop(): Promise<void>;
 }
 
@@ -156,8 +164,8 @@ interface Link {
   lastError: string | null;
   /** Its meters' statuses went out since it last connected. */
   statusesOut: boolean;
-  /** Events raised while away, published once connected again. */
-  held: DeviceEvent[];
+  /** Events its devices raised while it was away, published once connected again. */
+  held: { device: Device; event: DeviceEvent }[];
   /** Bumped whenever the link is replaced, so a late callback of an old client does nothing. */
   generation: number;
 }
@@ -266,6 +274,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   }
 
   function onlineAt(device: Device, now: number): boolean {
+    if (!device.powered) return false;
     if (device.forcedOnline !== null) return device.forcedOnline;
     if (device.baseOffline || device.rebooting) return false;
     if (!device.flapping) return true;
@@ -336,6 +345,42 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     if (publish(linkOf.get(d)!, topicOf(d, 'event'), event)) stats.events++;
   }
 
+  /** An event the device keeps for its connection when that is not up yet (a power-up while its DCU reconnects). */
+  function emitOrHold(d: Device, event: DeviceEvent) {
+    d.record(event);
+    if (reachable(d)) emit(d, event, false);
+    else linkOf.get(d)!.held.push({ device: d, event });
+  }
+
+  /**
+   * A blackout and its end: a meter losing supply sends its last gasp (power-down) and goes offline;
+   * a DCU goes offline with its own power-down. Meters go first, so their last gasps leave through
+   * their DCU before it goes; DCUs come back first, and a meter's power-up waits for its connection.
+   * Keys the fleet does not hold are counted, not refused (a device added to the archive since).
+   */
+  function setPower(keys: readonly string[], powered: boolean): { changed: number; unknown: number } {
+    const targets: Device[] = [];
+    let unknown = 0;
+    for (const key of new Set(keys)) {
+      const d = devices.get(key);
+      if (d) targets.push(d);
+      else unknown++;
+    }
+    const dcusFirst = (a: Device, b: Device) => (a.kind === b.kind ? 0 : a.kind === 'dcu' ? -1 : 1);
+    targets.sort(powered ? dcusFirst : (a, b) => -dcusFirst(a, b));
+    let changed = 0;
+    for (const d of targets) {
+      if (d.powered === powered) continue;
+      changed++;
+      const now = Date.now();
+      if (!powered && d.kind === 'meter') emit(d, makeEvent(EVENT.powerDown, d.deviceTime(now)));
+      d.powered = powered;
+      applyOnline(d, onlineAt(d, now));
+      if (powered && d.kind === 'meter') emitOrHold(d, makeEvent(EVENT.powerUp, d.deviceTime(now)));
+    }
+    return { changed, unknown };
+  }
+
   // ---- connections
 
   function openLink(link: Link) {
@@ -382,7 +427,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
         stats.connects++;
         publishStatus(owner);
         holdMeterStatuses(link);
-        for (const event of link.held.splice(0)) emit(owner, event);
+        for (const { device, event } of link.held.splice(0)) emit(device, event, false);
         if (!first && owner.kind === 'dcu') log('info', `${owner.id} reconnected`);
         resolveIfReady();
       });
@@ -431,7 +476,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     } else {
       d.online = true;
       openLink(link);
-      if (d.kind === 'dcu') link.held.push(makeEvent(EVENT.dcuPowerUp, d.deviceTime(now)));
+      if (d.kind === 'dcu') emitOrHold(d, makeEvent(EVENT.dcuPowerUp, d.deviceTime(now)));
     }
   }
 
@@ -814,6 +859,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
         const now = Date.now();
         return {
           online: d.online,
+          powered: d.powered,
           reachable: reachable(d),
           mainRelay: d.mainRelay,
           externalRelay: d.externalRelay,
@@ -859,6 +905,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     setKnobs(changes) {
       Object.assign(knobs, changes);
     },
+    setPower,
     async stop() {
       if (stopped) return;
       stopped = true;

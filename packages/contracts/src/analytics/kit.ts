@@ -19,13 +19,14 @@ import { pageOf } from '../common/paging';
 export const ANALYTICS_AREA = '/dataAnalytic';
 
 /**
- * How a page's period is chosen: whole UTC days (a single day when `maxDays` is 1) or whole months;
- * `none` for a page about the fleet as it is now (network monitor), which takes no period keys and
- * whose period resolves to today.
+ * How a page's period is chosen: whole UTC days (a single day when `maxDays` is 1) or whole months (a
+ * single month when `maxMonths` is 1); `none` for a page about the fleet as it is now (network monitor),
+ * which takes no period keys and whose period resolves to today. The default period ends today (this
+ * month), or `defaultEndsAgo` days (months) before: a billing month is frozen only once it has ended.
  */
 export type PeriodSpec =
-  | { unit: 'day'; maxDays: number; defaultDays: number }
-  | { unit: 'month'; maxMonths: number; defaultMonths: number }
+  | { unit: 'day'; maxDays: number; defaultDays: number; defaultEndsAgo?: number }
+  | { unit: 'month'; maxMonths: number; defaultMonths: number; defaultEndsAgo?: number }
   | { unit: 'none' };
 
 /** A period a date picker chooses (every unit but `none`). */
@@ -67,12 +68,13 @@ export function resolvePeriod(spec: PeriodSpec, body: Record<string, unknown>, n
   const start = body[keys.start] as string | undefined;
   const end = body[keys.end] as string | undefined;
   if (start && end) return { start, end };
+  const ago = spec.defaultEndsAgo ?? 0;
   if (spec.unit === 'day') {
-    const today = utcToday(now);
-    return { start: addUtcDays(today, 1 - spec.defaultDays), end: today };
+    const last = addUtcDays(utcToday(now), -ago);
+    return { start: addUtcDays(last, 1 - spec.defaultDays), end: last };
   }
-  const thisMonth = utcToday(now).slice(0, 7);
-  return { start: addMonths(thisMonth, 1 - spec.defaultMonths), end: thisMonth };
+  const last = addMonths(utcToday(now).slice(0, 7), -ago);
+  return { start: addMonths(last, 1 - spec.defaultMonths), end: last };
 }
 
 /**
@@ -115,10 +117,20 @@ function periodShape(spec: PeriodSpec) {
   };
 }
 
-/** Adds the period's keys and its check to a request schema (refined last: zod cannot extend a refined object). */
-export function withPeriod<S extends z.ZodObject>(schema: S, spec: PeriodSpec) {
+/** A page's own check of a request with a valid period (`AnalyticsDefinition.check`). */
+export type RequestCheck = (
+  body: Record<string, unknown>,
+  period: Period,
+) => { path: string; message: string } | undefined;
+
+/**
+ * Adds the period's keys and its check to a request schema (refined last: zod cannot extend a refined
+ * object), then the page's own check once the period is valid.
+ */
+export function withPeriod<S extends z.ZodObject>(schema: S, spec: PeriodSpec, check?: RequestCheck) {
   return schema.extend(periodShape(spec)).superRefine((body, ctx) => {
-    const issue = periodIssue(spec, body as Record<string, unknown>);
+    const input = body as Record<string, unknown>;
+    const issue = periodIssue(spec, input) ?? check?.(input, resolvePeriod(spec, input));
     if (issue) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message, input: body });
   });
 }
@@ -147,13 +159,16 @@ export const DevAddrFilterSchema = z.string().trim().min(1, 'mandatory').max(50,
 
 /** What the chart of a page draws: points of `point`, `x` along the axis and one series per field. */
 export interface ChartSpec<K extends string = string> {
-  kind: 'line' | 'bar';
+  /** `scatter`: a dot per point and series, none joined (events on a timeline). */
+  kind: 'line' | 'bar' | 'scatter';
   x: K;
   /** `time`: ISO moments (zoomable); `day` / `month`: UTC days or months; `category`: names. */
   xType: 'time' | 'day' | 'month' | 'category';
   series: readonly K[];
   /** Series share one bar or area per x (parts of a whole). */
   stacked?: boolean;
+  /** Overlaid curves: the points split into one line per value of this field (a meter, a day). */
+  seriesBy?: K;
 }
 
 /** An entity as `defineEntity` answers it: its list query derived from the filters and sortable columns. */
@@ -162,19 +177,21 @@ export type AnalyticsEntity = ListEntity & { listQuery: z.ZodObject };
 export interface AnalyticsDefinition<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject> {
   /** The rows: record, columns (sortable ones), filters; `pagePath` is the page's resource. */
   entity: E;
+  /** i18n key of the page's title, which heads its exports; `analytics.<entity name>.title` when absent. */
+  title?: string;
   period: PeriodSpec;
   /** The figures of the summary strip; each field's meta labels it. */
   summary: Sum;
   /** One point of the chart; its fields' meta label the axis and the series. */
   point: Pt;
   chart: ChartSpec<Extract<keyof Pt['shape'], string>>;
-  /** i18n key of the page's title (its export's name); `analytics.<entity name>.title` when absent. */
-  title?: string;
   /**
    * Keys every call of the page carries besides its filters, not chosen in its filter bar (a detail
    * page's meter, from the row it was opened from); missing, they are refused as mandatory.
    */
   fixed?: z.ZodRawShape;
+  /** A rule across keys the schema cannot say (several meters overlaid on one day only), checked before any query. */
+  check?: RequestCheck;
 }
 
 export function defineAnalytics<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject>(
@@ -198,8 +215,9 @@ export function analyticsApi<E extends AnalyticsEntity, Sum extends z.ZodObject,
   const filters = listQuery.omit({ pageSize: true, curPage: true, sortField: true, sortOrder: true } as never);
   const columns = entity.columns.map((c) => c.field) as [string, ...string[]];
   const fixed = definition.fixed ?? {};
-  const list = withPeriod(listQuery.extend(fixed), period);
-  const summary = withPeriod(filters.extend(fixed), period);
+  const { check } = definition;
+  const list = withPeriod(listQuery.extend(fixed), period, check);
+  const summary = withPeriod(filters.extend(fixed), period, check);
   const exportRequest = withPeriod(
     listQuery
       .extend(fixed)
@@ -217,6 +235,7 @@ export function analyticsApi<E extends AnalyticsEntity, Sum extends z.ZodObject,
           .describe(`xlsx (every row), or pdf: A4, the first ${MAX_PDF_ROWS} rows`),
       }),
     period,
+    check,
   );
   return {
     list: defineOperation({

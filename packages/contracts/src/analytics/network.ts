@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { choice } from '../archive/enums';
+import { LINK_STATES } from '../archive/live-state';
 import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { equals, subtree } from '../common/list';
@@ -33,8 +34,6 @@ export const NETWORK_RES = {
 } as const;
 
 export const DEVICE_KINDS_ONLINE = ['meter', 'dcu'] as const;
-export const LINK_STATES = ['online', 'offline'] as const;
-export type LinkState = (typeof LINK_STATES)[number];
 
 /** spec §5: the periods' limits, in days. */
 export const MAX_NETWORK_HISTORY_DAYS = 92;

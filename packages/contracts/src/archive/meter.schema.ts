@@ -4,6 +4,7 @@ import { IdSchema } from '../common/ids';
 import { contains, equals, subtree } from '../common/list';
 import { latitude, longitude, optionalText, serialText } from '../common/validation';
 import { AUTH_TYPES, COMM_TYPES, choice, INTERFACE_TYPES, METER_STATUSES, SECURITY_TYPES } from './enums';
+import { linkStateField, meterLiveFields, relayStateField } from './live-state';
 import { COMM_TYPE_OPTIONS } from './meter-type.schema';
 
 const text = (name: string) => ({ label: `meter.fields.${name}`, widget: 'text' as const });
@@ -68,6 +69,7 @@ export const MeterSchema = storedRecord(
     pocNo: shown('pocNo'),
     consumerCode: shown('consumerCode'),
     consumerName: shown('consumerName'),
+    ...meterLiveFields,
     createTime: field(z.string(), { label: 'meter.fields.createTime', widget: 'datetime' }),
     updateTime: field(z.string(), { label: 'meter.fields.updateTime', widget: 'datetime' }),
   }),
@@ -94,6 +96,10 @@ export const meterEntity = defineEntity({
   columns: [
     { field: 'devAddr', sortable: true, width: 150 },
     { field: 'status', sortable: true, width: 110 },
+    { field: 'linkState', width: 100 },
+    { field: 'lastCommTime', sortable: true, width: 170 },
+    { field: 'relayState', width: 120 },
+    { field: 'lastReading', width: 120 },
     { field: 'consumerName', width: 150 },
     { field: 'pocNo', width: 120 },
     { field: 'gridName', width: 140 },
@@ -107,6 +113,8 @@ export const meterEntity = defineEntity({
     subtree('gridId'),
     equals('meterTypeId', IdSchema),
     equals('dcuId', IdSchema),
+    equals('linkState', linkStateField()),
+    equals('relayState', relayStateField()),
   ],
   form: [
     'devAddr',
@@ -130,6 +138,11 @@ export const meterEntity = defineEntity({
   detail: [
     'devAddr',
     'status',
+    'linkState',
+    'lastCommTime',
+    'relayState',
+    'lastReading',
+    'lastReadTime',
     'gridName',
     'meterTypeName',
     'supplierName',

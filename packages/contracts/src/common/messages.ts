@@ -81,6 +81,7 @@ export const MESSAGES = {
   timeRangeInvalid: 'The start time must be before the end time',
   invalidDate: 'Please enter a valid date',
   dateAfterToday: 'No date after today',
+  overlayOneDay: 'Several meters are overlaid on one day; one meter alone may span several days',
   partialSuccess: 'partial success',
   // grants: nobody gives away more than they hold
   grantExceedsOwn: 'You cannot grant a role holding permissions you do not have',
@@ -169,6 +170,7 @@ export const MESSAGES = {
   planOperationMismatch: 'The devices do not match the operation (meters or DCUs)',
   nothingToRetry: 'No device of this plan failed',
   obisNotReadable: 'Only OBIS items flagged read instantly can be read in real time',
+  simulatorNotRunning: 'The device simulator is not running on this server',
   // scheduled tasks
   taskDevicesNone: 'The device set matches no meter',
   startTimeNotFuture: 'The start time must be later than now',

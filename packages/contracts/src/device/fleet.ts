@@ -33,3 +33,16 @@ export const FleetSchema = z.object({
   direct: z.array(FleetDirectMeterSchema).default([]),
 });
 export type Fleet = z.infer<typeof FleetSchema>;
+
+/**
+ * A line on the simulator's standard input, one JSON object per line: the server (or someone at a
+ * terminal) changes the running fleet. `power`: black out the named devices (`powered: false`:
+ * meters send their last gasp, everything goes offline) or restore them.
+ */
+export const SimulatorControlSchema = z.object({
+  op: z.literal('power'),
+  powered: z.boolean(),
+  /** Meter serials and DCU numbers, as in the fleet. */
+  devices: z.array(z.string()).max(100_000),
+});
+export type SimulatorControl = z.infer<typeof SimulatorControlSchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EXPORT_FORMATS } from '../archive/archive-api';
-import type { METER_STATUSES } from '../archive/enums';
+import { DEVICE_TYPES, type METER_STATUSES } from '../archive/enums';
 import { DaySchema, INTERVALS_PER_DAY } from '../collection/readings.api';
 import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
@@ -46,9 +46,58 @@ export const ReportPeriodSchema = z.strictObject(period);
 export type ReportPeriod = z.infer<typeof ReportPeriodSchema>;
 export const ReportPageSchema = PageQuerySchema.extend(period);
 export type ReportPage = z.infer<typeof ReportPageSchema>;
-export const MeterListQuerySchema = PageQuerySchema.extend({ gridId: period.gridId });
+
+/**
+ * What the never-read and stopped lists are grouped by, so a field crew gets its share: the DCU the
+ * meters hang off, their module's type, their supplier, or the grid node they are placed on.
+ */
+export const SILENT_GROUPS = ['dcu', 'moduleType', 'supplier', 'grid'] as const;
+export type SilentGroup = (typeof SILENT_GROUPS)[number];
+
+/** A group's key as a filter of the meter list: null is the group of meters without one (no DCU, no module…). */
+const silentFilters = {
+  dcuId: IdSchema.nullable().optional().describe("The meters' DCU; null: direct meters (no DCU)"),
+  moduleType: z
+    .union(
+      DEVICE_TYPES.map((value) => z.literal(value)),
+      'invalidValue',
+    )
+    .nullable()
+    .optional()
+    .describe("Their module's device type; null: meters without a module"),
+  supplierId: IdSchema.nullable().optional().describe('Their supplier; null: meters without one'),
+  nodeId: IdSchema.optional().describe('The grid node they are placed on (that node only, not below it)'),
+};
+export type SilentFilters = { [K in keyof typeof silentFilters]?: z.infer<(typeof silentFilters)[K]> };
+/** The keys of a group's meters, as `groups` answers them per SILENT_GROUPS entry. */
+export const SILENT_GROUP_FILTERS: Record<SilentGroup, keyof SilentFilters> = {
+  dcu: 'dcuId',
+  moduleType: 'moduleType',
+  supplier: 'supplierId',
+  grid: 'nodeId',
+};
+
+export const MeterListQuerySchema = PageQuerySchema.extend({ gridId: period.gridId, ...silentFilters });
 export const StoppedQuerySchema = MeterListQuerySchema.extend({ days: stoppedDays });
 export type StoppedQuery = z.infer<typeof StoppedQuerySchema>;
+
+export const SILENT_TABLES = ['neverRead', 'stopped'] as const;
+export type SilentTable = (typeof SILENT_TABLES)[number];
+
+export const SilentGroupsQuerySchema = StoppedQuerySchema.extend({
+  table: z.enum(SILENT_TABLES, 'invalidValue').describe('Never read, or stopped for `days` days'),
+  groupBy: z.enum(SILENT_GROUPS, 'invalidValue'),
+});
+export type SilentGroupsQuery = z.infer<typeof SilentGroupsQuerySchema>;
+
+export const SilentGroupRowSchema = z.object({
+  /** The group's filter value (SILENT_GROUP_FILTERS): an id, a module device type, or null for "none". */
+  key: z.union([z.string(), z.number()]).nullable(),
+  /** DCU number, supplier or grid node name; null for a module type (named by its label) or "none". */
+  name: z.string().nullable(),
+  meters: z.number().int(),
+});
+export type SilentGroupRow = z.infer<typeof SilentGroupRowSchema>;
 
 const figures = {
   meters: z.number().int().describe('Meters expected to report (REPORTING_METER_STATUSES, not virtual)'),
@@ -88,6 +137,9 @@ export const ReportMeterRowSchema = z.object({
   dcuNo: z.string().nullable(),
   gridName: z.string(),
   status: z.number().int(),
+  /** Its module's device type; null without a module. */
+  moduleType: z.number().int().nullable(),
+  supplierName: z.string().nullable(),
   /** The last UTC day with an interval stored; null for a meter never read. */
   lastDay: z.string().nullable(),
 });
@@ -98,6 +150,11 @@ export const ReportExportSchema = z.strictObject({
   format: z.enum(EXPORT_FORMATS, 'invalidValue').default('xlsx'),
   ...period,
   days: stoppedDays,
+  ...silentFilters,
+  groupBy: z
+    .enum(SILENT_GROUPS, 'invalidValue')
+    .optional()
+    .describe('The never-read or stopped table as its groups with their counts, rather than its meters'),
 });
 export type ReportExport = z.infer<typeof ReportExportSchema>;
 
@@ -145,6 +202,14 @@ export const collectionReportApi = {
     summary: `collection report: meters expected to report that stored intervals before but none in the last \`days\` days nor today, by serial; ${scopeNote}`,
     request: StoppedQuerySchema,
     response: pageOf(ReportMeterRowSchema),
+  }),
+  groups: defineOperation({
+    path: '/collectionreport/silentgroups',
+    access,
+    tag,
+    summary: `collection report: the never-read or stopped meters (as neverread and stopped list them, with their filters) counted per DCU, module type, supplier or grid node, most meters first; ${scopeNote}`,
+    request: SilentGroupsQuerySchema,
+    response: pageOf(SilentGroupRowSchema),
   }),
   export: defineOperation({
     path: '/collectionreport/export',

@@ -89,3 +89,15 @@ describe('background work on the database', () => {
     },
   );
 });
+
+describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL sessions', () => {
+  it('run without JIT compilation', async () => {
+    const database = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL });
+    try {
+      const { rows } = (await database.db.execute(sql`show jit`)) as unknown as { rows: { jit: string }[] };
+      expect(rows[0]?.jit).toBe('off');
+    } finally {
+      await database.close();
+    }
+  });
+});

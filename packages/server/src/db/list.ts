@@ -43,10 +43,22 @@ export interface ListEntityShape {
 
 type ListFields<E extends ListEntityShape> = E['filters'][number]['field'] | E['sortable'][number];
 
+/**
+ * An `equals` filter answered by a condition of its own rather than by a column: a state kept in a
+ * side table (`exists` on its index, which the planner can drive from when few rows match).
+ */
+export type FilterCondition = (value: unknown) => SQL;
+
 export interface ListSpec<E extends ListEntityShape> {
   entity: E;
   /** The column behind every filtered and every sortable field; the compiler asks for each one. */
   columns: { [K in ListFields<E>]: AnyPgColumn | SQL };
+  /**
+   * `equals` filters answered by a condition of their own rather than by comparing their column: a
+   * state kept in a side table, matched by `exists` on its index (which the planner can drive from
+   * when few rows match, where a comparison would be evaluated row by row).
+   */
+  conditions?: Partial<Record<E['filters'][number]['field'], FilterCondition>>;
   /** The tree of each `subtree` filter. */
   trees?: Partial<Record<E['filters'][number]['field'], TreeTable>>;
   /**
@@ -106,6 +118,11 @@ function filterCondition<E extends ListEntityShape>(
   }
   const value = q[filter.field];
   if (value === undefined || value === '') return undefined;
+  const condition = (spec.conditions as Record<string, FilterCondition> | undefined)?.[filter.field];
+  if (condition) {
+    if (filter.op !== 'equals') throw new Error(`list ${filter.field}: a condition answers equals only`);
+    return condition(value);
+  }
   switch (filter.op) {
     case 'contains':
       return ilike(column, likeContains(String(value)));

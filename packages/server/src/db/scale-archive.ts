@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { FAMILIES, FEMALE, MALE } from './demo-archive';
 import type { Database } from './driver';
 import { anyRow } from './rows';
+import { HISTORY_TABLES, type HistoryMeter, type HistoryOptions, ScaleHistory } from './scale-history';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from './schema';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 
@@ -41,6 +42,8 @@ export interface ScaleOptions {
   /** Meters per transformer area, each with its DCU (default METERS_PER_AREA): a head-end bench wants more DCUs. */
   metersPerArea?: number;
   onProgress?: (progress: ScaleProgress) => void;
+  /** The readings history of the run's meters (db/scale-history.ts); none without. */
+  history?: HistoryOptions;
 }
 
 /**
@@ -77,6 +80,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
   const nextId = idSource();
   const width = Math.max(7, String(total).length);
   const serial = (n: number) => String(n).padStart(width, '0');
+  const dcuNo = (area: number) => `${run}D${serial(area + 1)}`;
 
   const metersPerArea = options.metersPerArea ?? METERS_PER_AREA;
   const areaCount = Math.ceil(total / metersPerArea);
@@ -93,8 +97,18 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
 
   let rows = 0;
   const seconds = () => (performance.now() - started) / 1000;
+  const history = options.history
+    ? new ScaleHistory(
+        Number.parseInt(run.slice(1), 36),
+        areas.map((a, t) => ({ id: a.id, dcuId: a.dcuId, dcuNo: dcuNo(t) })),
+        nextId,
+        options.history,
+      )
+    : null;
+  await history?.prepare(database.db);
 
-  await database.writeAtomically(async ({ bulk }) => {
+  await database.writeAtomically(async (writer) => {
+    const { bulk } = writer;
     const grid = (id: string, gridCode: string, gridName: string, gridType: number, parentId: string) => ({
       id,
       gridCode,
@@ -157,7 +171,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
       dcu,
       areas.map((a, t) => ({
         id: a.dcuId,
-        dcuNo: `${run}D${serial(t + 1)}`,
+        dcuNo: dcuNo(t),
         dcuName: '',
         model: 'NM-DC300',
         supplierId,
@@ -186,6 +200,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
       const modules: (typeof commModule.$inferInsert)[] = [];
       const meters: (typeof meter.$inferInsert)[] = [];
       const pocs: (typeof poc.$inferInsert)[] = [];
+      const historyMeters: HistoryMeter[] = [];
       for (let i = from; i < to; i++) {
         const area = areas[Math.floor(i / metersPerArea)]!;
         const at: Position = pointNear(area.centre, AREA_RADIUS_KM, random);
@@ -249,6 +264,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
           remark: '',
           gridId: area.id,
         });
+        historyMeters.push({ id: meterId, devAddr, gridId: area.id, dcuId: area.dcuId, status, commercial });
         pocs.push({
           id: nextId(),
           pocNo: `${run}P${n}`,
@@ -272,9 +288,12 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
       rows += await bulk(commModule, modules);
       rows += await bulk(meter, meters);
       rows += await bulk(poc, pocs);
+      if (history) rows += await history.writeMeters(writer, historyMeters);
       options.onProgress?.({ meters: to, total, rows, seconds: seconds() });
     }
+    if (history) rows += await history.finish(writer, regionId, run, total);
   });
   await database.db.execute(sql`analyze power_grid, supplier, meter_type, dcu, consumer, comm_module, meter, poc`);
+  if (history) await database.db.execute(sql.raw(`analyze ${HISTORY_TABLES.join(', ')}`));
   return { run, meters: total, total, rows, seconds: seconds() };
 }

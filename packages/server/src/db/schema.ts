@@ -6,6 +6,7 @@ export * from './tables/device';
 export * from './tables/grid';
 export * from './tables/headend';
 export * from './tables/import';
+export * from './tables/live';
 export * from './tables/log';
 export * from './tables/network';
 export * from './tables/notice';

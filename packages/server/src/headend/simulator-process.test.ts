@@ -31,11 +31,14 @@ const alive = (pid: number) => {
 // Stand-ins for the simulator's CLI: real processes started the way the real one is, with its two flags.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'meterdesk-sim-'));
 const runs = path.join(dir, 'runs.log');
+const controls = path.join(dir, 'controls.log');
 const stayingCli = path.join(dir, 'staying.mjs');
 writeFileSync(
   stayingCli,
   `import { appendFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 appendFileSync(${JSON.stringify(runs)}, JSON.stringify(process.argv.slice(2)) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => appendFileSync(${JSON.stringify(controls)}, line + '\\n'));
 console.log('simulating');
 setInterval(() => {}, 1000);
 `,
@@ -88,9 +91,15 @@ describe('the simulator child process', FRESH_START, () => {
     expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(sim.pid));
     expect(JSON.parse(runLines()[0] ?? '[]')).toEqual(['--fleet', '/x/fleet.json', '--url', 'mqtt://127.0.0.1:5555']);
     await expect.poll(() => lines.some((l) => l.msg === 'simulating'), { timeout: 60_000 }).toBe(true);
+    // Control lines reach the simulator's standard input.
+    expect(sim.send({ op: 'power', powered: false, devices: ['M1', 'D1'] })).toBe(true);
+    await expect
+      .poll(() => (existsSync(controls) ? readFileSync(controls, 'utf8') : ''), { timeout: 60_000 })
+      .toBe('{"op":"power","powered":false,"devices":["M1","D1"]}\n');
     const pid = sim.pid as number;
     expect(alive(pid)).toBe(true);
     await sim.stop();
+    expect(sim.send({ op: 'power', powered: true, devices: ['M1'] })).toBe(false);
     expect(alive(pid)).toBe(false);
     expect(existsSync(pidFile)).toBe(false);
     expect(sim.restarts).toBe(0);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import type { SimulatorControl } from '@meterdesk/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config';
 import type { Db } from '../db/driver';
@@ -38,6 +39,8 @@ export interface SimulatorProcess {
   readonly restarts: number;
   /** Whether it died and waits for its restart. */
   readonly restartPending: boolean;
+  /** Hands the running simulator a control line (its standard input); false when none runs. */
+  send(control: SimulatorControl): boolean;
   stop(): Promise<void>;
 }
 
@@ -72,6 +75,8 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
     if (started.stdout) relay(started.stdout, 'info');
     if (started.stderr) relay(started.stderr, 'warn');
     started.on('error', (err) => log.error({ err }, 'simulator could not be started'));
+    // A control line written as it dies fails on the closed pipe; the exit is what gets reported.
+    started.stdin?.on('error', (err) => log.warn({ err }, 'simulator input closed'));
     started.on('exit', (code, signal) => {
       child = null;
       if (options.pidFile) rmSync(options.pidFile, { force: true });
@@ -110,6 +115,12 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
     },
     get restartPending() {
       return timer !== null;
+    },
+    send: (control) => {
+      const input = child?.stdin;
+      if (!input?.writable) return false;
+      input.write(`${JSON.stringify(control)}\n`);
+      return true;
     },
     stop: async () => {
       stopping = true;

@@ -15,6 +15,12 @@ const COLUMN_WIDTH = 21;
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /**
+ * A title as Excel takes it for a sheet: at most 31 characters, none of `[]:*?/\`. A longer one
+ * made exceljs write a workbook that Excel (and exceljs itself) refuses to open.
+ */
+const sheetName = (title: string) => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31);
+
+/**
  * An .xlsx written while its rows are read: exceljs' streaming writer commits each row, so a
  * large export holds one chunk of rows in memory, not the workbook.
  */
@@ -29,7 +35,7 @@ export function streamWorkbook<R>(options: {
   const write = async () => {
     const ExcelJS = await loadExcel();
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true });
-    const sheet = workbook.addWorksheet(options.sheetName);
+    const sheet = workbook.addWorksheet(sheetName(options.sheetName));
     sheet.columns = options.columns.map((c) => ({ header: c.title, key: c.key, width: COLUMN_WIDTH }));
     sheet.getRow(1).font = { bold: true };
     for await (const rows of options.chunks) {

@@ -11,9 +11,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Db } from '../db/driver';
 import { dcu, meter } from '../db/schema';
-import type { HeadEnd, LinkChange } from '../headend/head-end';
+import type { CommandRow, HeadEnd, LinkChange } from '../headend/head-end';
 import type { Broker } from '../mqtt/broker';
 import { type ReadingIngest, refusedForGood } from './ingest';
+import { clockSetCheck } from './meter-clock';
 import {
   dailyRows,
   FROZEN_CHANNELS,
@@ -87,7 +88,7 @@ const PushedReadingsSchema = z.array(z.unknown()).max(100_000);
 
 /**
  * The broker side of the readings ingest: what devices push on `ami/{kind}/{key}/data` and `…/event`,
- * and the status changes the head-end records, mapped from device keys to archive ids and pushed
+ * the status changes the head-end records and the clock syncs meters confirm, mapped from device keys to archive ids and pushed
  * into the ingest. A DCU speaks for the meters behind it only: a reading it names for another meter
  * counts as an unknown meter, like a key no archive holds. Each delivery is held until its rows are
  * durable, so a database that falls behind slows the devices down instead of filling memory; on the
@@ -134,6 +135,7 @@ export class DeviceReadings {
         acknowledgeWhenHandled: true,
       }),
       this.headEnd.onLinkChange((change) => void this.handle(this.onLinkChange(change)).catch(() => undefined)),
+      this.headEnd.onDone((row) => void this.handle(this.onCommandDone(row)).catch(() => undefined)),
     );
   }
 
@@ -246,6 +248,12 @@ export class DeviceReadings {
     await this.ingest.push({
       linkChanges: [{ deviceId: id, deviceKind: change.kind, ts: change.at, online: change.online }],
     });
+  }
+
+  /** A meter's confirmed clock sync is a clock check: clock monitoring stops showing the deviation it corrected. */
+  private async onCommandDone(row: CommandRow): Promise<void> {
+    const check = clockSetCheck(row);
+    if (check) await this.ingest.push({ clockChecks: [check] });
   }
 
   /** The archive id of a DCU publishing for its meters; null for a direct meter. */

@@ -6,10 +6,10 @@ import { defineJob } from '../jobs/job-system';
 type Span = 'month' | 'year';
 
 /**
- * The time-partitioned tables (migrations 0013, 0022 and 0027) and the span of one partition. A month of
- * interval rows is a unit an operator keeps or lets go; frozen monthly values are few, a year each.
- * The daily rollups of meters and of devices' online time go with the readings they sum: a month of
- * them is made and dropped with them.
+ * The time-partitioned tables (migrations 0013, 0022, 0027, 0028 and 0030) and the span of one partition.
+ * A month of interval rows is a unit an operator keeps or lets go; frozen monthly values are few, a year
+ * each. The meters' day and month rollups, and devices' online time, go with the readings they sum:
+ * made and dropped with them.
  */
 export const PARTITIONED = {
   reading_profile: 'month',
@@ -20,7 +20,9 @@ export const PARTITIONED = {
   link_change: 'month',
   clock_check: 'month',
   rollup_meter_day: 'month',
+  rollup_meter_event_day: 'month',
   rollup_online_day: 'month',
+  rollup_meter_month: 'year',
 } as const satisfies Record<string, Span>;
 export type PartitionedTable = keyof typeof PARTITIONED;
 

@@ -20,12 +20,31 @@ const DAY_MS = 86_400_000;
  * with its interval's end (run-items.ts): a day's 96 intervals are those of (00:00, 24:00], so the row
  * of 24:00 is the day's last, not the next day's first. Events are instants: [00:00, 24:00). A daily
  * frozen row changes two days: its own (daily(D) − daily(D−1)) and the next (daily(D+1) − daily(D)).
+ * A monthly frozen row (month M) is filed under the day it is captured, the first of M + 1, whose key
+ * recomputes the month rows of M and M + 1 (`monthsOf`): both bill the difference of two freezes.
  */
 const CHANGED_DAYS = {
   profile: { firstDay: (row: { ts: Date }) => Math.floor((row.ts.getTime() - 1) / DAY_MS), days: 1 },
   meterEvents: { firstDay: (row: { ts: Date }) => Math.floor(row.ts.getTime() / DAY_MS), days: 1 },
   daily: { firstDay: (row: { day: string }) => Date.parse(row.day) / DAY_MS, days: 2 },
+  monthly: { firstDay: (row: { month: string }) => Date.parse(addMonth(row.month, 1)) / DAY_MS, days: 1 },
 } as const;
+
+/** The first day of the month `months` after the one `day` lies in. */
+function addMonth(day: string, months: number): string {
+  const at = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  at.setUTCMonth(at.getUTCMonth() + months);
+  return at.toISOString().slice(0, 10);
+}
+
+/**
+ * The months (first days) whose rows a day's key changes: its own, and on the first of a month the
+ * month before, whose billing freeze is captured that midnight.
+ */
+function monthsOf(day: string): string[] {
+  const own = `${day.slice(0, 7)}-01`;
+  return day === own ? [addMonth(day, -1), own] : [own];
+}
 
 type ChangedPart = keyof typeof CHANGED_DAYS;
 
@@ -81,6 +100,14 @@ export async function markPending(tx: Executor, keys: readonly RollupKey[]): Pro
 
 /** Keys folded per transaction: large enough to amortise the statements, small enough to keep locks short. */
 export const FOLD_BATCH = 5000;
+
+/**
+ * One recomputation of rollup rows at a time, taken for the rest of the transaction: two recomputing
+ * the same grid row from different snapshots could leave the older one last.
+ */
+export async function lockRollups(tx: Executor): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+}
 
 /** The columns of a meter's day, in rollup_meter_day's order after (meter_id, day, grid_id, dcu_id, consumption). */
 const DAY_FIGURES = sql.raw(`p.intervals, p.demand_min, p.demand_max, p.demand_avg, e.regular, e.medium, e.severe`);
@@ -149,7 +176,11 @@ function wholeDay(day: string): { old: SQL; computed: SQL } {
  * Recomputes the meter rows of some days from the raw rows, and the grid and DCU rows they touch: the
  * same keys folded twice give the same rows. Runs in the caller's transaction; answers the meter rows written.
  */
-async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: SQL }): Promise<number> {
+async function recompute(
+  tx: Executor,
+  { old, computed }: { old: SQL; computed: SQL },
+  months: MonthRows,
+): Promise<number> {
   // A meter moved to another node or DCU since its row was computed leaves its old one's row to recompute too.
   const touched = await rowsOf<{ kind: 'grid' | 'dcu'; id: string; day: string; meters: number }>(
     tx,
@@ -184,7 +215,99 @@ async function recompute(tx: Executor, { old, computed }: { old: SQL; computed: 
     tx,
     touched.filter((row) => row.kind === 'dcu'),
   );
+  await recomputeMonths(tx, months);
   return nodes.reduce((sum, node) => sum + node.meters, 0);
+}
+
+/** The month rows to recompute: some meters' months (the fold), or every meter's of whole months (a backfill). */
+type MonthRows = { keys: readonly { meterId: string; month: string }[] } | { months: readonly string[] };
+
+/** What a month row holds, from its keys `k` (meter_id, month) and the meter `m`. */
+const MONTH_FIGURES = sql.raw(`k.meter_id, k.month, m.grid_id, m.dcu_id, d.consumption, coalesce(d.days_known, 0),
+  coalesce(d.intervals, 0), d.demand_max, f.meter_id is not null,
+  f.active_import - p.active_import, f.active_import_t1 - p.active_import_t1, f.active_import_t2 - p.active_import_t2,
+  f.active_import_t3 - p.active_import_t3, f.active_import_t4 - p.active_import_t4, f.active_export - p.active_export,
+  f.reactive_import - p.reactive_import, f.reactive_export - p.reactive_export, f.max_demand`);
+const DAYS_SUMMED = sql.raw(`sum(d.consumption) as consumption, count(d.consumption)::int as days_known,
+  sum(d.intervals)::int as intervals, max(d.demand_max) as demand_max`);
+const MONTH_COLUMNS = sql.raw(`meter_id, month, grid_id, dcu_id, consumption, days_known, intervals, demand_max, frozen,
+  energy, energy_t1, energy_t2, energy_t3, energy_t4, energy_export, energy_reactive_import, energy_reactive_export, max_demand`);
+const ENERGIES = [
+  'energy',
+  'energy_t1',
+  'energy_t2',
+  'energy_t3',
+  'energy_t4',
+  'energy_export',
+  'energy_reactive_import',
+  'energy_reactive_export',
+];
+
+/**
+ * Recomputes meters' month rows from their day rows and billing freezes (the month's and the one
+ * before), then the grid month rows they touch, the old node of a moved meter included. A few keys
+ * read their days on the (meter_id, day) key; whole months group their partitions once.
+ */
+async function recomputeMonths(tx: Executor, rows: MonthRows): Promise<void> {
+  let computed: SQL;
+  let old: SQL;
+  if ('keys' in rows) {
+    if (rows.keys.length === 0) return;
+    const keyJson = JSON.stringify(rows.keys.map((k) => ({ meter_id: k.meterId, month: k.month })));
+    const keys = sql`keys as (select distinct * from jsonb_to_recordset(${keyJson}::jsonb) as k(meter_id varchar, month date))`;
+    old = sql`${keys}, old as (select r.grid_id, r.month from rollup_meter_month r join keys k on r.meter_id = k.meter_id and r.month = k.month)`;
+    computed = sql`select ${MONTH_FIGURES} from keys k join meter m on m.id = k.meter_id
+      cross join lateral (select ${DAYS_SUMMED} from rollup_meter_day d
+        where d.meter_id = k.meter_id and d.day >= k.month and d.day < (k.month + interval '1 month')::date) d
+      left join reading_monthly f on f.meter_id = k.meter_id and f.month = k.month
+      left join reading_monthly p on p.meter_id = k.meter_id and p.month = (k.month - interval '1 month')::date`;
+  } else {
+    if (rows.months.length === 0) return;
+    const months = sql`months as (select unnest(${`{${rows.months.join(',')}}`}::date[]) as month)`;
+    old = sql`${months},
+      d as (select d.meter_id, date_trunc('month', d.day)::date as month, ${DAYS_SUMMED} from rollup_meter_day d
+        join months on d.day >= months.month and d.day < (months.month + interval '1 month')::date group by 1, 2),
+      keys as (select meter_id, month from d union select f.meter_id, f.month from reading_monthly f join months using (month)),
+      old as (select r.grid_id, r.month from rollup_meter_month r join months using (month))`;
+    computed = sql`select ${MONTH_FIGURES} from keys k join meter m on m.id = k.meter_id
+      left join d on d.meter_id = k.meter_id and d.month = k.month
+      left join reading_monthly f on f.meter_id = k.meter_id and f.month = k.month
+      left join reading_monthly p on p.meter_id = k.meter_id and p.month = (k.month - interval '1 month')::date`;
+  }
+  const months = ('keys' in rows ? rows.keys.map((k) => k.month) : rows.months).toSorted();
+  await ensurePartitions(tx, new Date(months[0] as string), new Date(months.at(-1) as string), ['rollup_meter_month']);
+  const updates = sql.raw(
+    ['grid_id', 'dcu_id', 'consumption', 'days_known', 'intervals', 'demand_max', 'frozen', ...ENERGIES, 'max_demand']
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', '),
+  );
+  const nodes = await rowsOf<{ grid_id: string; month: string }>(
+    tx,
+    sql`with ${old},
+      upserted as (
+        insert into rollup_meter_month as r (${MONTH_COLUMNS}) ${computed}
+        on conflict (meter_id, month) do update set ${updates}, updated_at = now()
+        returning r.grid_id, r.month
+      )
+      select grid_id, month::text as month from upserted union select grid_id, month::text from old`,
+  );
+  if (nodes.length === 0) return;
+  const nodeJson = JSON.stringify(nodes);
+  const sums = sql.raw(ENERGIES.map((c) => `sum(r.${c})`).join(', '));
+  await tx.execute(
+    sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, month date)),
+      gone as (delete from rollup_grid_month g using nodes n where g.grid_id = n.grid_id and g.month = n.month)
+      insert into rollup_grid_month (grid_id, month, meters, consumption, meters_with_consumption, frozen,
+        ${sql.raw(ENERGIES.join(', '))}, max_demand, updated_at)
+      select r.grid_id, r.month, count(*)::int, coalesce(sum(r.consumption), 0), count(r.consumption)::int,
+        (count(*) filter (where r.frozen))::int, ${sums}, max(r.max_demand), now()
+      from nodes n join rollup_meter_month r on r.grid_id = n.grid_id and r.month = n.month
+      group by r.grid_id, r.month
+      on conflict (grid_id, month) do update set meters = excluded.meters, consumption = excluded.consumption,
+        meters_with_consumption = excluded.meters_with_consumption, frozen = excluded.frozen,
+        ${sql.raw(ENERGIES.map((c) => `${c} = excluded.${c}`).join(', '))}, max_demand = excluded.max_demand,
+        updated_at = now()`,
+  );
 }
 
 /** A grid or DCU row's intervals and complete meters: of its meters expected to report only. */
@@ -196,21 +319,57 @@ const REPORTED_FIGURES = sql.raw(`coalesce(sum(r.intervals) filter (where r.repo
  * statement; a node left without meter rows loses its row.
  */
 async function recomputeGrids(tx: Executor, nodes: readonly { id: string; day: string }[]): Promise<void> {
+  if (nodes.length === 0) return;
   const nodeJson = JSON.stringify(nodes.map((n) => ({ grid_id: n.id, day: n.day })));
   await tx.execute(
     sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date)),
       gone as (delete from rollup_grid_day g using nodes n where g.grid_id = n.grid_id and g.day = n.day)
       insert into rollup_grid_day (grid_id, day, meters, consumption, meters_with_consumption, intervals,
-        meters_complete, demand_max, events_regular, events_medium, events_severe, updated_at)
+        meters_complete, meters_read, demand_max, events_regular, events_medium, events_severe, updated_at)
       select r.grid_id, r.day, count(*)::int, coalesce(sum(r.consumption), 0), count(r.consumption)::int,
-        ${REPORTED_FIGURES}, max(r.demand_max),
+        ${REPORTED_FIGURES}, (count(*) filter (where r.reporting and r.intervals > 0))::int, max(r.demand_max),
         sum(r.events_regular)::int, sum(r.events_medium)::int, sum(r.events_severe)::int, now()
       from nodes n join rollup_meter_day r on r.grid_id = n.grid_id and r.day = n.day
       group by r.grid_id, r.day
       on conflict (grid_id, day) do update set meters = excluded.meters, consumption = excluded.consumption,
         meters_with_consumption = excluded.meters_with_consumption, intervals = excluded.intervals,
-        meters_complete = excluded.meters_complete, demand_max = excluded.demand_max, events_regular = excluded.events_regular,
+        meters_complete = excluded.meters_complete, meters_read = excluded.meters_read,
+        demand_max = excluded.demand_max, events_regular = excluded.events_regular,
         events_medium = excluded.events_medium, events_severe = excluded.events_severe, updated_at = now()`,
+  );
+  await recomputeGridRegisters(tx, nodeJson);
+}
+
+/** The registers a grid register row adds up, as reading_daily names them. */
+const REGISTERS = [
+  'active_import',
+  'active_import_t1',
+  'active_import_t2',
+  'active_import_t3',
+  'active_import_t4',
+  'active_export',
+  'reactive_import',
+  'reactive_export',
+] as const;
+
+/**
+ * rollup_grid_registers rows of `nodes` (JSON of grid_id, day) from the frozen registers of the meters
+ * their rollup_grid_day rows count: one key probe of reading_daily per meter row. A node left without
+ * frozen registers that day loses its row.
+ */
+async function recomputeGridRegisters(tx: Executor, nodeJson: string): Promise<void> {
+  const columns = sql.raw(REGISTERS.join(', '));
+  const sums = sql.raw(REGISTERS.map((r) => `sum(d.${r})`).join(', '));
+  const updates = sql.raw(REGISTERS.map((r) => `${r} = excluded.${r}`).join(', '));
+  await tx.execute(
+    sql`with nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date)),
+      gone as (delete from rollup_grid_registers g using nodes n where g.grid_id = n.grid_id and g.day = n.day)
+      insert into rollup_grid_registers (grid_id, day, meters, ${columns})
+      select r.grid_id, r.day, count(*)::int, ${sums}
+      from nodes n join rollup_meter_day r on r.grid_id = n.grid_id and r.day = n.day
+      join reading_daily d on d.meter_id = r.meter_id and d.day = r.day
+      group by r.grid_id, r.day
+      on conflict (grid_id, day) do update set meters = excluded.meters, ${updates}`,
   );
 }
 
@@ -230,6 +389,76 @@ async function recomputeDcus(tx: Executor, dcus: readonly { id: string; day: str
   );
 }
 
+/** A meter's events of one code and level in a day, as rollup_meter_event_day holds them. */
+const EVENT_DAY_FIGURES = sql.raw(`e.code, e.level, count(*)::int, count(e.ack_at)::int, min(e.ts), max(e.ts)`);
+const EVENT_DAY_COLUMNS = sql.raw(
+  `(meter_id, day, grid_id, dcu_id, code, level, events, acknowledged, first_ts, last_ts)`,
+);
+
+/**
+ * Recomputes the event rows of some meters' days (`keys`) or of a whole day from meter_event, each
+ * meter's grid node and DCU as the archive holds them now, then the grid rows of every node and day
+ * they touched (the old node of a moved meter too). Runs in the caller's transaction, under
+ * `lockRollups`: the fold calls it with the meter rows, an acknowledgement for the days it changed.
+ */
+export async function recomputeEventDays(tx: Executor, days: readonly RollupKey[] | string): Promise<void> {
+  if (typeof days === 'string') {
+    const start = sql`(${days}::date::timestamp at time zone 'UTC')`;
+    const end = sql`((${days}::date + 1)::timestamp at time zone 'UTC')`;
+    await tx.execute(sql`delete from rollup_meter_event_day where day = ${days}::date`);
+    await tx.execute(
+      sql`insert into rollup_meter_event_day ${EVENT_DAY_COLUMNS}
+        select e.meter_id, ${days}::date, m.grid_id, m.dcu_id, ${EVENT_DAY_FIGURES}
+        from meter_event e join meter m on m.id = e.meter_id
+        where e.ts >= ${start} and e.ts < ${end}
+        group by e.meter_id, m.grid_id, m.dcu_id, e.code, e.level`,
+    );
+    await tx.execute(sql`delete from rollup_grid_event_day where day = ${days}::date`);
+    await tx.execute(
+      sql`insert into rollup_grid_event_day (grid_id, dcu_id, day, code, level, events, acknowledged, first_ts, last_ts)
+        select grid_id, dcu_id, day, code, level, sum(events), sum(acknowledged), min(first_ts), max(last_ts)
+        from rollup_meter_event_day where day = ${days}::date group by grid_id, dcu_id, day, code, level`,
+    );
+    return;
+  }
+  if (days.length === 0) return;
+  const keys = sql`keys as (select * from jsonb_to_recordset(${JSON.stringify(
+    days.map((k) => ({ meter_id: k.meterId, day: k.day })),
+  )}::jsonb) as k(meter_id varchar, day date))`;
+  const removed = await rowsOf<{ grid_id: string; day: string }>(
+    tx,
+    sql`with ${keys}, gone as (delete from rollup_meter_event_day r using keys k
+          where r.meter_id = k.meter_id and r.day = k.day returning r.grid_id, r.day)
+        select distinct grid_id, day::text as day from gone`,
+  );
+  const added = await rowsOf<{ grid_id: string; day: string }>(
+    tx,
+    sql`with ${keys}, added as (insert into rollup_meter_event_day ${EVENT_DAY_COLUMNS}
+          select k.meter_id, k.day, m.grid_id, m.dcu_id, ${EVENT_DAY_FIGURES}
+          from keys k join meter m on m.id = k.meter_id
+          join meter_event e on e.meter_id = k.meter_id
+            and e.ts >= (k.day::timestamp at time zone 'UTC') and e.ts < ((k.day + 1)::timestamp at time zone 'UTC')
+          group by k.meter_id, k.day, m.grid_id, m.dcu_id, e.code, e.level
+          returning grid_id, day)
+        select distinct grid_id, day::text as day from added`,
+  );
+  const nodes = new Map([...removed, ...added].map((n) => [`${n.grid_id} ${n.day}`, n]));
+  if (nodes.size === 0) return;
+  const nodeJson = JSON.stringify([...nodes.values()]);
+  const touched = sql`nodes as (select * from jsonb_to_recordset(${nodeJson}::jsonb) as n(grid_id varchar, day date))`;
+  // Two statements: a delete and an insert of the same keys in one would run in no given order.
+  await tx.execute(
+    sql`with ${touched} delete from rollup_grid_event_day g using nodes n where g.grid_id = n.grid_id and g.day = n.day`,
+  );
+  await tx.execute(
+    sql`with ${touched}
+      insert into rollup_grid_event_day (grid_id, dcu_id, day, code, level, events, acknowledged, first_ts, last_ts)
+      select r.grid_id, r.dcu_id, r.day, r.code, r.level, sum(r.events), sum(r.acknowledged), min(r.first_ts), max(r.last_ts)
+      from nodes n join rollup_meter_event_day r on r.grid_id = n.grid_id and r.day = n.day
+      group by r.grid_id, r.dcu_id, r.day, r.code, r.level`,
+  );
+}
+
 /**
  * Folds waiting keys into the rollups, a batch per transaction, until none wait; answers how many it
  * folded. Taking a key deletes it in the same transaction that writes its rows, so a crash leaves it
@@ -241,7 +470,7 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
   let folded = 0;
   for (;;) {
     const n = await db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+      await lockRollups(tx);
       const taken = await rowsOf<{ meter_id: string; day: string }>(
         tx,
         sql`delete from rollup_pending where (meter_id, day) in (
@@ -253,12 +482,30 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
         tx,
         taken.map((k) => k.day),
       );
-      await recompute(tx, keyedDays(taken.map((k) => ({ meterId: k.meter_id, day: k.day }))));
+      const keys = taken.map((k) => ({ meterId: k.meter_id, day: k.day }));
+      await recompute(tx, keyedDays(keys), {
+        keys: keys.flatMap((k) => monthsOf(k.day).map((month) => ({ meterId: k.meterId, month }))),
+      });
+      await recomputeEventDays(tx, keys);
       return taken.length;
     });
     folded += n;
     if (n < batch) return folded;
   }
+}
+
+/**
+ * The grid and DCU rows of `days` for `gridIds` and `dcuIds`, from their meters' rows alone: for a bulk
+ * load that wrote rollup_meter_day itself (the scale seed's history), which the fold would otherwise
+ * reach only key by key. Runs in the caller's transaction.
+ */
+export async function rollupNodes(
+  tx: Executor,
+  { gridIds, dcuIds, days }: { gridIds: readonly string[]; dcuIds: readonly string[]; days: readonly string[] },
+): Promise<void> {
+  const each = (ids: readonly string[]) => ids.flatMap((id) => days.map((day) => ({ id, day })));
+  await recomputeGrids(tx, each(gridIds));
+  await recomputeDcus(tx, each(dcuIds));
 }
 
 /**
@@ -268,16 +515,27 @@ export async function foldPending(db: Db, batch = FOLD_BATCH): Promise<number> {
  */
 export function rollupDay(db: Db, day: string): Promise<number> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('reading rollups'))`);
+    await lockRollups(tx);
     // A whole day groups every meter's rows at once: room to hash them in memory rather than sort on disk.
     await tx.execute(sql`set local work_mem = '64MB'`);
     await rollupPartitionsFor(tx, [day]);
-    return recompute(tx, wholeDay(day));
+    const meters = await recompute(tx, wholeDay(day), { months: monthsOf(day) });
+    await recomputeEventDays(tx, day);
+    return meters;
   });
 }
 
 /**
- * The months of rollup_meter_day that `days` fall in, made where missing: most are made ahead with
+ * Every meter's month rows of `months` (first days) and their grid rows, from the day rows and billing
+ * freezes stored: for a bulk load that wrote rollup_meter_day and reading_monthly itself (the scale
+ * seed's history), which the fold would otherwise reach only key by key. Runs in the caller's transaction.
+ */
+export function rollupMonths(tx: Executor, months: readonly string[]): Promise<void> {
+  return recomputeMonths(tx, { months });
+}
+
+/**
+ * The months of the meter rollups that `days` fall in, made where missing: most are made ahead with
  * the readings', but a daily frozen value also changes the day after it, which may open a month no
  * reading has reached yet.
  */
@@ -288,7 +546,7 @@ async function rollupPartitionsFor(tx: Executor, days: readonly string[]): Promi
     if (day < first) first = day;
     if (day > last) last = day;
   }
-  await ensurePartitions(tx, new Date(first), new Date(last), ['rollup_meter_day']);
+  await ensurePartitions(tx, new Date(first), new Date(last), ['rollup_meter_day', 'rollup_meter_event_day']);
 }
 
 export const READING_ROLLUPS_JOB = 'reading-rollups';

@@ -13,6 +13,8 @@ import {
   readingMonthly,
   readingProfile,
 } from '../db/schema';
+import { recordLive } from './live-state';
+import { keepLatestClock } from './meter-clock';
 import { markOnlinePending } from './online-rollups';
 import { ensurePartitions } from './partitions';
 import { type PowerChange, recordPower } from './power-state';
@@ -166,7 +168,8 @@ export const countRows = (batch: ReadingBatch) => READING_PARTS.reduce((n, part)
  * it. A row that does not fit its columns is malformed, one whose time lies beyond now + 1 day or
  * before the retention window is an impossible time: both are refused (counted), never inserted.
  *
- * A write is one transaction, with the rollups' keys of the rows stored marked in it. On PostgreSQL
+ * A write is one transaction, with the rollups' keys of the rows stored marked in it, each meter's
+ * latest clock check moved forward and the meters' live state (`meter_live`) brought up to date. On PostgreSQL
  * each table's rows go in key order by COPY straight into the table (`copyNew`); when some are stored
  * already, through a staging table (temporary, the connection's own, emptied at commit) merged with
  * `ON CONFLICT DO NOTHING`. On PGlite, which takes no COPY from a client, the rows come from one JSON
@@ -256,7 +259,10 @@ export class ReadingWriter {
       }
       await markPending(tx, changedKeys(stored as ReadingBatch));
       await markOnlinePending(tx, (stored as ReadingBatch).linkChanges);
+      await keepLatestClock(tx, stored.clockChecks as { meterId: string; ts: Date }[] | undefined);
       powerChanges = await recordPower(tx, stored as ReadingBatch);
+      // Rows stored before count too: a meter read again has communicated again.
+      await recordLive(tx, batch);
       return count;
     };
     const write =

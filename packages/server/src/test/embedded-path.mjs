@@ -20,6 +20,7 @@ export const EMBEDDED_PATH_TESTS = [
   'src/modules/operations/',
   'src/modules/collection/run.',
   'src/modules/collection/demo-history.',
+  'src/modules/outage/',
   'src/modules/archive/import/',
   'src/modules/archive/meter-import.',
   'src/modules/archive/consumer-import.',

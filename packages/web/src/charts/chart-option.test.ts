@@ -46,4 +46,22 @@ describe('chartOption', () => {
       ['2026-01-01T00:30:00Z', null],
     ]);
   });
+
+  it('draws scatter series as lone dots, one per value, with a tooltip per dot', () => {
+    const option = chartOption(
+      specData(
+        { kind: 'scatter', x: 'time', xType: 'time', series: ['severe', 'regular'] },
+        [
+          { time: '2026-01-01T10:00:00.000Z', severe: 1, regular: null },
+          { time: '2026-01-01T10:40:00.000Z', severe: null, regular: 2 },
+        ],
+        (f) => f,
+      ),
+    ) as { tooltip: { trigger: string }; series: { type: string; data: unknown[] }[] };
+    expect(option.tooltip.trigger).toBe('item');
+    expect(option.series.map((s) => [s.type, s.data])).toEqual([
+      ['scatter', [['2026-01-01T10:00:00.000Z', 1]]],
+      ['scatter', [['2026-01-01T10:40:00.000Z', 2]]],
+    ]);
+  });
 });

@@ -4,7 +4,7 @@ import type { ChartSpec } from '@meterdesk/contracts';
 export interface SeriesData {
   name: string;
   values: readonly (number | null)[];
-  kind?: 'line' | 'bar';
+  kind?: ChartSpec['kind'];
   stack?: string;
 }
 
@@ -27,24 +27,35 @@ const ZOOM_FROM = 32;
 export function chartOption(data: ChartData): Record<string, unknown> {
   const time = data.xType === 'time';
   const zoom = data.x.length > ZOOM_FROM;
+  // Dots stand alone (events on a timeline): a tooltip names the one under the pointer.
+  const dots = data.series.length > 0 && data.series.every((s) => s.kind === 'scatter');
   return {
     animation: false,
     grid: { left: 56, right: 24, top: data.series.length > 1 ? 40 : 24, bottom: zoom ? 64 : 32, containLabel: true },
-    tooltip: { trigger: 'axis', confine: true },
+    tooltip: { trigger: dots ? 'item' : 'axis', confine: true },
     legend: data.series.length > 1 ? { top: 0, type: 'scroll' } : { show: false },
     xAxis: time
       ? { type: 'time' }
       : { type: 'category', data: [...data.x], boundaryGap: data.series.some((s) => (s.kind ?? 'line') === 'bar') },
     yAxis: { type: 'value', name: data.yName ?? '', nameTextStyle: { align: 'left' } },
     dataZoom: zoom ? [{ type: 'inside' }, { type: 'slider', height: 20, bottom: 8 }] : [],
-    series: data.series.map((s) => ({
-      name: s.name,
-      type: s.kind ?? 'line',
-      stack: s.stack,
-      showSymbol: data.x.length <= ZOOM_FROM,
-      connectNulls: false,
-      data: time ? s.values.map((value, i) => [data.x[i], value]) : [...s.values],
-    })),
+    series: data.series.map((s) =>
+      s.kind === 'scatter'
+        ? {
+            name: s.name,
+            type: 'scatter',
+            // A dot per value; an empty one is no event of this series.
+            data: s.values.flatMap((value, i) => (value === null ? [] : [[data.x[i], value]])),
+          }
+        : {
+            name: s.name,
+            type: s.kind ?? 'line',
+            stack: s.stack,
+            showSymbol: data.x.length <= ZOOM_FROM,
+            connectNulls: false,
+            data: time ? s.values.map((value, i) => [data.x[i], value]) : [...s.values],
+          },
+    ),
   };
 }
 

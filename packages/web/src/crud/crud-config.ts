@@ -59,7 +59,12 @@ export interface RowAction<R = Row> {
   Dialog?: ComponentType<{ row: R; onClose: () => void }>;
   /** Also offered on the record's detail page, beside Edit. */
   onDetail?: boolean;
+  /** Offered on the record's detail page only, not in the list's rows (show on map). */
+  detailOnly?: boolean;
 }
+
+/** A field's value drawn by a component of its own, in the list and the detail (a meter's live online state). */
+export type FieldCell = ComponentType<{ row: Row; value: unknown; field: FieldDescriptor }>;
 
 /**
  * A list shown under a record's detail (a POC's meter replacements): the rows `operation` answers
@@ -153,6 +158,8 @@ export interface CrudConfig {
   overrides: Readonly<Partial<Record<string, Partial<FieldMeta>>>>;
   /** Fields stored in Chinese whose English twin an English interface shows (parentName → parentNameEn). */
   englishNames: Readonly<Partial<Record<string, string>>>;
+  /** Fields the list and the detail draw with a component of their own. */
+  cells: Readonly<Partial<Record<string, FieldCell>>>;
   /**
    * The list keeps every row on one line: columns take their declared widths, a cell too long for its
    * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
@@ -209,6 +216,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   formSections?: Partial<Record<InputKey<C>, string>>;
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
+  cells?: Partial<Record<Extract<keyof S['shape'], string>, FieldCell>>;
   singleLineRows?: boolean;
   rowTestId?: string;
 }
@@ -273,6 +281,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     formSections: (definition.formSections ?? {}) as Record<string, string>,
     overrides: definition.overrides ?? {},
     englishNames: definition.englishNames ?? {},
+    cells: (definition.cells ?? {}) as Record<string, FieldCell>,
     singleLineRows: definition.singleLineRows ?? false,
     rowTestId: definition.rowTestId,
   };

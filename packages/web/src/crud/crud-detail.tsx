@@ -58,11 +58,19 @@ export function CrudDetail({ crud, record }: { crud: CrudConfig; record: Row }) 
         data-testid={`${crud.entity.name}-detail`}
         items={fields
           .filter((field) => !field.items)
-          .map((field) => ({
-            key: field.key,
-            label: t(field.label),
-            children: <FieldValue field={field} value={shownValue(crud, record, field.key, language)} />,
-          }))}
+          .map((field) => {
+            const value = shownValue(crud, record, field.key, language);
+            const Cell = crud.cells[field.key];
+            return {
+              key: field.key,
+              label: t(field.label),
+              children: Cell ? (
+                <Cell row={record} value={value} field={field} />
+              ) : (
+                <FieldValue field={field} value={value} />
+              ),
+            };
+          })}
       />
       {fields.map((field) => {
         const rows = record[field.key];
@@ -97,7 +105,7 @@ export function CrudDetailPage({ crud, children }: { crud: CrudConfig; children?
   });
   const rowActions = useRowActions(crud);
   const record = detail.data;
-  const actions = record ? rowActions.visibleFor(record).filter((action) => action.onDetail) : [];
+  const actions = record ? rowActions.visibleFor(record).filter((action) => action.onDetail || action.detailOnly) : [];
 
   return (
     <>

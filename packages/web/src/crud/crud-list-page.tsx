@@ -214,7 +214,8 @@ export function CrudListPage({
 
   const singleLine = crud.singleLineRows;
   // A user who may do nothing with a row gets no empty Actions column.
-  const actionCount = Number(crud.viewAction) + Number(canEdit) + rowActions.held.length;
+  const listActions = rowActions.held.filter((action) => !action.detailOnly);
+  const actionCount = Number(crud.viewAction) + Number(canEdit) + listActions.length;
   const columns: TableColumnsType<Row> = [
     ...entity.columns.map((column) => {
       const field = describeField(crud, column.field);
@@ -229,6 +230,8 @@ export function CrudListPage({
         sortOrder: sortable && query.sortField === column.field ? (query.sortOrder ?? null) : null,
         render: (_: unknown, row: Row) => {
           const value = shownValue(crud, row, column.field, language);
+          const Cell = crud.cells[column.field];
+          if (Cell) return <Cell row={row} value={value} field={field} />;
           if (!singleLine) return <FieldValue field={field} value={value} />;
           const text = fieldText(field, value, t);
           return (
@@ -269,15 +272,18 @@ export function CrudListPage({
                 onClick={() => (dialog ? setEditing({ row }) : navigate(`${editPath}?id=${id}`))}
               />
             )}
-            {rowActions.visibleFor(row).map((action) => (
-              <RowActionButton
-                key={action.key}
-                crud={crud}
-                action={action}
-                rowKey={key}
-                onClick={() => rowActions.trigger(action, row)}
-              />
-            ))}
+            {rowActions
+              .visibleFor(row)
+              .filter((action) => !action.detailOnly)
+              .map((action) => (
+                <RowActionButton
+                  key={action.key}
+                  crud={crud}
+                  action={action}
+                  rowKey={key}
+                  onClick={() => rowActions.trigger(action, row)}
+                />
+              ))}
           </Flex>
         );
       },

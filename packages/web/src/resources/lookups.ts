@@ -3,10 +3,13 @@ import {
   type ArchivePicker,
   COLLECT_ITEM_LABELS,
   COLLECTION_PROFILE_OBIS,
+  EVENT_NAME_LABELS,
+  type EventCodeOption,
   type GridNode,
   gridApi,
   groupApi,
   MAX_PAGE_SIZE,
+  meterEventsApi,
   type OptionsAnswer,
   type OrgNode,
   obisApi,
@@ -169,6 +172,17 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
       })),
   },
   channelObis: obisLookup('channelOption'),
+  /** The event definitions by code (the meter events filters), a standard event named in the user's language. */
+  eventCodes: {
+    load: (signal) => callApi(meterEventsApi.codes, {}, { signal }),
+    options: (data, language) => {
+      const t = i18n.getFixedT(language);
+      return (data as EventCodeOption[]).map((event) => ({
+        value: String(event.code),
+        title: `${event.code} · ${valueLabel(t, EVENT_NAME_LABELS, event.name)}`,
+      }));
+    },
+  },
   users: {
     load: (signal) => callApi(userApi.getsimplesysuserlist, {}, { signal }),
     options: (data) =>

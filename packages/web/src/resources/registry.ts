@@ -8,6 +8,7 @@ import {
   GIS_RES,
   gridEntity,
   groupEntity,
+  METER_EVENTS_RES,
   METER_RES,
   meterEntity,
   meterTypeEntity,
@@ -64,6 +65,11 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [
     CONSUMPTION_RES.detail,
     lazyPage(() => import('@/pages/analytics/consumption.page').then((m) => m.ConsumptionDetailPage)),
+  ],
+  [METER_EVENTS_RES.page, lazyPage(() => import('@/pages/analytics/meter-events.page').then((m) => m.MeterEventsPage))],
+  [
+    METER_EVENTS_RES.detail,
+    lazyPage(() => import('@/pages/analytics/meter-events.page').then((m) => m.MeterEventsDetailPage)),
   ],
   ...(
     [

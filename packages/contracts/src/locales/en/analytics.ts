@@ -1,3 +1,5 @@
+import { analyticsMonthlyPages } from './analytics-monthly';
+
 /** The data analytics pages built on the analytics kit: shared texts, then one block per page. */
 export const analytics = {
   period: 'Period',
@@ -37,4 +39,10 @@ export const analytics = {
     },
   },
   consumptionDetail: { title: 'Daily consumption' },
+  cumulativeEnergy: { title: 'Cumulative energy' },
+  cumulativeEnergyDetail: { title: 'Registers by day' },
+  energyGain: { title: 'Energy gain by meter' },
+  energyGainGrid: { title: 'Energy gain by grid node' },
+  clockMonitoring: { title: 'Clock monitoring' },
+  ...analyticsMonthlyPages,
 };

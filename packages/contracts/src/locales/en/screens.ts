@@ -1,4 +1,7 @@
 import { analytics } from './analytics';
+import { analyticsClock } from './analytics-clock';
+import { analyticsEnergy } from './analytics-energy';
+import { analyticsMonthly } from './analytics-monthly';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -7,12 +10,15 @@ import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
+import { liveState, silentMeters } from './live-state';
 import { meter } from './meter';
+import { meterEvents } from './meter-events';
 import { meterType } from './meter-type';
 import { module } from './module';
 import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
+import { outage } from './outage';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -45,6 +51,8 @@ export const enScreens = {
   dcu,
   poc,
   gis,
+  liveState,
+  silentMeters,
   operations,
   readings,
   runs,
@@ -57,5 +65,10 @@ export const enScreens = {
   taskAnalysis,
   analytics,
   dashboard,
+  meterEvents,
   network,
+  analyticsEnergy,
+  analyticsClock,
+  analyticsMonthly,
+  outage,
 };

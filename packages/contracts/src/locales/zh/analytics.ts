@@ -1,4 +1,5 @@
 import type { analytics as en } from '../en/analytics';
+import { analyticsMonthlyPages } from './analytics-monthly';
 
 /** 数据分析页面（分析套件）：共用文字，以及各页面的文字。 */
 export const analytics: typeof en = {
@@ -39,4 +40,10 @@ export const analytics: typeof en = {
     },
   },
   consumptionDetail: { title: '日用电量' },
+  cumulativeEnergy: { title: '累计电量' },
+  cumulativeEnergyDetail: { title: '逐日示数' },
+  energyGain: { title: '电表电量增量' },
+  energyGainGrid: { title: '电网节点电量增量' },
+  clockMonitoring: { title: '时钟监测' },
+  ...analyticsMonthlyPages,
 };

@@ -1,6 +1,9 @@
 import type { LocaleMessages } from '../en';
 import type { enScreens } from '../en/screens';
 import { analytics } from './analytics';
+import { analyticsClock } from './analytics-clock';
+import { analyticsEnergy } from './analytics-energy';
+import { analyticsMonthly } from './analytics-monthly';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -9,12 +12,15 @@ import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
 import { gis } from './gis';
 import { grid } from './grid';
+import { liveState, silentMeters } from './live-state';
 import { meter } from './meter';
+import { meterEvents } from './meter-events';
 import { meterType } from './meter-type';
 import { module } from './module';
 import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
+import { outage } from './outage';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -43,6 +49,8 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   dcu,
   poc,
   gis,
+  liveState,
+  silentMeters,
   operations,
   readings,
   runs,
@@ -55,5 +63,10 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   taskAnalysis,
   analytics,
   dashboard,
+  meterEvents,
   network,
+  analyticsEnergy,
+  analyticsClock,
+  analyticsMonthly,
+  outage,
 };

@@ -230,6 +230,8 @@ export const meter = pgTable(
     index('meter_meter_type_idx').on(t.meterTypeId),
     index('meter_tariff_idx').on(t.tariffId),
     // The map's covering position index is a GiST index in migration 0009 (drizzle cannot declare INCLUDE).
+    // The map's list of meters it cannot place by their own coordinates (gis-find.ts), by serial.
+    index('meter_unplaced_idx').on(t.devAddr, t.id).where(sql`${t.latitude} is null or ${t.longitude} is null`),
   ],
 );
 

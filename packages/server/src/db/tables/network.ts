@@ -11,7 +11,7 @@ const time = () => timestamp({ withTimezone: true, mode: 'date' });
 
 /**
  * Each archive meter and DCU with its reachability now, one narrow row per device. Kept by triggers
- * (migration 0027): the archive's inserts, moves and deletes place the row, and every change of the
+ * (migration 0028): the archive's inserts, moves and deletes place the row, and every change of the
  * head-end's `device_link` sets its link in the same statement, so a page that reads after a live
  * change was announced finds it here.
  */
@@ -72,7 +72,7 @@ export const rollupOnlinePending = pgTable(
 );
 
 /**
- * One device's online time on one UTC day, partitioned by month (migration 0027) like the meters'
+ * One device's online time on one UTC day, partitioned by month (migration 0028) like the meters'
  * daily rollup. Every device has a row for every day from the first one rolled up (`fillOnlineDay`
  * writes the day's rows when it begins, carrying each device's state); a link change recomputes its
  * device's rows from `link_change`. A meter is online while its own link is and, behind a DCU, the

@@ -13,10 +13,10 @@ import { rowsOf } from '../../db/rows';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';
 
 /** Wh (or W) as the screens show them: kWh (kW) with three decimals. */
-const kilo = (expression: SQL) => sql`round((${expression})::numeric / 1000, 3)::float8`;
+export const kilo = (expression: SQL) => sql`round((${expression})::numeric / 1000, 3)::float8`;
 
 /** The meters a request reaches: its subtree, narrowed to a DCU, a meter or a consumer type. */
-function metersIn({ place }: AnalyticsRequest): SQL {
+export function metersIn({ place }: AnalyticsRequest): SQL {
   return sql`select m.id, m.dev_addr, m.grid_id, m.dcu_id from meter m
     ${place.consumerType ? sql`join poc p on p.meter_id = m.id join consumer c on c.id = p.consumer_id and c.consumer_type = ${place.consumerType}` : sql``}
     where ${inPlace(place, sql.raw('m.grid_id'))}
@@ -25,7 +25,7 @@ function metersIn({ place }: AnalyticsRequest): SQL {
 }
 
 /** Whether the request reaches whole grid nodes, so the grid rollups answer its totals. */
-const wholeNodes = ({ place }: AnalyticsRequest) => !place.dcuId && !place.meterId && !place.consumerType;
+export const wholeNodes = ({ place }: AnalyticsRequest) => !place.dcuId && !place.meterId && !place.consumerType;
 
 const SORTS: Record<string, string> = {
   devAddr: 'lower(dev_addr)',
@@ -35,7 +35,7 @@ const SORTS: Record<string, string> = {
 };
 
 /** What a row shows of its meter's neighbours. */
-const NEIGHBOURS = sql`(select grid_name from power_grid g where g.id = x.grid_id) as "gridName",
+export const NEIGHBOURS = sql`(select grid_name from power_grid g where g.id = x.grid_id) as "gridName",
   (select dcu_no from dcu d where d.id = x.dcu_id) as "dcuNo",
   (select c.consumer_type from poc p join consumer c on c.id = p.consumer_id where p.meter_id = x.id) as "consumerType"`;
 

@@ -7,13 +7,13 @@ import {
   type OptionsQuery,
   RESULT,
 } from '@meterdesk/contracts';
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Executor } from '../../db/driver';
-import { defineList, keyOrder } from '../../db/list';
+import { defineList, type FilterCondition, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
-import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../../db/schema';
+import { commModule, consumer, dcu, meter, meterLive, meterType, poc, powerGrid, supplier } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../http/api-error';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
@@ -39,10 +39,26 @@ export const meterRow = (db: Executor) =>
       pocNo: meterPoc(poc.pocNo),
       consumerCode: lookup(consumer.consumerCode, consumer.id, meterPoc(poc.consumerId)),
       consumerName: lookup(consumer.consumerName, consumer.id, meterPoc(poc.consumerId)),
+      live: {
+        online: meterLive.online,
+        lastCommAt: meterLive.lastCommAt,
+        relayState: meterLive.relayState,
+        lastReadAt: meterLive.lastReadAt,
+        lastReadWh: meterLive.lastReadWh,
+      },
     })
-    .from(meter);
+    .from(meter)
+    // Every meter has its live row (a trigger makes it with the meter): a join the sort by last
+    // communication can drive from the live table's index.
+    .innerJoin(meterLive, eq(meterLive.meterId, meter.id));
 
 type Row = Awaited<ReturnType<typeof meterRow>>[number];
+
+/** A meter whose live row matches: `exists` on the live table's index, cheap however few meters match. */
+const liveIs =
+  (condition: (value: unknown) => SQL): FilterCondition =>
+  (value) =>
+    sql`exists (select 1 from ${meterLive} where ${meterLive.meterId} = ${meter.id} and ${condition(value)})`;
 
 export const METER_LIST = defineList({
   entity: meterEntity,
@@ -54,6 +70,14 @@ export const METER_LIST = defineList({
     // meter_dcu_idx finds a DCU's meters; they are few enough to sort.
     dcuId: meter.dcuId,
     updateTime: meter.updateTime,
+    linkState: meterLive.online,
+    relayState: meterLive.relayState,
+    // Never heard from sorts as the oldest; meter_live_last_comm_idx holds this order.
+    lastCommTime: sql`coalesce(${meterLive.lastCommAt}, '-infinity'::timestamptz)`,
+  },
+  conditions: {
+    linkState: liveIs((value) => eq(meterLive.online, value === 'online')),
+    relayState: liveIs((value) => eq(meterLive.relayState, Number(value))),
   },
   trees: { gridId: GRID_TREE },
   defaultOrder: keyOrder({ devAddr: meter.devAddr, id: meter.id }),
@@ -61,7 +85,7 @@ export const METER_LIST = defineList({
   indexedSorts: ['status', 'updateTime'],
 });
 
-function toRecord({ m, ...shown }: Row): Meter {
+function toRecord({ m, live, ...shown }: Row): Meter {
   return {
     id: m.id,
     devAddr: m.devAddr,
@@ -84,6 +108,12 @@ function toRecord({ m, ...shown }: Row): Meter {
     latitude: m.latitude,
     remark: m.remark,
     ...shown,
+    linkState: live.online ? 'online' : 'offline',
+    lastCommTime: live.lastCommAt ? iso(live.lastCommAt) : null,
+    relayState: live.relayState as Meter['relayState'],
+    // Stored raw in Wh, as the register reports it (scaler 0).
+    lastReading: live.lastReadWh === null ? null : live.lastReadWh / 1000,
+    lastReadTime: live.lastReadAt ? iso(live.lastReadAt) : null,
     createTime: iso(m.createTime),
     updateTime: iso(m.updateTime),
   };

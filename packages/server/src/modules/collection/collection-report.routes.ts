@@ -8,6 +8,9 @@ import {
   type ReportGridRow,
   type ReportMeterRow,
   type ReportTable,
+  type SilentFilters,
+  type SilentGroup,
+  type SilentGroupRow,
 } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
@@ -21,26 +24,43 @@ import type { CollectionReportService } from './collection-report.service';
 /** Rows an export reads at a time. */
 const EXPORT_CHUNK = 1000;
 
-type Row = ReportDay | ReportGridRow | ReportDcuRow | ReportMeterRow;
+type Row = ReportDay | ReportGridRow | ReportDcuRow | ReportMeterRow | SilentGroupRow;
 
 const FIGURES = ['meters', 'expected', 'stored', 'successRate', 'metersComplete'] as const;
 const COLUMNS: Record<ReportTable, readonly string[]> = {
   daily: ['day', ...FIGURES],
   grid: ['day', 'gridName', ...FIGURES],
   dcu: ['day', 'dcuNo', 'gridName', ...FIGURES],
-  neverRead: ['devAddr', 'dcuNo', 'gridName', 'status'],
-  stopped: ['devAddr', 'dcuNo', 'gridName', 'status', 'lastDay'],
+  neverRead: ['devAddr', 'dcuNo', 'gridName', 'moduleType', 'supplierName', 'status'],
+  stopped: ['devAddr', 'dcuNo', 'gridName', 'moduleType', 'supplierName', 'status', 'lastDay'],
 };
+const GROUP_COLUMNS = ['name', 'meters'] as const;
 
-/** The columns of a table as the page shows them, in the caller's language. */
-function columnsOf(table: ReportTable, language: number): ColumnText<Row>[] {
+/** A group's name as the page shows it: a module type by its label, "none" for the meters without one. */
+export function groupName(groupBy: SilentGroup, row: SilentGroupRow, t: (key: string) => string): string {
+  if (row.key === null) return t(`silentMeters.none.${groupBy}`);
+  if (groupBy === 'moduleType') return t(`module.deviceTypes.${row.key}`);
+  return row.name ?? String(row.key);
+}
+
+/** The columns of a table (or of its groups) as the page shows them, in the caller's language. */
+function columnsOf(table: ReportTable, language: number, groupBy?: SilentGroup): ColumnText<Row>[] {
   const t = translator(language);
+  if (groupBy)
+    return GROUP_COLUMNS.map((key) => ({
+      key,
+      title: t(key === 'name' ? `silentMeters.groupBy.${groupBy}` : 'silentMeters.meters'),
+      text: (row) => (key === 'name' ? groupName(groupBy, row as SilentGroupRow, t) : (row as SilentGroupRow).meters),
+    }));
   return COLUMNS[table].map((key) => ({
     key,
-    title: t(`collectionReport.fields.${key}`),
+    title: t(
+      key === 'moduleType' || key === 'supplierName' ? `silentMeters.fields.${key}` : `collectionReport.fields.${key}`,
+    ),
     text: (row) => {
       const value = (row as Record<string, unknown>)[key];
       if (key === 'status') return t(`meter.statuses.${value}`);
+      if (key === 'moduleType') return value === null ? '' : t(`module.deviceTypes.${value}`);
       if (key === 'gridName' && (row as ReportGridRow).own)
         return t('collectionReport.ownMeters').replace('{{name}}', String(value));
       return typeof value === 'number' ? value : String(value ?? '');
@@ -69,21 +89,29 @@ export function registerCollectionReportRoutes(
   });
   registerOperation(app, collectionReportApi.neverRead, async ({ body, session }) => {
     const scope = await scopeOf(db, session);
-    return report.meters(await report.node(body.gridId, scope), scope, body, null);
+    return report.meters(await report.node(body.gridId, scope), scope, body, null, body);
   });
   registerOperation(app, collectionReportApi.stopped, async ({ body, session }) => {
     const scope = await scopeOf(db, session);
-    return report.meters(await report.node(body.gridId, scope), scope, body, report.stoppedSince(body.days));
+    return report.meters(await report.node(body.gridId, scope), scope, body, report.stoppedSince(body.days), body);
+  });
+  registerOperation(app, collectionReportApi.groups, async ({ body, session }) => {
+    const scope = await scopeOf(db, session);
+    const before = body.table === 'stopped' ? report.stoppedSince(body.days) : null;
+    return report.groups(await report.node(body.gridId, scope), scope, body, before, body.groupBy, body);
   });
 
   registerDownload(app, collectionReportApi.export, async ({ body, session, req }) => {
     const limit = body.format === 'pdf' ? MAX_PDF_ROWS + 1 : Number.POSITIVE_INFINITY;
     const { node, period, chunks } = await exportRows(report, body, await scopeOf(db, session), limit);
     const t = translator(session.language);
-    const title = t(`collectionReport.exportNames.${body.table}`);
+    const groupBy = SILENT.has(body.table) ? body.groupBy : undefined;
+    const title = groupBy
+      ? t(`silentMeters.exportNames.${body.table}`).replace('{{group}}', t(`silentMeters.groupBy.${groupBy}`))
+      : t(`collectionReport.exportNames.${body.table}`);
     const now = new Date();
     const filename = `${title}-${now.toISOString().slice(0, 10)}`;
-    const columns = columnsOf(body.table, session.language);
+    const columns = columnsOf(body.table, session.language, groupBy);
     if (body.format === 'pdf') {
       const texts: Record<string, string> = {
         node: node.name || t('collectionReport.allScope'),
@@ -115,6 +143,7 @@ export function registerCollectionReportRoutes(
 }
 
 const PERIOD_TABLES: ReadonlySet<ReportTable> = new Set(['daily', 'grid', 'dcu']);
+const SILENT: ReadonlySet<ReportTable> = new Set(['neverRead', 'stopped']);
 
 /**
  * The rows of one table, up to `limit`, a chunk at a time. The node and the period are settled here,
@@ -127,7 +156,10 @@ async function exportRows(report: CollectionReportService, body: ReportExport, s
     const page = { curPage, pageSize: EXPORT_CHUNK };
     if (body.table === 'grid' && period) return report.byGrid(node, period, page);
     if (body.table === 'dcu' && period) return report.byDcu(node, scope, period, page);
-    return report.meters(node, scope, page, body.table === 'stopped' ? report.stoppedSince(body.days) : null);
+    const before = body.table === 'stopped' ? report.stoppedSince(body.days) : null;
+    const filters: SilentFilters = body;
+    if (body.groupBy) return report.groups(node, scope, page, before, body.groupBy, filters);
+    return report.meters(node, scope, page, before, filters);
   };
   async function* chunks(): AsyncGenerator<Row[]> {
     if (body.table === 'daily' && period) {

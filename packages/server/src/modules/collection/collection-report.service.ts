@@ -13,6 +13,9 @@ import {
   type ReportMeterRow,
   type ReportPeriod,
   ROOT_PARENT_ID,
+  type SilentFilters,
+  type SilentGroup,
+  type SilentGroupRow,
 } from '@meterdesk/contracts';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/driver';
@@ -90,6 +93,26 @@ const idList = (ids: readonly string[]) =>
     ids.map((id) => sql`${id}`),
     sql`, `,
   );
+
+/** Each grouping's key over the meter row, and how the keys of a page are named. */
+const GROUPS: Record<SilentGroup, { key: SQL; name: ((ids: readonly string[]) => SQL) | null }> = {
+  dcu: {
+    key: sql`meter.dcu_id`,
+    name: (ids) => sql`select id, dcu_no as name from dcu where id in (${idList(ids)})`,
+  },
+  moduleType: {
+    key: sql`(select mo.device_type::int from comm_module mo where mo.id = meter.module_id)`,
+    name: null,
+  },
+  supplier: {
+    key: sql`meter.supplier_id`,
+    name: (ids) => sql`select id, supplier_name as name from supplier where id in (${idList(ids)})`,
+  },
+  grid: {
+    key: sql`meter.grid_id`,
+    name: (ids) => sql`select id, grid_name as name from power_grid where id in (${idList(ids)})`,
+  },
+};
 
 /**
  * The data collection report: read success per day, per grid node and per DCU, from the rollups only
@@ -303,15 +326,44 @@ export class CollectionReportService {
   };
 
   /**
-   * Meters expected to report in the node's subtree, by serial, with the last day they stored an
-   * interval (meter_last_read, kept by the rollup fold: one join, not a probe per meter): never read
-   * (`before` null), or not since before `before`.
+   * Meters expected to report in the node's subtree, with the last day they stored an interval
+   * (meter_last_read, kept by the rollup fold: one join, not a probe per meter): never read (`before`
+   * null), or not since before `before`; narrowed to one group's meters by `filters`.
    */
-  async meters(node: ReportNode, scope: Scope, page: PageQuery, before: string | null): Promise<Page<ReportMeterRow>> {
+  private silent(node: ReportNode, scope: Scope, before: string | null, filters: SilentFilters): SQL {
+    const nullable = (column: string, value: string | null | undefined) =>
+      value === undefined
+        ? undefined
+        : value === null
+          ? sql`${sql.raw(column)} is null`
+          : sql`${sql.raw(column)} = ${value}`;
+    const { moduleType } = filters;
+    return and(
+      reporting('meter'),
+      this.placed(meter.gridId, node, scope),
+      before === null ? sql`l.last_day is null` : sql`l.last_day < ${before}::date`,
+      nullable('meter.dcu_id', filters.dcuId),
+      nullable('meter.supplier_id', filters.supplierId),
+      filters.nodeId === undefined ? undefined : sql`meter.grid_id = ${filters.nodeId}`,
+      moduleType === undefined
+        ? undefined
+        : moduleType === null
+          ? sql`meter.module_id is null`
+          : sql`exists (select 1 from comm_module mo where mo.id = meter.module_id and mo.device_type = ${moduleType})`,
+    ) as SQL;
+  }
+
+  /** The never-read (`before` null) or stopped meters of the node's subtree, by serial, as a field crew works from them. */
+  async meters(
+    node: ReportNode,
+    scope: Scope,
+    page: PageQuery,
+    before: string | null,
+    filters: SilentFilters = {},
+  ): Promise<Page<ReportMeterRow>> {
     if (!node.gridId && node.roots.length === 0)
       return { list: [], total: 0, curPage: page.curPage, pageSize: page.pageSize };
-    const where = sql`${reporting('meter')} and ${this.placed(meter.gridId, node, scope) ?? sql`true`}
-      and ${before === null ? sql`l.last_day is null` : sql`l.last_day < ${before}::date`}`;
+    const where = this.silent(node, scope, before, filters);
     const from = sql`from meter left join meter_last_read l on l.meter_id = meter.id`;
     const [count] = await rowsOf<{ total: number }>(this.db, sql`select count(*)::int as total ${from} where ${where}`);
     const list = await rowsOf<ReportMeterRow>(
@@ -319,11 +371,76 @@ export class CollectionReportService {
       sql`select meter.id as "meterId", meter.dev_addr as "devAddr",
           (select d.dcu_no from dcu d where d.id = meter.dcu_id) as "dcuNo",
           (select g.grid_name from power_grid g where g.id = meter.grid_id) as "gridName",
-          meter.status::int as status, l.last_day::text as "lastDay"
+          meter.status::int as status,
+          (select mo.device_type::int from comm_module mo where mo.id = meter.module_id) as "moduleType",
+          (select s.supplier_name from supplier s where s.id = meter.supplier_id) as "supplierName",
+          l.last_day::text as "lastDay"
         ${from} where ${where}
         order by meter.dev_addr, meter.id limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}`,
     );
     return { list, total: count?.total ?? 0, curPage: page.curPage, pageSize: page.pageSize };
+  }
+
+  /**
+   * The same meters counted per group (DCU, module type, supplier, grid node), most meters first:
+   * one pass over the subtree's meters, then the names of the page's groups only.
+   */
+  async groups(
+    node: ReportNode,
+    scope: Scope,
+    page: PageQuery,
+    before: string | null,
+    groupBy: SilentGroup,
+    filters: SilentFilters = {},
+  ): Promise<Page<SilentGroupRow>> {
+    if (!node.gridId && node.roots.length === 0)
+      return { list: [], total: 0, curPage: page.curPage, pageSize: page.pageSize };
+    const { key, name } = GROUPS[groupBy];
+    const rows = await rowsOf<{ key: string | number | null; meters: number; groups: number }>(
+      this.db,
+      sql`select g.key, g.meters, count(*) over ()::int as groups from (
+          select ${key} as key, count(*)::int as meters
+          from meter left join meter_last_read l on l.meter_id = meter.id
+          where ${this.silent(node, scope, before, filters)}
+          group by 1) g
+        order by g.meters desc, g.key nulls last
+        limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}`,
+    );
+    const keys = rows.flatMap((row) => (typeof row.key === 'string' ? [row.key] : []));
+    const names = new Map(
+      name && keys.length
+        ? (await rowsOf<{ id: string; name: string }>(this.db, name(keys))).map((r) => [r.id, r.name])
+        : [],
+    );
+    // The window count rides on the page's rows; a page past the last group has none to carry it.
+    const total = rows[0] ? Number(rows[0].groups) : await this.groupCount(node, scope, before, groupBy, filters);
+    return {
+      list: rows.map((row) => ({
+        key: row.key === null || groupBy !== 'moduleType' ? row.key : Number(row.key),
+        name: typeof row.key === 'string' ? (names.get(row.key) ?? null) : null,
+        meters: Number(row.meters),
+      })),
+      total,
+      curPage: page.curPage,
+      pageSize: page.pageSize,
+    };
+  }
+
+  /** How many groups there are, for a page past the last one (which holds no row to carry the count). */
+  private async groupCount(
+    node: ReportNode,
+    scope: Scope,
+    before: string | null,
+    groupBy: SilentGroup,
+    filters: SilentFilters,
+  ): Promise<number> {
+    const [row] = await rowsOf<{ n: number }>(
+      this.db,
+      sql`select count(*)::int as n from (select ${GROUPS[groupBy].key} from meter
+          left join meter_last_read l on l.meter_id = meter.id
+          where ${this.silent(node, scope, before, filters)} group by 1) g`,
+    );
+    return Number(row?.n ?? 0);
   }
 
   /** The first day a meter must have stored nothing from (today included) to count as stopped. */

@@ -338,14 +338,14 @@ describe('the data collection report', () => {
       ],
     );
     expect(await rowsOf({ table: 'stopped', gridId: grid.region })).toEqual([
-      ['Meter serial', 'DCU', 'Grid node', 'Status', 'Last reading day (UTC)'],
-      [serial.beta2, d2.dcuNo, 'Beta feeder', 'Anomaly', daysAgo(10)],
+      ['Meter serial', 'DCU', 'Grid node', 'Module type', 'Supplier', 'Status', 'Last reading day (UTC)'],
+      [serial.beta2, d2.dcuNo, 'Beta feeder', undefined, undefined, 'Anomaly', daysAgo(10)],
     ]);
     const never = await rowsOf({ table: 'neverRead', gridId: grid.region });
     expect(never).toEqual([
-      ['Meter serial', 'DCU', 'Grid node', 'Status'],
+      ['Meter serial', 'DCU', 'Grid node', 'Module type', 'Supplier', 'Status'],
       // A direct meter has no DCU: the cell is left empty.
-      [serial.direct, undefined, 'Beta feeder', 'Activated'],
+      [serial.direct, undefined, 'Beta feeder', undefined, undefined, 'Activated'],
     ]);
   });
 

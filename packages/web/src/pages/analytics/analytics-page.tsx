@@ -67,6 +67,26 @@ export function periodParams(definition: AnyAnalytics, params: URLSearchParams):
   return { [keys.start]: start, [keys.end]: end };
 }
 
+/**
+ * The filters and period in the URL as the page's calls send them, with its fixed keys: what the
+ * summary asks for, and what a page's own panel (meter events' storms) reads alongside.
+ */
+export function useAnalyticsFilters(
+  crud: CrudConfig,
+  fixed?: Readonly<Record<string, string>>,
+): Record<string, string | number> {
+  const [params] = useSearchParams();
+  const filterFields = useMemo(
+    () =>
+      crud.entity.filters
+        .filter((f) => !isDateRange(f))
+        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
+    [crud],
+  );
+  const { filters } = readListQuery(params, filterFields, new Set(), crud.timeRange);
+  return { ...filters, ...fixed };
+}
+
 /** The label of a figure or point field, as its schema declares it. */
 const labelOf = (schema: z.ZodObject, key: string) => fieldMeta(schema.shape[key] as z.ZodType)?.label ?? key;
 
@@ -127,18 +147,9 @@ export function AnalyticsPage({
   children?: ReactNode;
 }) {
   const { t } = useTranslation();
-  const [params] = useSearchParams();
   const { definition, api } = screen;
   const crud = useMemo(() => analyticsCrud(screen), [screen]);
-  const filterFields = useMemo(
-    () =>
-      definition.entity.filters
-        .filter((f) => !isDateRange(f))
-        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
-    [crud, definition],
-  );
-  const { filters } = readListQuery(params, filterFields, new Set(), crud.timeRange);
-  const body = { ...filters, ...fixed };
+  const body = useAnalyticsFilters(crud, fixed);
   const summary = useQuery({
     queryKey: [definition.entity.name, 'summary', body],
     queryFn: ({ signal }) =>

@@ -12,6 +12,10 @@ import {
   type ReportGridRow,
   type ReportMeterRow,
   type ReportTable,
+  SILENT_GROUP_FILTERS,
+  SILENT_GROUPS,
+  type SilentGroup,
+  type SilentGroupRow,
 } from '@meterdesk/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import {
@@ -25,15 +29,18 @@ import {
   Flex,
   InputNumber,
   Progress,
+  Segmented,
   Space,
   Statistic,
   Table,
   type TableColumnsType,
   Tabs,
+  Tag,
   TreeSelect,
   Typography,
 } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
+import type { TFunction } from 'i18next';
 import { type ReactNode, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { callApi } from '@/api/api-client';
@@ -72,6 +79,22 @@ interface Filters {
   days: number;
 }
 
+/** A group of never-read or stopped meters the user opened: its meters only, until the filter is removed. */
+interface GroupFilter {
+  groupBy: SilentGroup;
+  key: SilentGroupRow['key'];
+  name: string;
+}
+
+const SILENT_TABS: readonly ReportTable[] = ['neverRead', 'stopped'];
+
+/** A group as the page names it: a module type by its label, the meters without one as such. */
+function groupLabel(t: TFunction, groupBy: SilentGroup, row: Pick<SilentGroupRow, 'key' | 'name'>): string {
+  if (row.key === null) return t(`silentMeters.none.${groupBy}`);
+  if (groupBy === 'moduleType') return t(`module.deviceTypes.${row.key}`);
+  return row.name ?? String(row.key);
+}
+
 /** /report/dataCollectionReport: read success by day, grid node and DCU, and the meters that do not read. */
 export function CollectionReportPage() {
   const { t } = useTranslation();
@@ -85,6 +108,9 @@ export function CollectionReportPage() {
     days: DEFAULT_STOPPED_DAYS,
   }));
   const [tab, setTab] = useState<ReportTable>('daily');
+  // The never-read and stopped lists, grouped for field crews, and the groups opened as filters.
+  const [groupBy, setGroupBy] = useState<SilentGroup | undefined>(undefined);
+  const [groupFilters, setGroupFilters] = useState<GroupFilter[]>([]);
   const [pages, setPages] = useState<Record<ReportTable, number>>({
     daily: 1,
     grid: 1,
@@ -93,37 +119,67 @@ export function CollectionReportPage() {
     stopped: 1,
   });
   const { gridId, startDay, endDay, days } = filters;
+  const firstPages = () => setPages({ daily: 1, grid: 1, dcu: 1, neverRead: 1, stopped: 1 });
   const change = (next: Partial<Filters>) => {
     setFilters((current) => ({ ...current, ...next }));
-    setPages({ daily: 1, grid: 1, dcu: 1, neverRead: 1, stopped: 1 });
+    firstPages();
   };
   const paged = { pageSize: PAGE_SIZE, curPage: pages[tab] };
   const period = { gridId, startDay, endDay };
+  const silentTab = SILENT_TABS.includes(tab);
+  const grouping = silentTab ? groupBy : undefined;
+  const groupKeys = Object.fromEntries(groupFilters.map((f) => [SILENT_GROUP_FILTERS[f.groupBy], f.key]));
+  const regroup = (next: SilentGroup | undefined) => {
+    setGroupBy(next);
+    firstPages();
+  };
+  const openGroup = (row: SilentGroupRow) => {
+    if (!groupBy) return;
+    const name = groupLabel(t, groupBy, row);
+    setGroupFilters((current) => [...current.filter((f) => f.groupBy !== groupBy), { groupBy, key: row.key, name }]);
+    regroup(undefined);
+  };
+  const dropGroup = (dropped: SilentGroup | null) => {
+    setGroupFilters((current) => (dropped ? current.filter((f) => f.groupBy !== dropped) : []));
+    firstPages();
+  };
 
   // Each tab asks only while shown; the daily figures also feed the headline.
   const daily = useQuery({
     queryKey: ['collectionReport', 'daily', period],
     queryFn: ({ signal }) => callApi(collectionReportApi.daily, period, { signal }),
   });
-  const table = useQuery<Page<ReportGridRow | ReportDcuRow | ReportMeterRow>>({
-    queryKey: ['collectionReport', tab, period, days, paged.curPage],
+  const table = useQuery<Page<ReportGridRow | ReportDcuRow | ReportMeterRow | SilentGroupRow>>({
+    queryKey: ['collectionReport', tab, period, days, paged.curPage, grouping, groupKeys],
     queryFn: ({ signal }) => {
+      if (grouping && (tab === 'neverRead' || tab === 'stopped'))
+        return callApi(
+          collectionReportApi.groups,
+          { table: tab, groupBy: grouping, gridId, days, ...groupKeys, ...paged },
+          { signal },
+        );
       switch (tab) {
         case 'grid':
           return callApi(collectionReportApi.byGrid, { ...period, ...paged }, { signal });
         case 'dcu':
           return callApi(collectionReportApi.byDcu, { ...period, ...paged }, { signal });
         case 'neverRead':
-          return callApi(collectionReportApi.neverRead, { gridId, ...paged }, { signal });
+          return callApi(collectionReportApi.neverRead, { gridId, ...groupKeys, ...paged }, { signal });
         default:
-          return callApi(collectionReportApi.stopped, { gridId, days, ...paged }, { signal });
+          return callApi(collectionReportApi.stopped, { gridId, days, ...groupKeys, ...paged }, { signal });
       }
     },
     enabled: tab !== 'daily',
   });
   const exportFile = useMutation({
     mutationFn: (format: ExportFormat) =>
-      downloadFile(collectionReportApi.export, { table: tab, format, ...period, days }),
+      downloadFile(collectionReportApi.export, {
+        table: tab,
+        format,
+        ...period,
+        days,
+        ...(silentTab ? { ...groupKeys, ...(grouping ? { groupBy: grouping } : {}) } : {}),
+      }),
     onError: (error) => message.error(errorText(t, error)),
   });
   const refresh = () => {
@@ -189,6 +245,16 @@ export function CollectionReportPage() {
     { key: 'dcuNo', title: t('collectionReport.fields.dcuNo'), render: (_, row) => row.dcuNo ?? '—' },
     { key: 'gridName', title: t('collectionReport.fields.gridName'), dataIndex: 'gridName' },
     {
+      key: 'moduleType',
+      title: t('silentMeters.fields.moduleType'),
+      render: (_, row) => (row.moduleType === null ? '—' : t(`module.deviceTypes.${row.moduleType}`)),
+    },
+    {
+      key: 'supplierName',
+      title: t('silentMeters.fields.supplierName'),
+      render: (_, row) => row.supplierName ?? '—',
+    },
+    {
       key: 'status',
       title: t('collectionReport.fields.status'),
       render: (_, row) => t(`meter.statuses.${row.status}`),
@@ -197,6 +263,58 @@ export function CollectionReportPage() {
       ? [{ key: 'lastDay', title: t('collectionReport.fields.lastDay'), dataIndex: 'lastDay' as const }]
       : []),
   ];
+
+  const groupColumns: TableColumnsType<SilentGroupRow> = [
+    {
+      key: 'name',
+      title: groupBy ? t(`silentMeters.groupBy.${groupBy}`) : '',
+      // A group's row opens its meters, its key a filter of the list.
+      render: (_, row) => (
+        <Typography.Link data-testid={`report-group-${row.key ?? 'none'}`} onClick={() => openGroup(row)}>
+          {groupBy ? groupLabel(t, groupBy, row) : ''}
+        </Typography.Link>
+      ),
+    },
+    { key: 'meters', title: t('silentMeters.meters'), dataIndex: 'meters', align: 'right', width: 160 },
+  ];
+  /** The never-read or stopped meters: grouped with their counts, or listed, narrowed to the groups opened. */
+  const silentTable = (testId: string, columns: TableColumnsType<ReportMeterRow>) => (
+    <Flex vertical gap="small">
+      <Flex gap="middle" align="center" wrap>
+        <Typography.Text>{t('silentMeters.groupByLabel')}</Typography.Text>
+        <Segmented<SilentGroup | 'none'>
+          data-testid="report-group-by"
+          value={groupBy ?? 'none'}
+          onChange={(value) => regroup(value === 'none' ? undefined : value)}
+          options={[
+            { value: 'none', label: <span data-testid="report-group-by-none">{t('silentMeters.ungrouped')}</span> },
+            ...SILENT_GROUPS.map((value) => ({
+              value,
+              label: <span data-testid={`report-group-by-${value}`}>{t(`silentMeters.groupBy.${value}`)}</span>,
+            })),
+          ]}
+        />
+        {groupFilters.map((filter) => (
+          <Tag
+            key={filter.groupBy}
+            closable
+            onClose={() => dropGroup(filter.groupBy)}
+            data-testid={`report-group-filter-${filter.groupBy}`}
+          >
+            {t(`silentMeters.groupBy.${filter.groupBy}`)}: {filter.name}
+          </Tag>
+        ))}
+        {groupFilters.length > 1 && (
+          <Typography.Link data-testid="report-group-filters-clear" onClick={() => dropGroup(null)}>
+            {t('silentMeters.clearFilters')}
+          </Typography.Link>
+        )}
+      </Flex>
+      {groupBy
+        ? pagedTable<SilentGroupRow>('report-groups', (row) => String(row.key ?? 'none'), groupColumns)
+        : pagedTable<ReportMeterRow>(testId, (row) => row.meterId, columns)}
+    </Flex>
+  );
 
   const tabs: { key: ReportTable; children: ReactNode }[] = [
     {
@@ -251,11 +369,11 @@ export function CollectionReportPage() {
     },
     {
       key: 'neverRead',
-      children: pagedTable<ReportMeterRow>('report-never-read', (row) => row.meterId, meterColumns(false)),
+      children: silentTable('report-never-read', meterColumns(false)),
     },
     {
       key: 'stopped',
-      children: pagedTable<ReportMeterRow>('report-stopped', (row) => row.meterId, meterColumns(true)),
+      children: silentTable('report-stopped', meterColumns(true)),
     },
   ];
 

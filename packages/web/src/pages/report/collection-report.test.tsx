@@ -1,4 +1,10 @@
-import { COLLECTION_REPORT_RES, type ReportDaily, type ReportGridRow, type ReportMeterRow } from '@meterdesk/contracts';
+import {
+  COLLECTION_REPORT_RES,
+  type ReportDaily,
+  type ReportGridRow,
+  type ReportMeterRow,
+  type SilentGroupRow,
+} from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -54,6 +60,8 @@ const stoppedMeter: ReportMeterRow = {
   dcuNo: 'DCU01',
   gridName: 'Beta feeder',
   status: 3,
+  moduleType: 2,
+  supplierName: 'Najd Meters',
   lastDay: addDays(today, -9),
 };
 
@@ -125,7 +133,7 @@ describe('data collection report page', () => {
     const before = api.callsTo('/collectionreport/daily').length;
     await user.click(screen.getByTestId('report-refresh'));
     await waitFor(() => expect(api.callsTo('/collectionreport/daily').length).toBe(before + 1));
-  }, 20_000);
+  }, 40_000);
 
   it('offers no export without the export button, and says so when no meter is expected to report', async () => {
     stubApi({
@@ -189,6 +197,70 @@ describe('data collection report page', () => {
     expect(await within(table).findByRole('columnheader', { name: '日期 (UTC)' })).toBeTruthy();
     expect(screen.getByText('时间段（UTC 日）')).toBeTruthy();
   });
+
+  it('groups the never-read meters for field crews, opens a group as a filter of the list, and exports what is shown', async () => {
+    const DCU = 'e'.repeat(32);
+    const groups: SilentGroupRow[] = [
+      { key: DCU, name: 'DCU01', meters: 3 },
+      { key: null, name: null, meters: 1 },
+    ];
+    const api = stubApi({
+      '/powergrid/tree': () => ok([]),
+      '/collectionreport/daily': () => ok(daily(4)),
+      '/collectionreport/silentgroups': (body) =>
+        ok(page(body.groupBy === 'moduleType' ? [{ key: 2, name: null, meters: 3 }] : groups)),
+      '/collectionreport/neverread': () => ok(page([{ ...stoppedMeter, lastDay: null }])),
+      '/collectionreport/export': () => file('xlsx', 'application/octet-stream', 'report.xlsx'),
+    });
+    URL.createObjectURL = vi.fn(() => 'blob:report');
+    URL.revokeObjectURL = vi.fn();
+    renderInShell(permittedTree([PAGE, COLLECTION_REPORT_RES.export]), PAGE);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('report-tab-neverRead'));
+    const list = await screen.findByTestId('report-never-read');
+    expect(await within(list).findByText('Meter (PLC module)')).toBeTruthy();
+    expect(within(list).getByText('Najd Meters')).toBeTruthy();
+
+    await user.click(screen.getByTestId('report-group-by-dcu'));
+    const table = await screen.findByTestId('report-groups');
+    expect(await within(table).findByTestId(`report-group-${DCU}`)).toBeTruthy();
+    expect(within(table).getByTestId('report-group-none').textContent).toBe('Direct meters (no DCU)');
+    expect(within(table).getByRole('columnheader', { name: 'DCU' })).toBeTruthy();
+    expect(api.callsTo('/collectionreport/silentgroups')[0]?.body).toEqual({
+      table: 'neverRead',
+      groupBy: 'dcu',
+      days: 3,
+      pageSize: 20,
+      curPage: 1,
+    });
+
+    // The group's meters: its key a filter of the list, shown as a tag until removed.
+    await user.click(within(table).getByTestId(`report-group-${DCU}`));
+    await waitFor(() =>
+      expect(api.callsTo('/collectionreport/neverread').at(-1)?.body).toMatchObject({ dcuId: DCU, curPage: 1 }),
+    );
+    expect(screen.getByTestId('report-group-filter-dcu').textContent).toBe('DCU: DCU01');
+    await user.click(screen.getByTestId('report-export-xlsx'));
+    await waitFor(() => expect(api.callsTo('/collectionreport/export')).toHaveLength(1));
+    expect(api.callsTo('/collectionreport/export')[0]?.body).toMatchObject({ table: 'neverRead', dcuId: DCU });
+    expect(api.callsTo('/collectionreport/export')[0]?.body).not.toHaveProperty('groupBy');
+
+    // Grouped again within the group: by module type, the DCU still a filter; exported as groups.
+    await user.click(screen.getByTestId('report-group-by-moduleType'));
+    expect(await screen.findByText('Meter (PLC module)')).toBeTruthy();
+    expect(api.callsTo('/collectionreport/silentgroups').at(-1)?.body).toMatchObject({
+      groupBy: 'moduleType',
+      dcuId: DCU,
+    });
+    await user.click(screen.getByTestId('report-export-xlsx'));
+    await waitFor(() => expect(api.callsTo('/collectionreport/export')).toHaveLength(2));
+    expect(api.callsTo('/collectionreport/export')[1]?.body).toMatchObject({ groupBy: 'moduleType', dcuId: DCU });
+
+    await user.click(screen.getByTestId('report-group-by-none'));
+    const tag = screen.getByTestId('report-group-filter-dcu');
+    await user.click(within(tag).getByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(api.callsTo('/collectionreport/neverread').at(-1)?.body).not.toHaveProperty('dcuId'));
+  }, 60_000);
 
   it("shows the server's refusal instead of a table", async () => {
     stubApi({

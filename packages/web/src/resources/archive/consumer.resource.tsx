@@ -1,12 +1,14 @@
 import { consumerApi, consumerEntity, consumerImportApi } from '@meterdesk/contracts';
 import { defineArchiveCrud } from '@/crud/archive-crud';
 import { createCrudPages } from '@/crud/crud-pages';
+import { showOnMap } from './show-on-map';
 
 export const consumerCrud = defineArchiveCrud({
   entity: consumerEntity,
   api: consumerApi,
   unique: ['consumerCode'],
   imports: consumerImportApi,
+  rowActions: [showOnMap('consumer')],
 });
 
 export const consumerPages = createCrudPages(consumerCrud);

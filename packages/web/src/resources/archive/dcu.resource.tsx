@@ -3,6 +3,7 @@ import { DCU_RES, dcuApi, dcuEntity, dcuImportApi } from '@meterdesk/contracts';
 import { defineArchiveCrud } from '@/crud/archive-crud';
 import { createCrudPages } from '@/crud/crud-pages';
 import { DcuRevealDialog } from './dcu-reveal-dialog';
+import { showOnMap } from './show-on-map';
 
 export const dcuCrud = defineArchiveCrud({
   entity: dcuEntity,
@@ -15,6 +16,7 @@ export const dcuCrud = defineArchiveCrud({
     taskEnabled: 'dcu.sections.task',
   },
   rowActions: [
+    showOnMap('dcu'),
     {
       key: 'reveal',
       icon: <KeyOutlined />,

@@ -3,6 +3,8 @@ import { METER_RES, METER_STATUS_TRANSITIONS, meterApi, meterEntity, meterImport
 import { defineArchiveCrud } from '@/crud/archive-crud';
 import { createCrudPages } from '@/crud/crud-pages';
 import { MeterDetailPage } from '@/pages/archive/meter-detail.page';
+import { LinkStateCell, RelayStateCell } from '@/pages/archive/meter-live-cells';
+import { showOnMap } from './show-on-map';
 
 export const meterCrud = defineArchiveCrud({
   entity: meterEntity,
@@ -12,7 +14,9 @@ export const meterCrud = defineArchiveCrud({
   // A meter starts its life cycle where the user says; afterwards only maintain moves it.
   createFields: ['status'],
   secretFields: ['hesPassword'],
+  cells: { linkState: LinkStateCell, relayState: RelayStateCell },
   rowActions: [
+    showOnMap('meter'),
     {
       key: 'maintain',
       icon: <ToolOutlined />,

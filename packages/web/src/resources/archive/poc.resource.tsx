@@ -2,6 +2,7 @@ import { SwapOutlined } from '@ant-design/icons';
 import { POC_RES, pocApi, pocEntity, pocImportApi } from '@meterdesk/contracts';
 import { defineArchiveCrud } from '@/crud/archive-crud';
 import { createCrudPages } from '@/crud/crud-pages';
+import { showOnMap } from './show-on-map';
 
 export const pocCrud = defineArchiveCrud({
   entity: pocEntity,
@@ -9,6 +10,7 @@ export const pocCrud = defineArchiveCrud({
   unique: ['pocNo'],
   imports: pocImportApi,
   rowActions: [
+    showOnMap('poc'),
     {
       key: 'replace',
       icon: <SwapOutlined />,

@@ -47,6 +47,12 @@ const byTestId = (container: HTMLElement, testId: string) => {
 };
 
 describe('Leaflet map view', () => {
+  it('moves to a found record as a user’s move would, reporting the new view', () => {
+    const { events, view } = open();
+    view.focus({ lat: 24.75, lng: 46.55, zoom: 17 });
+    expect(events.onViewport.mock.calls.at(-1)?.[1]).toEqual({ lat: 24.75, lng: 46.55, zoom: 17 });
+  });
+
   it('reports the view it opens on, and draws clusters with their count and points by kind and status', () => {
     const { container, events, view } = open();
     expect(events.onViewport).toHaveBeenCalledTimes(1);

@@ -36,6 +36,8 @@ export interface MapView {
   draw(answer: GisAnswer, clusterTitle: (cluster: GisCluster) => string): void;
   /** Opens the popup of `point` showing `content`, which the page renders into. */
   openPopup(point: GisPoint, content: HTMLElement): void;
+  /** Moves the map to `place` (a found record), as a user's move would: the viewport is reported. */
+  focus(place: MapPlace): void;
   closePopup(): void;
   destroy(): void;
 }
@@ -163,6 +165,9 @@ export const createLeafletView: CreateMapView = (container, config, place, event
     },
     closePopup() {
       map.closePopup(popup);
+    },
+    focus(place) {
+      map.setView([place.lat, place.lng], place.zoom);
     },
     destroy() {
       resizes?.disconnect();

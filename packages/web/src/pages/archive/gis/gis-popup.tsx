@@ -1,8 +1,19 @@
-import { consumerEntity, dcuEntity, type GisKind, type GisPoint, meterEntity } from '@meterdesk/contracts';
+import {
+  consumerEntity,
+  dcuEntity,
+  type GisKind,
+  type GisPoint,
+  meterEntity,
+  type Placement,
+} from '@meterdesk/contracts';
 import { Button, Descriptions, Flex, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { usePermissions } from '@/app/permissions/permission-context';
+import { PlacementTag } from './gis-search';
+
+/** A point the map shows; a found meter without coordinates of its own says where it was placed instead. */
+export type ShownPoint = GisPoint & { placement?: Placement | null };
 
 const DETAIL_PAGES: Record<GisKind, string> = {
   meter: `${meterEntity.pagePath}/detail`,
@@ -26,7 +37,7 @@ function Status({ point }: { point: GisPoint }) {
  * What a point's popup says: its business key, kind and state, and the way to its detail page,
  * which opens in the shell's tab like any page (offered only to a user who may open it).
  */
-export function GisPopup({ point }: { point: GisPoint }) {
+export function GisPopup({ point }: { point: ShownPoint }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const permissions = usePermissions();
@@ -36,6 +47,7 @@ export function GisPopup({ point }: { point: GisPoint }) {
       <Typography.Text strong copyable data-testid="gis-popup-label">
         {point.label}
       </Typography.Text>
+      {point.placement && <PlacementTag found={{ placement: point.placement }} />}
       <Descriptions
         size="small"
         column={1}

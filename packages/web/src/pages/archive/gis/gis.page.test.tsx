@@ -2,9 +2,11 @@ import {
   GIS_RES,
   type GisAnswer,
   type GisConfig,
+  type GisFound,
   type GisPoint,
   type GridNode,
   gisApi,
+  gisFindApi,
   gridApi,
   meterEntity,
 } from '@meterdesk/contracts';
@@ -29,17 +31,19 @@ interface FakeView {
   events: MapViewEvents;
   draws: GisAnswer[];
   popups: { point: GisPoint; content: HTMLElement }[];
+  focuses: MapPlace[];
   destroyed: boolean;
 }
 const views = vi.hoisted(() => [] as FakeView[]);
 vi.mock('./gis-map', () => ({
   createLeafletView: (container: HTMLElement, config: GisConfig, place: MapPlace | null, events: MapViewEvents) => {
-    const view: FakeView = { container, config, place, events, draws: [], popups: [], destroyed: false };
+    const view: FakeView = { container, config, place, events, draws: [], popups: [], focuses: [], destroyed: false };
     views.push(view);
     return {
       draw: (answer: GisAnswer) => view.draws.push(answer),
       openPopup: (point: GisPoint, content: HTMLElement) => view.popups.push({ point, content }),
       closePopup: () => undefined,
+      focus: (at: MapPlace) => view.focuses.push(at),
       destroy: () => {
         view.destroyed = true;
       },
@@ -75,13 +79,20 @@ const gridNodeOf = (n: number, gridName: string, parentId: string, children: Gri
 
 function openGis(
   points: (body: Record<string, unknown>) => StubAnswer | Promise<StubAnswer>,
-  { uris = [GIS_RES], config = CONFIG, entry = GIS_RES } = {},
+  {
+    uris = [GIS_RES],
+    config = CONFIG,
+    entry = GIS_RES,
+    more = {} as Record<string, (body: Record<string, unknown>) => StubAnswer>,
+  } = {},
 ) {
   views.length = 0;
   const api = stubApi({
     [gisApi.config.path]: () => ok(config),
     [gisApi.points.path]: points,
     [gridApi.tree.path]: () => ok([gridNodeOf(10, 'Central Region', '0', [gridNodeOf(11, 'Feeder F1', id(10))])]),
+    [gisFindApi.unplaced.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),
+    ...more,
   });
   const shell = renderInShell(permittedTree(uris), entry);
   return { api, ...shell };
@@ -242,5 +253,89 @@ describe('GIS page', () => {
     expect(within(legend).getByTestId('gis-legend-meter-3').textContent).toBe('异常');
     expect(within(legend).getByTestId('gis-legend-protected').textContent).toBe('生命保障 / 医疗');
     expect(within(formItem('field-kinds')).getByText('显示')).toBeTruthy();
+  });
+
+  describe('finding records', () => {
+    const found = (n: number, label: string, more: Partial<GisFound> = {}): GisFound => ({
+      kind: 'meter',
+      id: id(n),
+      label,
+      name: '',
+      status: 2,
+      lat: 24.63,
+      lng: 46.63,
+      placement: 'own',
+      ...more,
+    });
+    const searching = (list: GisFound[]) => ({ [gisFindApi.search.path]: () => ok({ list, more: false }) });
+
+    it('finds a meter by number as the user types, moves the map there and opens its popup, marked when approximate', async () => {
+      const atConsumer = found(3, '210400010029', { placement: 'consumer' });
+      const { api } = openGis(() => ok(ANSWER), { more: searching([atConsumer]) });
+      const view = await theView();
+      const user = userEvent.setup();
+      await user.type(screen.getByTestId('gis-search'), '2104');
+      await user.click(await screen.findByTestId('gis-search-option-meter-210400010029'));
+      // One question once typing paused, not one per key.
+      expect(api.callsTo(gisFindApi.search.path).map((call) => call.body)).toEqual([{ keyword: '2104' }]);
+      await waitFor(() => expect(view.focuses).toEqual([{ lat: 24.63, lng: 46.63, zoom: 17 }]));
+      await waitFor(() => expect(view.popups).toHaveLength(1));
+      const popup = view.popups[0]?.content as HTMLElement;
+      expect(within(popup).getByTestId('gis-popup-label').textContent).toBe('210400010029');
+      expect(within(popup).getByTestId('gis-placement').textContent).toBe("Approximate: at its consumer's position");
+    });
+
+    it('says a found meter with no position anywhere is not on the map', async () => {
+      openGis(() => ok(ANSWER), {
+        more: searching([found(4, '210400010030', { placement: null, lat: null, lng: null })]),
+      });
+      const view = await theView();
+      const user = userEvent.setup();
+      await user.type(screen.getByTestId('gis-search'), '30');
+      await user.click(await screen.findByTestId('gis-search-option-meter-210400010030'));
+      expect((await screen.findByTestId('gis-not-on-map')).textContent).toContain('210400010030 is not on the map');
+      expect(view.focuses).toEqual([]);
+      expect(view.popups).toEqual([]);
+    });
+
+    it('opens centred on the record a detail page names, or says why it cannot', async () => {
+      const entry = `${GIS_RES}?focus=poc:${id(5)}`;
+      const { api } = openGis(() => ok(ANSWER), {
+        entry,
+        more: { [gisFindApi.locate.path]: () => ok({ label: 'POC000001', target: found(6, '210400010031') }) },
+      });
+      const view = await theView();
+      // The map reports its view first, which drops the focus from the URL: the record is still shown.
+      act(() => view.events.onViewport(VIEW, PLACE));
+      await waitFor(() => expect(view.popups).toHaveLength(1));
+      expect(api.callsTo(gisFindApi.locate.path).map((call) => call.body)).toEqual([{ kind: 'poc', id: id(5) }]);
+      expect(view.focuses).toEqual([{ lat: 24.63, lng: 46.63, zoom: 17 }]);
+
+      openGis(() => ok(ANSWER), {
+        entry,
+        more: { [gisFindApi.locate.path]: () => ok({ label: 'POC000001', target: null }) },
+      });
+      expect((await screen.findByTestId('gis-not-on-map')).textContent).toContain('POC000001 is not on the map');
+    });
+
+    it('lists the meters without coordinates under the filters, showing one at its approximate place', async () => {
+      const list = [found(7, '210400010032', { placement: 'dcu' }), found(8, '210400010033', { placement: null })];
+      const { api } = openGis(() => ok(ANSWER), {
+        more: { [gisFindApi.unplaced.path]: () => ok({ list, total: 2, curPage: 1, pageSize: 10 }) },
+      });
+      const view = await theView();
+      const user = userEvent.setup();
+      await user.click(await screen.findByTestId('gis-unplaced'));
+      expect(screen.getByTestId('gis-unplaced').textContent).toBe('2 meters without coordinates');
+      const drawer = await screen.findByTestId('gis-unplaced-list');
+      expect(
+        within(drawer)
+          .getAllByTestId('gis-placement')
+          .map((tag) => tag.textContent),
+      ).toEqual(["Approximate: at its DCU's position", 'Not on the map']);
+      await user.click(within(drawer).getByTestId('gis-unplaced-show-210400010032'));
+      await waitFor(() => expect(view.focuses).toHaveLength(1));
+      expect(api.callsTo(gisFindApi.unplaced.path)[0]?.body).toEqual({ pageSize: 10, curPage: 1 });
+    });
   });
 });

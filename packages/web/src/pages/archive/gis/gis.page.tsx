@@ -2,10 +2,13 @@ import {
   GIS_KINDS,
   type GisAnswer,
   type GisCluster,
+  type GisFound,
   type GisKind,
-  type GisPoint,
   gisApi,
+  gisFindApi,
   IdSchema,
+  LOCATABLE_KINDS,
+  type LocatableKind,
   METER_STATUSES,
   type MeterStatus,
 } from '@meterdesk/contracts';
@@ -19,9 +22,12 @@ import { callApi } from '@/api/api-client';
 import { describeRequest } from '@/crud/crud-config';
 import { FieldInput } from '@/fields/field-input';
 import { errorText } from '@/i18n/message-text';
+import { FOCUS_PARAM } from '@/resources/archive/show-on-map';
 import { GisLegend } from './gis-legend';
 import { createLeafletView, type MapPlace, type MapView, type Viewport } from './gis-map';
-import { GisPopup } from './gis-popup';
+import { GisPopup, type ShownPoint } from './gis-popup';
+import { GisSearch } from './gis-search';
+import { GisUnplacedMeters } from './gis-unplaced';
 
 /** The map's filters, drawn from the points call's own field meta. */
 const FILTER_FIELDS = describeRequest(gisApi.points, 'gis.fields', ['gridId', 'kinds', 'meterStatus']);
@@ -36,6 +42,27 @@ interface Filters {
 }
 
 const NO_FILTERS: Filters = { kinds: [], meterStatus: [] };
+
+/** How close the map comes to a found record: its street. */
+export const FOCUS_ZOOM = 17;
+
+/** The record a detail page's "show on map" names (`focus=<kind>:<id>`), if the URL holds a sound one. */
+function readFocus(focus: string | null): { kind: LocatableKind; id: string } | null {
+  const [kind = '', id = ''] = (focus ?? '').split(':');
+  return LOCATABLE_KINDS.includes(kind as LocatableKind) && IdSchema.safeParse(id).success
+    ? { kind: kind as LocatableKind, id }
+    : null;
+}
+
+const pointOf = (found: GisFound): ShownPoint => ({
+  kind: found.kind,
+  id: found.id,
+  label: found.label,
+  status: found.status,
+  lat: found.lat ?? 0,
+  lng: found.lng ?? 0,
+  placement: found.placement,
+});
 
 const numberIn = (text: string | null, min: number, max: number): number | null => {
   const value = text === null || text.trim() === '' ? Number.NaN : Number(text);
@@ -124,7 +151,18 @@ export function GisPage() {
   const place = useRef(initial.place);
   const [filters, setFilters] = useState(initial.filters);
   const [view, setView] = useState<{ viewport: Viewport; place: MapPlace } | null>(null);
-  const [selected, setSelected] = useState<GisPoint | null>(null);
+  const [selected, setSelected] = useState<ShownPoint | null>(null);
+  const [mapReady, setMapReady] = useState(false);
+  /** Why the map does not show what was asked for: not on the map, or not found. */
+  const [notice, setNotice] = useState<string | null>(null);
+  // The URL's focus goes as soon as the map reports its view; the record asked for stays until shown,
+  // and the same record asked for again is shown again.
+  const focusKey = params.get(FOCUS_PARAM);
+  const [focus, setFocus] = useState<{ target: { kind: LocatableKind; id: string }; seq: number } | null>(null);
+  useEffect(() => {
+    const target = readFocus(focusKey);
+    if (target) setFocus((current) => ({ target, seq: (current?.seq ?? 0) + 1 }));
+  }, [focusKey]);
   const [tilesReachable, setTilesReachable] = useState<boolean | null>(null);
   const container = useRef<HTMLDivElement>(null);
   const map = useRef<MapView | null>(null);
@@ -150,12 +188,45 @@ export function GisPage() {
       onTiles: setTilesReachable,
     });
     map.current = created;
+    setMapReady(true);
     return () => {
       clearTimeout(settle);
       created.destroy();
       map.current = null;
+      setMapReady(false);
     };
   }, [config.data]);
+
+  /** Moves to a found record and opens its popup, or says it is not on the map. */
+  const show = (found: GisFound) => {
+    if (found.placement === null || found.lat === null || found.lng === null) {
+      setSelected(null);
+      setNotice(t('liveState.notOnMap', { label: found.label }));
+      return;
+    }
+    setNotice(null);
+    map.current?.focus({ lat: found.lat, lng: found.lng, zoom: Math.max(FOCUS_ZOOM, place.current?.zoom ?? 0) });
+    setSelected(pointOf(found));
+  };
+
+  const located = useQuery({
+    queryKey: ['gis', 'locate', focus?.target],
+    queryFn: focus ? ({ signal }) => callApi(gisFindApi.locate, focus.target, { signal }) : skipToken,
+    retry: false,
+  });
+  const shownFocus = useRef(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per record asked for, when the map is there
+  useEffect(() => {
+    if (!focus || !mapReady || shownFocus.current === focus.seq) return;
+    if (located.error) {
+      shownFocus.current = focus.seq;
+      setNotice(errorText(t, located.error));
+    }
+    if (!located.data) return;
+    shownFocus.current = focus.seq;
+    if (located.data.target) show(located.data.target);
+    else setNotice(t('liveState.notOnMap', { label: located.data.label }));
+  }, [focus, located.data, located.error, mapReady]);
 
   const request = view && pointsRequest(view.viewport, filters);
   // A new question unsubscribes the previous one, and react-query aborts a request nobody awaits.
@@ -194,6 +265,9 @@ export function GisPage() {
         style={{ rowGap: 12 }}
         data-testid="gis-filters"
       >
+        <Form.Item>
+          <GisSearch onChoose={show} />
+        </Form.Item>
         {FILTER_FIELDS.map((field) => (
           <Form.Item key={field.key} name={field.key} label={t(field.label)}>
             <FieldInput field={field} mode="filter" />
@@ -226,8 +300,29 @@ export function GisPage() {
         )}
         {config.data && (
           <Card size="small" style={{ ...OVERLAY, top: 10, left: '50%', transform: 'translateX(-50%)' }}>
-            <ViewStatus answer={points.data} fetching={points.isFetching} error={points.error} />
+            <Flex vertical align="center" gap={4}>
+              <ViewStatus answer={points.data} fetching={points.isFetching} error={points.error} />
+              {(filters.kinds.length === 0 || filters.kinds.includes('meter')) && (
+                <GisUnplacedMeters
+                  filters={{
+                    gridId: filters.gridId,
+                    meterStatus: filters.meterStatus.length ? filters.meterStatus : undefined,
+                  }}
+                  onShow={show}
+                />
+              )}
+            </Flex>
           </Card>
+        )}
+        {notice !== null && (
+          <Alert
+            style={{ ...OVERLAY, top: 70, left: '50%', transform: 'translateX(-50%)' }}
+            type="warning"
+            showIcon
+            closable={{ onClose: () => setNotice(null) }}
+            data-testid="gis-not-on-map"
+            title={notice}
+          />
         )}
         {config.data && (
           <Card size="small" style={{ ...OVERLAY, bottom: 24, left: 10, maxWidth: 260, opacity: 0.95 }}>

@@ -1,0 +1,17 @@
+/** Clock monitoring: the meters' clock deviations and their clock sync. */
+export const analyticsClock = {
+  thresholdHelp: 'Meters whose latest clock check is off by at least this many seconds, either way',
+  syncSelected: 'Sync clocks of the selected',
+  confirmSync: 'Set the clock of {{count}} meters to the system time?',
+  offlineHint: 'Offline meters cannot be synced',
+  fields: {
+    deviationSeconds: 'Clock deviation (s)',
+    checkedAt: 'Checked at',
+    online: 'Online',
+    meters: 'Meters',
+    checked: 'Meters checked',
+    beyond: 'Beyond the threshold',
+    largest: 'Largest deviation (s)',
+    band: 'Deviation',
+  },
+};

@@ -1,0 +1,37 @@
+/** Cumulative energy (with its detail) and energy gain: the analytics pages of the meters' registers. */
+export const analyticsEnergy = {
+  cumulativeDetailTitle: 'Registers of meter {{name}}',
+  gainViews: { meters: 'Meters', grid: 'Grid nodes' },
+  /** Under the date: which frozen values a row shows. */
+  readingDayHelp: 'Registers frozen at the end of the date; a meter without them shows the latest day before it.',
+  gainHelp:
+    'Registers at the end of the last day less those at the start of the first. A negative gain (a reset register) is shown as it is and left out of the sums.',
+  fields: {
+    readingDay: 'Frozen on',
+    activeImport: 'Active import (kWh)',
+    activeImportT1: 'Active import T1 (kWh)',
+    activeImportT2: 'Active import T2 (kWh)',
+    activeImportT3: 'Active import T3 (kWh)',
+    activeImportT4: 'Active import T4 (kWh)',
+    activeExport: 'Active export (kWh)',
+    reactiveImport: 'Reactive import (kvarh)',
+    reactiveExport: 'Reactive export (kvarh)',
+    maxDemand: 'Maximum demand (kW)',
+    meters: 'Meters',
+    metersAtDate: 'Meters frozen at the date',
+    rate: 'Tariff rate',
+    lastDay: 'Last frozen day',
+    daysKnown: 'Days with data',
+    startImport: 'Active import at start (kWh)',
+    endImport: 'Active import at end (kWh)',
+    gain: 'Energy gain (kWh)',
+    gainT1: 'Gain T1 (kWh)',
+    gainT2: 'Gain T2 (kWh)',
+    gainT3: 'Gain T3 (kWh)',
+    gainT4: 'Gain T4 (kWh)',
+    exportGain: 'Export gain (kWh)',
+    metersWithGain: 'Meters with a gain',
+    metersDecreased: 'Registers gone down',
+    name: 'Name',
+  },
+};

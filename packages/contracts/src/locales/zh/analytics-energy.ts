@@ -1,0 +1,37 @@
+import type { analyticsEnergy as en } from '../en/analytics-energy';
+
+/** 累计电量（含详情）与电量增量：电表示数的分析页面。 */
+export const analyticsEnergy: typeof en = {
+  cumulativeDetailTitle: '电表 {{name}} 的示数',
+  gainViews: { meters: '电表', grid: '电网节点' },
+  readingDayHelp: '该日结束时冻结的示数；没有的电表显示此前最近一天的示数。',
+  gainHelp: '最后一天结束时的示数减去第一天开始时的示数。负增量（示数清零）原样显示，不计入合计。',
+  fields: {
+    readingDay: '冻结日期',
+    activeImport: '正向有功总 (kWh)',
+    activeImportT1: '正向有功 T1 (kWh)',
+    activeImportT2: '正向有功 T2 (kWh)',
+    activeImportT3: '正向有功 T3 (kWh)',
+    activeImportT4: '正向有功 T4 (kWh)',
+    activeExport: '反向有功总 (kWh)',
+    reactiveImport: '正向无功总 (kvarh)',
+    reactiveExport: '反向无功总 (kvarh)',
+    maxDemand: '最大需量 (kW)',
+    meters: '电表数',
+    metersAtDate: '当日有冻结值的电表',
+    rate: '费率',
+    lastDay: '最近冻结日期',
+    daysKnown: '有数据的天数',
+    startImport: '期初正向有功 (kWh)',
+    endImport: '期末正向有功 (kWh)',
+    gain: '电量增量 (kWh)',
+    gainT1: 'T1 增量 (kWh)',
+    gainT2: 'T2 增量 (kWh)',
+    gainT3: 'T3 增量 (kWh)',
+    gainT4: 'T4 增量 (kWh)',
+    exportGain: '反向有功增量 (kWh)',
+    metersWithGain: '有增量的电表',
+    metersDecreased: '示数下降的电表',
+    name: '名称',
+  },
+};

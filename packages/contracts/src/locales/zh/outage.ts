@@ -1,0 +1,52 @@
+import type { LocaleMessages } from '../en';
+
+export const outage: LocaleMessages['outage'] = {
+  fields: {
+    devAddr: '电表编号',
+    gridName: '电网',
+    dcuNo: '集中器',
+    consumerCode: '用户编号',
+    consumerName: '用户名称',
+    darkSince: '停电时间',
+  },
+  exportName: '停电电表',
+  exportSubtitle: '截至 {{time}} 失电的电表（最后一次电源事件为掉电）',
+  title: '停电',
+  layer: '显示停电',
+  live: '实时',
+  polling: '每 30 秒刷新',
+  refresh: '刷新',
+  none: '无停电：所有电表均有电',
+  totals: '自 {{since}} 起 {{meters}} 块电表、{{consumers}} 个用户停电',
+  areasDark: '{{affected}} 个受影响台区中 {{dark}} 个全部停电',
+  dcusDark: '{{count}} 台集中器失电',
+  unplaced: '{{count}} 块停电电表没有坐标：请看列表',
+  node: {
+    dark: '停电',
+    partly: '部分停电',
+    meters: '{{total}} 块电表中 {{dark}} 块',
+    darkMeters: '{{count}} 块电表',
+    areas: '{{total}} 个台区中 {{dark}} 个停电',
+    consumers: '{{count}} 个用户',
+    dcus: '{{count}} 台集中器',
+    since: '自 {{time}}',
+    showOnMap: '在地图上显示',
+  },
+  list: {
+    open: '停电电表（{{count}}）',
+    title: '停电电表',
+    exportExcel: '导出 Excel',
+    exportPdf: '导出 PDF',
+  },
+  legend: {
+    title: '停电',
+    meter: '失电电表',
+    area: '有停电电表的区域',
+    cluster: '停电电表：点击放大',
+  },
+  clusterTitle: '{{count}} 块停电电表：点击放大',
+  simulate: {
+    blackout: '停电（模拟器）',
+    restore: '恢复供电（模拟器）',
+  },
+};

@@ -1,0 +1,31 @@
+import { Tag } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { FieldCell } from '@/crud/crud-config';
+import { fieldText } from '@/fields/field-value';
+
+const RELAY_COLORS: Record<number, string> = { 0: 'red', 1: 'green', 2: 'orange' };
+
+/** A meter's online state as a tag (test id `online-<serial>`), so a dark area stands out in the list. */
+export const LinkStateCell: FieldCell = ({ row, value, field }) => {
+  const { t } = useTranslation();
+  return (
+    <Tag
+      color={value === 'online' ? 'green' : 'default'}
+      data-testid={`online-${String(row.devAddr)}`}
+      data-state={String(value)}
+    >
+      {fieldText(field, value, t)}
+    </Tag>
+  );
+};
+
+/** The main relay: an open one (a consumer without supply) in red; never learnt, nothing. */
+export const RelayStateCell: FieldCell = ({ row, value, field }) => {
+  const { t } = useTranslation();
+  if (typeof value !== 'number') return null;
+  return (
+    <Tag color={RELAY_COLORS[value]} data-testid={`relay-${String(row.devAddr)}`}>
+      {fieldText(field, value, t)}
+    </Tag>
+  );
+};

@@ -1,0 +1,84 @@
+import { GIS_RES, type Meter, meterApi } from '@meterdesk/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { ok, stubApi } from '@/test/api-stub';
+import { meterFixture } from '@/test/meter-fixture';
+import { renderInShell } from '@/test/render-in-shell';
+import { permittedTree } from '@/test/resource-tree';
+
+const PAGE = '/archiveSetting/meter';
+const id = (n: number) => String(n).repeat(32).slice(0, 32);
+const online = meterFixture({
+  id: id(1),
+  devAddr: '210400010001',
+  linkState: 'online',
+  lastCommTime: '2026-01-05T08:30:00.000Z',
+  relayState: 0,
+  lastReading: 12345.67,
+  lastReadTime: '2026-01-05T08:15:00.000Z',
+});
+const silent = meterFixture({ id: id(2), devAddr: '210400010002' });
+const listOf = (list: Meter[]) => ok({ list, total: list.length, curPage: 1, pageSize: 10 });
+
+function formItem(testId: string): HTMLElement {
+  const item = screen.getByTestId(testId).closest('.ant-form-item');
+  if (!(item instanceof HTMLElement)) throw new Error(`no form item around ${testId}`);
+  return item;
+}
+
+describe('a meter’s live state in the archive', () => {
+  it('lists online, relay, last reading and communication, filters by online state and sorts by last communication', async () => {
+    const api = stubApi({ [meterApi.list.path]: () => listOf([online, silent]) });
+    renderInShell(permittedTree([PAGE, GIS_RES]), PAGE);
+    const user = userEvent.setup();
+    expect((await screen.findByTestId('online-210400010001')).textContent).toBe('Online');
+    expect(screen.getByTestId('online-210400010002').textContent).toBe('Offline');
+    expect(screen.getByTestId('relay-210400010001').textContent).toBe('Disconnected');
+    // Never learnt: no relay tag at all.
+    expect(screen.queryByTestId('relay-210400010002')).toBeNull();
+    expect(screen.getByText('12345.67')).toBeTruthy();
+    // Show on map belongs to the detail page, not to every row.
+    expect(screen.queryByTestId(`row-showOnMap-${id(1)}`)).toBeNull();
+
+    fireEvent.mouseDown(within(formItem('field-linkState')).getByRole('combobox'));
+    await user.click(await screen.findByTitle('Offline'));
+    await user.click(screen.getByTestId('crud-search'));
+    await waitFor(() => expect(api.callsTo(meterApi.list.path).at(-1)?.body).toMatchObject({ linkState: 'offline' }));
+    // The table takes no clicks while it loads.
+    await waitFor(() => expect(document.querySelector('.ant-spin-spinning')).toBeNull());
+
+    await user.click(screen.getByRole('columnheader', { name: /Last communication/ }));
+    await waitFor(() =>
+      expect(api.callsTo(meterApi.list.path).at(-1)?.body).toMatchObject({
+        sortField: 'lastCommTime',
+        sortOrder: 'ascend',
+        linkState: 'offline',
+      }),
+    );
+  }, 60_000);
+
+  it('shows the live state on the detail, with Show on map for a user who may open the map', async () => {
+    stubApi({
+      [meterApi.detail.path]: () => ok(online),
+      [meterApi.history.path]: () => ok([]),
+    });
+    const { router } = renderInShell(permittedTree([`${PAGE}/detail`, GIS_RES]), `${PAGE}/detail?id=${id(1)}`);
+    const detail = await screen.findByTestId('meter-detail');
+    expect(within(detail).getByTestId('online-210400010001').textContent).toBe('Online');
+    expect(within(detail).getByText('Last reading time')).toBeTruthy();
+    await userEvent.setup().click(screen.getByTestId('detail-showOnMap'));
+    await waitFor(() => expect(router.state.location.pathname).toBe(GIS_RES));
+    expect(router.state.location.search).toBe(`?focus=meter%3A${id(1)}`);
+  }, 60_000);
+
+  it('offers no Show on map without the map', async () => {
+    stubApi({
+      [meterApi.detail.path]: () => ok(silent),
+      [meterApi.history.path]: () => ok([]),
+    });
+    renderInShell(permittedTree([`${PAGE}/detail`]), `${PAGE}/detail?id=${id(2)}`);
+    expect((await screen.findByTestId('online-210400010002')).textContent).toBe('Offline');
+    expect(screen.queryByTestId('detail-showOnMap')).toBeNull();
+  }, 60_000);
+});
