@@ -75,6 +75,8 @@ describe('page registry', () => {
       '/serviceRequest/scheduledTask/templateMGT',
       '/serviceRequest/scheduledTask/taskMGT',
       '/dataAnalytic/taskAnalysis',
+      '/dataAnalytic/consumptionData',
+      '/dataAnalytic/meterEvents',
       '/report/dataCollectionReport',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));

@@ -5,12 +5,18 @@ import {
   type StormGroup,
   utcToday,
 } from '@meterdesk/contracts';
-import { screen, waitFor, within } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { App } from 'antd';
+import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PermissionProvider } from '@/app/permissions/permission-context';
+import { indexPermissions } from '@/app/permissions/permission-index';
 import { ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
+import { EventStorms } from './event-storms';
 
 const DCU = 'd'.repeat(32);
 const METER = 'a'.repeat(32);
@@ -51,21 +57,33 @@ const event = (n: number, acknowledged = false) => ({
   ackAt: acknowledged ? DOWN : null,
   ackRemark: acknowledged ? 'Feeder tripped' : null,
 });
-const summary = {
-  figures: { events: 240, regular: 0, medium: 0, severe: 240, unacknowledged: 240 },
-  points: [{ day: day(-1), regular: 0, medium: 0, severe: 240 }],
-};
 
-/** The events page's calls; `storms` answers the groups as they stand (acknowledging changes them). */
-function stubEventsPage(groups: () => StormGroup[]) {
+/** The calls of the storms panel; `storms` answers the groups as they stand (acknowledging changes them). */
+function stubStorms(groups: () => StormGroup[]) {
   return stubApi({
     [meterEventsApi.list.path]: () => ok({ list: [event(1), event(2, true)], total: 2, curPage: 1, pageSize: 10 }),
-    [meterEventsApi.summary.path]: () => ok(summary),
     [meterEventsApi.storms.path]: () => ok({ list: groups(), total: groups().length, curPage: 1, pageSize: 10 }),
-    [meterEventsApi.codes.path]: () => ok([{ code: 1, name: 'Power down', level: 'severe' }]),
     [meterEventsApi.acknowledge.path]: () => ok({ acknowledged: 240, already: 0 }),
   });
 }
+
+/** The storms panel alone, for a user holding `uris`, under the page's filters. */
+function renderStorms(uris: readonly string[], filters: Record<string, string> = PERIOD) {
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={queryClient}>
+      <App>
+        <PermissionProvider index={indexPermissions(permittedTree(uris))}>
+          <MemoryRouter>
+            <EventStorms filters={filters} />
+          </MemoryRouter>
+        </PermissionProvider>
+      </App>
+    </QueryClientProvider>,
+  );
+}
+
+const ACKNOWLEDGER = [METER_EVENTS_RES.page, METER_EVENTS_RES.detail, METER_EVENTS_RES.acknowledge];
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -75,12 +93,9 @@ afterEach(() => {
 describe('meter events: storms and their acknowledgement', () => {
   it('groups a storm by DCU and code, and acknowledges it whole once a remark is given', async () => {
     let groups = [storm];
-    const api = stubEventsPage(() => groups);
+    const api = stubStorms(() => groups);
     const user = userEvent.setup();
-    renderInShell(
-      permittedTree([METER_EVENTS_RES.page, METER_EVENTS_RES.detail, METER_EVENTS_RES.acknowledge]),
-      METER_EVENTS_RES.page,
-    );
+    renderStorms(ACKNOWLEDGER);
 
     const row = await screen.findByTestId('storm-row-DCU0007-1');
     expect(within(row).getByText('1 · Power down')).toBeTruthy();
@@ -111,12 +126,9 @@ describe('meter events: storms and their acknowledgement', () => {
   });
 
   it("opens a storm's events and acknowledges those picked; without the button nothing is offered", async () => {
-    const api = stubEventsPage(() => [storm]);
+    const api = stubStorms(() => [storm]);
     const user = userEvent.setup();
-    const { unmount } = renderInShell(
-      permittedTree([METER_EVENTS_RES.page, METER_EVENTS_RES.detail, METER_EVENTS_RES.acknowledge]),
-      `${METER_EVENTS_RES.page}?gridId=${'c'.repeat(32)}`,
-    );
+    const { unmount } = renderStorms(ACKNOWLEDGER, { ...PERIOD, gridId: 'c'.repeat(32) });
     await user.click(await screen.findByTestId('storm-events-DCU0007-1'));
     const events = await screen.findByTestId('storm-events-list-DCU0007-1');
     await within(events).findByText('MTR0001');
@@ -147,8 +159,8 @@ describe('meter events: storms and their acknowledgement', () => {
     });
     unmount();
 
-    stubEventsPage(() => [storm]);
-    renderInShell(permittedTree([METER_EVENTS_RES.page]), METER_EVENTS_RES.page);
+    stubStorms(() => [storm]);
+    renderStorms([METER_EVENTS_RES.page]);
     const row = await screen.findByTestId('storm-row-DCU0007-1');
     expect(within(row).queryByTestId('storm-ack-DCU0007-1')).toBeNull();
     await user.click(within(row).getByTestId('storm-events-DCU0007-1'));
