@@ -151,6 +151,8 @@ export type AnalyticsEntity = ListEntity & { listQuery: z.ZodObject };
 export interface AnalyticsDefinition<E extends AnalyticsEntity, Sum extends z.ZodObject, Pt extends z.ZodObject> {
   /** The rows: record, columns (sortable ones), filters; `pagePath` is the page's resource. */
   entity: E;
+  /** i18n key of the page's title, which heads its exports; `analytics.<entity name>.title` when absent. */
+  title?: string;
   period: PeriodSpec;
   /** The figures of the summary strip; each field's meta labels it. */
   summary: Sum;

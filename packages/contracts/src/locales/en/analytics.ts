@@ -37,9 +37,4 @@ export const analytics = {
     },
   },
   consumptionDetail: { title: 'Daily consumption' },
-  cumulativeEnergy: { title: 'Cumulative energy' },
-  cumulativeEnergyDetail: { title: 'Registers by day' },
-  energyGain: { title: 'Energy gain by meter' },
-  energyGainGrid: { title: 'Energy gain by grid node' },
-  clockMonitoring: { title: 'Clock monitoring' },
 };

@@ -39,9 +39,4 @@ export const analytics: typeof en = {
     },
   },
   consumptionDetail: { title: '日用电量' },
-  cumulativeEnergy: { title: '累计电量' },
-  cumulativeEnergyDetail: { title: '逐日示数' },
-  energyGain: { title: '电表电量增量' },
-  energyGainGrid: { title: '电网节点电量增量' },
-  clockMonitoring: { title: '时钟监测' },
 };

@@ -137,7 +137,7 @@ export function registerAnalytics<E extends AnalyticsEntity, Sum extends z.ZodOb
     // Settled before the file's first byte goes out, so a refusal is still an answer the page can show.
     const settled = await request(input, session);
     const t = translator(session.language);
-    const title = t(`analytics.${entity.name}.title`);
+    const title = t(definition.title ?? `analytics.${entity.name}.title`);
     const columns = entityColumns<Record<string, unknown>>(
       entity,
       input.columns ?? entity.columns.map((c) => c.field),
