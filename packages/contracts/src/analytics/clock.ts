@@ -86,11 +86,14 @@ export const CLOCK_BANDS = [
 
 export const clockMonitoringAnalytics = defineAnalytics({
   entity: clockMonitoringEntity,
+  title: 'analyticsClock.title',
   // The checks looked at: a meter counts when its latest check falls in the period.
   period: { unit: 'day', maxDays: 92, defaultDays: 30 },
   summary: z.object({
     meters: count('meters'),
     checked: count('checked'),
+    /** The threshold the page applies (the filter's, or the default). */
+    threshold: count('threshold'),
     beyond: count('beyond'),
     /** The deviation furthest from zero, with its sign. */
     largest: field(z.number().int().nullable(), { label: label('largest'), widget: 'number' }),

@@ -81,6 +81,7 @@ export const cumulativeEnergyEntity = defineEntity({
 
 export const cumulativeEnergyAnalytics = defineAnalytics({
   entity: cumulativeEnergyEntity,
+  title: 'analyticsEnergy.titles.cumulativeEnergy',
   // One date: the registers frozen at its end.
   period: { unit: 'day', maxDays: 1, defaultDays: 1 },
   summary: z.object({
@@ -134,6 +135,7 @@ const ratePoint = {
 
 export const cumulativeEnergyDetailAnalytics = defineAnalytics({
   entity: cumulativeEnergyDetailEntity,
+  title: 'analyticsEnergy.titles.cumulativeEnergyDetail',
   period: { unit: 'day', maxDays: MAX_REGISTER_DAYS, defaultDays: 31 },
   summary: z.object({
     devAddr: analyticsField.devAddr(),
@@ -241,6 +243,7 @@ export const GAIN_CHART_BARS = 10;
 
 export const energyGainAnalytics = defineAnalytics({
   entity: energyGainEntity,
+  title: 'analyticsEnergy.titles.energyGain',
   period: { unit: 'day', maxDays: MAX_GAIN_DAYS, defaultDays: 7 },
   summary: gainFigures,
   point: gainPoint,
@@ -283,6 +286,7 @@ export const energyGainGridEntity = defineEntity({
 
 export const energyGainGridAnalytics = defineAnalytics({
   entity: energyGainGridEntity,
+  title: 'analyticsEnergy.titles.energyGainGrid',
   period: { unit: 'day', maxDays: MAX_GAIN_DAYS, defaultDays: 7 },
   summary: gainFigures,
   point: gainPoint,

@@ -68,11 +68,23 @@ function pagerTotal(answer: ListAnswer | undefined, query: ListQuery): number {
  * tree), the row actions the user holds, add and export. `keepParams` are URL parameters of the page
  * around the list (e.g. its tab) that the list must not drop.
  */
+/**
+ * An action on the rows selected in the list (an analytics page's clock sync): the list offers row
+ * selection up to `max` rows and shows the action beside its buttons, given the selected rows.
+ */
+export interface SelectedRowsAction {
+  max: number;
+  /** The warning shown when a choice (the whole page) holds more than `max` rows; its first are kept. */
+  limitText: string;
+  render: (rows: Row[], clear: () => void) => ReactNode;
+}
+
 export function CrudListPage({
   crud,
   keepParams = [],
   fixed,
   belowFilters,
+  selectedAction,
 }: {
   crud: CrudConfig;
   keepParams?: readonly string[];
@@ -80,6 +92,7 @@ export function CrudListPage({
   fixed?: Readonly<Record<string, string>>;
   /** What the filters also govern, shown between them and the table (an analytics page's summary and chart). */
   belowFilters?: ReactNode;
+  selectedAction?: SelectedRowsAction;
 }) {
   const { t } = useTranslation();
   const language = useLanguage();
@@ -138,14 +151,15 @@ export function CrudListPage({
   const bodyKey = JSON.stringify(body);
   const [selection, setSelection] = useState<{ of: string; keys: string[] }>({ of: bodyKey, keys: [] });
   const selected = selection.of === bodyKey ? selection.keys : [];
+  const maxSelected = selectedAction?.max ?? MAX_BATCH_DELETE;
   const select = (keys: string[]) => {
-    // spec §5: at most MAX_BATCH_DELETE rows; of a larger choice (the whole page) the first rows stay.
-    if (keys.length > MAX_BATCH_DELETE) {
+    // spec §5: at most 30 rows; of a larger choice (the whole page) the first rows stay.
+    if (keys.length > maxSelected) {
       const order = new Map(list.data?.list.map((row, index) => [keyOf(row), index]));
       keys.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
-      message.warning(t('crud.selectionLimit', { max: MAX_BATCH_DELETE }));
+      message.warning(t(selectedAction?.limitText ?? 'crud.selectionLimit', { max: maxSelected }));
     }
-    setSelection({ of: bodyKey, keys: keys.slice(0, MAX_BATCH_DELETE) });
+    setSelection({ of: bodyKey, keys: keys.slice(0, maxSelected) });
   };
 
   const batchDelete = useMutation({
@@ -310,6 +324,10 @@ export function CrudListPage({
         <Button icon={<ReloadOutlined />} loading={list.isFetching} data-testid="crud-refresh" onClick={refresh}>
           {t('crud.refresh')}
         </Button>
+        {selectedAction?.render(
+          (list.data?.list ?? []).filter((row) => selected.includes(keyOf(row))),
+          () => setSelection({ of: bodyKey, keys: [] }),
+        )}
         {canBatchDelete && (
           <Button
             danger
@@ -372,7 +390,7 @@ export function CrudListPage({
         tableLayout={singleLine ? 'fixed' : 'auto'}
         expandable={crud.tree ? { defaultExpandAllRows: true } : undefined}
         rowSelection={
-          canBatchDelete
+          canBatchDelete || selectedAction
             ? {
                 selectedRowKeys: selected,
                 onChange: (keys) => select(keys.map(String)),
@@ -380,7 +398,7 @@ export function CrudListPage({
                   ({
                     'data-testid': `select-${keyOf(row)}`,
                     // A full selection takes no more rows, so one click never drops another row.
-                    disabled: selected.length >= MAX_BATCH_DELETE && !selected.includes(keyOf(row)),
+                    disabled: selected.length >= maxSelected && !selected.includes(keyOf(row)),
                   }) as object,
               }
             : undefined

@@ -1,8 +1,11 @@
 import {
+  CLOCK_MONITORING_RES,
   COLLECTION_REPORT_RES,
   CONSUMPTION_RES,
+  CUMULATIVE_ENERGY_RES,
   consumerEntity,
   dcuEntity,
+  ENERGY_GAIN_RES,
   eventDefinitionEntity,
   flattenResourceTree,
   GIS_RES,
@@ -83,6 +86,19 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
     ([uri, name]) =>
       [uri, lazyPage(() => import('@/pages/analytics/network.page').then((m) => m[name]))] as [string, LazyPage],
   ),
+  [
+    CUMULATIVE_ENERGY_RES.page,
+    lazyPage(() => import('@/pages/analytics/energy.page').then((m) => m.CumulativeEnergyPage)),
+  ],
+  [
+    CUMULATIVE_ENERGY_RES.detail,
+    lazyPage(() => import('@/pages/analytics/energy.page').then((m) => m.CumulativeEnergyDetailPage)),
+  ],
+  [ENERGY_GAIN_RES.page, lazyPage(() => import('@/pages/analytics/energy.page').then((m) => m.EnergyGainPage))],
+  [
+    CLOCK_MONITORING_RES.page,
+    lazyPage(() => import('@/pages/analytics/clock-monitoring.page').then((m) => m.ClockMonitoringPage)),
+  ],
   ...crudRoutes(orgEntity.pagePath, () => import('./system/org.resource').then((m) => m.orgPages)),
   ...crudRoutes(userEntity.pagePath, () => import('./system/user.resource').then((m) => m.userPages)),
   ...crudRoutes(groupEntity.pagePath, () => import('./system/group.resource').then((m) => m.groupPages)),

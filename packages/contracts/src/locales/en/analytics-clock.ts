@@ -1,5 +1,6 @@
 /** Clock monitoring: the meters' clock deviations and their clock sync. */
 export const analyticsClock = {
+  title: 'Clock monitoring',
   thresholdHelp: 'Meters whose latest clock check is off by at least this many seconds, either way',
   syncSelected: 'Sync clocks of the selected',
   confirmSync: 'Set the clock of {{count}} meters to the system time?',
@@ -13,5 +14,6 @@ export const analyticsClock = {
     beyond: 'Beyond the threshold',
     largest: 'Largest deviation (s)',
     band: 'Deviation',
+    threshold: 'Threshold (s)',
   },
 };

@@ -1,6 +1,13 @@
 /** Cumulative energy (with its detail) and energy gain: the analytics pages of the meters' registers. */
 export const analyticsEnergy = {
+  titles: {
+    cumulativeEnergy: 'Cumulative energy',
+    cumulativeEnergyDetail: 'Registers by day',
+    energyGain: 'Energy gain by meter',
+    energyGainGrid: 'Energy gain by grid node',
+  },
   cumulativeDetailTitle: 'Registers of meter {{name}}',
+  openNode: 'Nodes below',
   gainViews: { meters: 'Meters', grid: 'Grid nodes' },
   /** Under the date: which frozen values a row shows. */
   readingDayHelp: 'Registers frozen at the end of the date; a meter without them shows the latest day before it.',

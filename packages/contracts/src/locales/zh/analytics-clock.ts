@@ -2,6 +2,7 @@ import type { analyticsClock as en } from '../en/analytics-clock';
 
 /** 时钟监测：电表时钟偏差及对时。 */
 export const analyticsClock: typeof en = {
+  title: '时钟监测',
   thresholdHelp: '最近一次时钟检查偏差（快或慢）不小于该秒数的电表',
   syncSelected: '对所选电表对时',
   confirmSync: '将 {{count}} 块电表的时钟设为系统时间？',
@@ -15,5 +16,6 @@ export const analyticsClock: typeof en = {
     beyond: '超出阈值',
     largest: '最大偏差 (秒)',
     band: '偏差',
+    threshold: '阈值 (秒)',
   },
 };

@@ -2,7 +2,14 @@ import type { analyticsEnergy as en } from '../en/analytics-energy';
 
 /** 累计电量（含详情）与电量增量：电表示数的分析页面。 */
 export const analyticsEnergy: typeof en = {
+  titles: {
+    cumulativeEnergy: '累计电量',
+    cumulativeEnergyDetail: '逐日示数',
+    energyGain: '电表电量增量',
+    energyGainGrid: '电网节点电量增量',
+  },
   cumulativeDetailTitle: '电表 {{name}} 的示数',
+  openNode: '下级节点',
   gainViews: { meters: '电表', grid: '电网节点' },
   readingDayHelp: '该日结束时冻结的示数；没有的电表显示此前最近一天的示数。',
   gainHelp: '最后一天结束时的示数减去第一天开始时的示数。负增量（示数清零）原样显示，不计入合计。',

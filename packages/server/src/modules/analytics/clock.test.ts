@@ -97,7 +97,7 @@ describe('clock monitoring: the latest deviation per meter, and a clock sync of 
 
   it('sums the checks of the scope: checked, beyond the threshold, the largest, and bands for the chart', async () => {
     const res = await t.call<{ figures: object; points: object[] }>('/analytics/clockMonitoring/summary', {}, operator);
-    expect(res.body.data.figures).toEqual({ meters: 4, checked: 3, beyond: 2, largest: 4000 });
+    expect(res.body.data.figures).toEqual({ meters: 4, checked: 3, threshold: 60, beyond: 2, largest: 4000 });
     expect(res.body.data.points).toEqual([
       { band: '0–59 s', meters: 1 },
       { band: '60–299 s', meters: 1 },

@@ -83,6 +83,7 @@ async function clockSummary(db: Db, request: AnalyticsRequest) {
     figures: {
       meters: meters?.n ?? 0,
       checked: figures.checked ?? 0,
+      threshold: thresholdOf(request),
       beyond: figures.beyond ?? 0,
       largest:
         lowest === null || highest === null || lowest === undefined || highest === undefined

@@ -16,7 +16,7 @@ import { callApi } from '@/api/api-client';
 import { Chart } from '@/charts/chart';
 import { specData } from '@/charts/chart-option';
 import { type CrudConfig, defineCrud, describeField, type RowAction, requestShape } from '@/crud/crud-config';
-import { CrudListPage } from '@/crud/crud-list-page';
+import { CrudListPage, type SelectedRowsAction } from '@/crud/crud-list-page';
 import { readListQuery, shownPeriod } from '@/crud/list-query';
 import { errorText } from '@/i18n/message-text';
 
@@ -139,9 +139,15 @@ export function AnalyticsPage({
   fixed,
   header,
   children,
+  keepParams = [],
+  selectedAction,
 }: {
   screen: AnalyticsScreen;
   fixed?: Readonly<Record<string, string>>;
+  /** URL parameters of the page around the kit (a view switch) that its filter bar must keep. */
+  keepParams?: readonly string[];
+  /** An action on the selected rows of the table (clock sync). */
+  selectedAction?: SelectedRowsAction;
   /** Above the summary; given the figures once they arrive (a detail names its meter by them). */
   header?: (figures: Record<string, unknown> | undefined) => ReactNode;
   children?: ReactNode;
@@ -187,7 +193,13 @@ export function AnalyticsPage({
   return (
     <Flex vertical gap={16} data-testid={`analytics-page-${definition.entity.name}`}>
       {header?.(summary.data?.figures)}
-      <CrudListPage crud={crud} fixed={fixed} keepParams={Object.keys(fixed ?? {})} belowFilters={figuresAndChart} />
+      <CrudListPage
+        crud={crud}
+        fixed={fixed}
+        keepParams={[...Object.keys(fixed ?? {}), ...keepParams]}
+        belowFilters={figuresAndChart}
+        selectedAction={selectedAction}
+      />
     </Flex>
   );
 }
