@@ -103,7 +103,10 @@ export function periodIssue(
   return undefined;
 }
 
-function periodShape(spec: PeriodSpec) {
+type PeriodKey = (typeof PERIOD_KEYS)[keyof typeof PERIOD_KEYS][keyof (typeof PERIOD_KEYS)['day']];
+
+/** Typed by its keys, not an index signature: a request extended with it keeps its other fields' types. */
+function periodShape(spec: PeriodSpec): { [key in PeriodKey]?: z.ZodOptional<typeof DaySchema> } {
   if (spec.unit === 'none') return {};
   const keys = PERIOD_KEYS[spec.unit];
   const limit =

@@ -9,7 +9,7 @@ describe('the page registry', () => {
     const analytics = flattenResourceTree(RESOURCE_TREE)
       .map(({ seed }) => seed)
       .filter((seed) => (seed.type === 1 || seed.type === 2) && seed.uri.startsWith('/dataAnalytic/'));
-    expect(analytics.length).toBe(23);
+    expect(analytics.length).toBe(21);
     expect(analytics.filter((seed) => pageFor(seed.uri) === LaterReleasePage).map((seed) => seed.uri)).toEqual([]);
     expect(pageFor(RES.dashboard)).not.toBe(LaterReleasePage);
     const dashboard = readFileSync(path.join(import.meta.dirname, '../pages/dashboard/dashboard.page.tsx'), 'utf8');

@@ -74,9 +74,7 @@ describe('page registry', () => {
       '/parameterSetting/eventDefinition',
       '/serviceRequest/scheduledTask/templateMGT',
       '/serviceRequest/scheduledTask/taskMGT',
-      '/dataAnalytic/taskAnalysis',
-      '/dataAnalytic/consumptionData',
-      '/dataAnalytic/meterEvents',
+      '/dataAnalytic/',
       '/report/dataCollectionReport',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
