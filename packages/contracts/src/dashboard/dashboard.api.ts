@@ -65,7 +65,7 @@ export const AlarmPageSchema = z.object({
   pageSize: count,
   /** Whether an older page holds alarms. */
   more: z.boolean(),
-  /** Severe events of the last ALARM_DAYS days in the caller's grid scope, from the rollups (a minute behind at most). */
+  /** Unacknowledged severe events of the last ALARM_DAYS days in the caller's grid scope, from the rollups (a minute behind at most). */
   total: count,
 });
 export type AlarmPage = z.infer<typeof AlarmPageSchema>;

@@ -22,6 +22,7 @@ import type { Db } from '../../db/driver';
 import { iso, lookup, rowsOf } from '../../db/rows';
 import { eventDefinition, meter, meterEvent, powerGrid, rollupGridDay, sysLog } from '../../db/schema';
 import { gridScope, type Scope } from '../../rbac/scope';
+import { unacknowledgedSevereCount, unacknowledgedSevereEvents } from '../analytics/meter-event-alarms';
 import type { CollectionReportService } from '../collection/collection-report.service';
 import { journalScope, toSystemLog } from '../system/syslog.repository';
 
@@ -78,40 +79,20 @@ export class DashboardService {
   }
 
   /**
-   * A page of the last ALARM_DAYS days' severe meter events, newest first. The rows come from the
-   * events themselves (newest first on their time index), the total from the rollups; one row more
-   * than the page tells whether an older page exists.
+   * A page of the last ALARM_DAYS days' alarms (severe events nobody has acknowledged), newest first,
+   * on their partial index; the total from the event rollups, which count acknowledgements too.
    */
   async alarms(scope: Scope, query: AlarmQuery): Promise<AlarmPage> {
     const first = addDays(this.today(), 1 - ALARM_DAYS);
-    const since = new Date(`${first}T00:00:00Z`);
-    const rows = await this.db
-      .select({
-        meterId: meterEvent.meterId,
-        devAddr: meter.devAddr,
-        gridName: lookup<string>(powerGrid.gridName, powerGrid.id, meter.gridId),
-        time: meterEvent.ts,
-        code: meterEvent.code,
-        name: lookup(eventDefinition.name, eventDefinition.code, meterEvent.code),
-      })
-      .from(meterEvent)
-      .innerJoin(meter, eq(meter.id, meterEvent.meterId))
-      .where(and(eq(meterEvent.level, 2), gte(meterEvent.ts, since), gridScope(scope, meter.gridId)))
-      .orderBy(desc(meterEvent.ts), meterEvent.meterId, meterEvent.code)
-      .limit(query.pageSize + 1)
-      .offset((query.curPage - 1) * query.pageSize);
-    const [total] = await rowsOf<{ severe: number }>(
-      this.db,
-      sql`select coalesce(sum(r.events_severe), 0)::int as severe from ${rollupGridDay} r
-        where r.day >= ${first}::date and ${this.placed(scope, sql`r.grid_id`)}`,
-    );
-    return {
-      list: rows.slice(0, query.pageSize).map((row) => ({ ...row, time: iso(row.time), name: row.name ?? '' })),
-      curPage: query.curPage,
-      pageSize: query.pageSize,
-      more: rows.length > query.pageSize,
-      total: Number(total?.severe ?? 0),
-    };
+    const [page, total] = await Promise.all([
+      unacknowledgedSevereEvents(this.db, scope, {
+        since: new Date(`${first}T00:00:00Z`),
+        limit: query.pageSize,
+        offset: (query.curPage - 1) * query.pageSize,
+      }),
+      unacknowledgedSevereCount(this.db, scope, first),
+    ]);
+    return { ...page, curPage: query.curPage, pageSize: query.pageSize, total };
   }
 
   async alarmTrend(scope: Scope): Promise<AlarmTrend> {

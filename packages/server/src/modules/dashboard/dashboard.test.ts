@@ -236,7 +236,7 @@ describe('the dashboard cards', () => {
     expect(all.days.find((d) => d.day === yesterday)).toMatchObject({ severe: 2 });
   });
 
-  it("pages the severe events of the caller's meters, newest first", async () => {
+  it("pages the caller's unacknowledged severe events, newest first", async () => {
     const alarms = async (body: object, cookie = mine) =>
       (await t.call<AlarmPage>('/dashboard/alarms', body, cookie)).body.data;
     const first = await alarms({ pageSize: 1 });
@@ -259,6 +259,20 @@ describe('the dashboard cards', () => {
     expect(all).toMatchObject({ pageSize: 5, more: false, total: 3 });
     expect(all.list.map((a) => [a.devAddr, a.code])).toEqual([
       [meters.x.devAddr, 44],
+      [meters.a.devAddr, 1],
+      [meters.a.devAddr, 40],
+    ]);
+
+    // An acknowledged event is no longer an alarm: it leaves the page and the total at once.
+    const acknowledged = await t.call(
+      '/analytics/meterEvents/acknowledge',
+      { events: [{ meterId: meters.x.id, time: at(yesterday, '13:00:00').toISOString(), code: 44 }], remark: 'Seen' },
+      admin,
+    );
+    expect(acknowledged.body).toMatchObject({ data: { acknowledged: 1 } });
+    const after = await alarms({}, admin);
+    expect(after).toMatchObject({ more: false, total: 2 });
+    expect(after.list.map((a) => [a.devAddr, a.code])).toEqual([
       [meters.a.devAddr, 1],
       [meters.a.devAddr, 40],
     ]);
