@@ -16,11 +16,11 @@ import {
   PAYMENT_MODES,
   WORKING_MODES,
 } from '@meterdesk/contracts';
-import { and, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { type ArchiveFacet, archiveCounts, totalOf } from '../../db/archive-counts';
 import type { Db } from '../../db/driver';
-import { iso, lookup, rowsOf } from '../../db/rows';
-import { eventDefinition, meter, meterEvent, powerGrid, rollupGridDay, sysLog } from '../../db/schema';
+import { rowsOf } from '../../db/rows';
+import { powerGrid, rollupGridDay, sysLog } from '../../db/schema';
 import { gridScope, type Scope } from '../../rbac/scope';
 import { unacknowledgedSevereCount, unacknowledgedSevereEvents } from '../analytics/meter-event-alarms';
 import type { CollectionReportService } from '../collection/collection-report.service';
