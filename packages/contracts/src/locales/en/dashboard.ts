@@ -16,8 +16,8 @@ export const dashboard = {
     operations: 'Operation log',
   },
   alarms: {
-    empty: 'No severe event in the last {{days}} days',
-    total: '{{total}} severe events in the last {{days}} days',
+    empty: 'No unacknowledged severe event in the last {{days}} days',
+    total: '{{total}} unacknowledged severe events in the last {{days}} days',
     previous: 'Previous',
     next: 'Next',
     page: 'Page {{page}}',

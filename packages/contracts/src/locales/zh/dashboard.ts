@@ -17,8 +17,8 @@ export const dashboard: typeof en = {
     operations: '操作日志',
   },
   alarms: {
-    empty: '近 {{days}} 天没有严重事件',
-    total: '近 {{days}} 天共 {{total}} 条严重事件',
+    empty: '近 {{days}} 天没有未确认的严重事件',
+    total: '近 {{days}} 天共 {{total}} 条未确认的严重事件',
     previous: '上一页',
     next: '下一页',
     page: '第 {{page}} 页',

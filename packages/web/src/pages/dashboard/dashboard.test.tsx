@@ -175,7 +175,7 @@ describe('dashboard', () => {
       expect(screen.getByTestId(chart).getAttribute('data-state')).not.toBe('empty');
     expect(within(card('operations')).getByText('operator1')).toBeTruthy();
     expect(within(card('operations')).getByText('Update')).toBeTruthy();
-    expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe('7 severe events in the last 30 days');
+    expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe('7 unacknowledged severe events in the last 30 days');
     expect(screen.getByTestId('dashboard-alarm-link-0').getAttribute('href')).toBe(
       `/dataAnalytic/meterEvents/meterEventsDetail?meterId=${METER}`,
     );
@@ -277,7 +277,7 @@ describe('dashboard', () => {
     renderInShell(permittedTree(EVERY_CARD), RES.dashboard);
     await settled('alarms', 'data');
     expect(within(card('alarms')).getByText('告警日志')).toBeTruthy();
-    expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe('近 30 天共 7 条严重事件');
+    expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe('近 30 天共 7 条未确认的严重事件');
     expect(screen.getByTestId('dashboard-alarms-next').textContent).toBe('下一页');
   });
 });
