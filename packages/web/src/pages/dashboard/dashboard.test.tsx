@@ -205,7 +205,7 @@ describe('dashboard', () => {
     answering((key) => ok(EMPTY[key]()));
     renderInShell(permittedTree(EVERY_CARD), RES.dashboard);
     for (const key of DASHBOARD_CARD_KEYS) await settled(key, 'empty');
-    expect(within(card('alarms')).getByText('No severe event in the last 30 days')).toBeTruthy();
+    expect(within(card('alarms')).getByText('No unacknowledged severe event in the last 30 days')).toBeTruthy();
     expect(within(card('collection')).getByText('No meter of your grid nodes is expected to report')).toBeTruthy();
     expect(screen.queryByTestId('dashboard-alarms-next')).toBeNull();
   });
