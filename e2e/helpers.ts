@@ -26,7 +26,9 @@ export const resourceId = (uri: string) => stableId(`resource:${uri}`);
 export const ADMIN_ROLE_ID = stableId('role:admin');
 export const OPERATOR_ROLE_ID = stableId('role:operator');
 export const ROOT_ORG_ID = stableId('org:root');
-export const FEEDER_F1_ID = stableId('grid:feeder');
+/** A node of the demo grid by its key (server db/demo-archive.ts: `transformer-8`, `feeder-3`). */
+export const demoGridId = (key: string) => stableId(`grid:${key}`);
+export const FEEDER_F1_ID = demoGridId('feeder');
 
 /** For the journeys that walk many pages: on a machine whose cores are busy elsewhere they take minutes. */
 export const LONG_JOURNEY_MS = 300_000;
