@@ -59,20 +59,49 @@ export function chartOption(data: ChartData): Record<string, unknown> {
   };
 }
 
-/** A page's declared chart over its points: each series a field of the point, named by its label. */
+const numberAt = (point: Record<string, unknown> | undefined, field: string) =>
+  typeof point?.[field] === 'number' ? (point[field] as number) : null;
+
+/**
+ * A page's declared chart over its points: each series a field of the point, named by its label; with
+ * `seriesBy`, a line per curve (a meter, a day) named by it, each curve's points placed by their x.
+ * `xText` names an x value (a state's label rather than its code).
+ */
 export function specData(
   spec: ChartSpec,
   points: readonly Record<string, unknown>[],
   label: (field: string) => string,
+  xText: (value: string | number) => string | number = (value) => value,
 ): ChartData {
-  return {
-    x: points.map((p) => p[spec.x] as string | number),
-    xType: spec.xType,
-    series: spec.series.map((field) => ({
-      name: label(field),
+  const stack = spec.stacked ? 'total' : undefined;
+  const by = spec.seriesBy;
+  if (!by && !spec.categories)
+    return {
+      x: points.map((p) => xText(p[spec.x] as string | number)),
+      xType: spec.xType,
+      series: spec.series.map((field) => ({
+        name: label(field),
+        kind: spec.kind,
+        stack,
+        values: points.map((p) => numberAt(p, field)),
+      })),
+    };
+  const x = spec.categories ?? [...new Set(points.map((p) => String(p[spec.x])))].sort();
+  const curves = by ? [...new Set(points.map((p) => String(p[by])))] : [''];
+  const series = curves.flatMap((curve) => {
+    const at = new Map(points.filter((p) => !by || String(p[by]) === curve).map((p) => [String(p[spec.x]), p]));
+    return spec.series.map((field) => ({
+      // One field per curve is named by its curve alone; the field then names the value axis.
+      name: !by ? label(field) : spec.series.length > 1 ? `${curve} ${label(field)}` : curve,
       kind: spec.kind,
-      stack: spec.stacked ? 'total' : undefined,
-      values: points.map((p) => (typeof p[field] === 'number' ? (p[field] as number) : null)),
-    })),
+      stack,
+      values: x.map((value) => numberAt(at.get(value), field)),
+    }));
+  });
+  return {
+    x: x.map(xText),
+    xType: spec.xType,
+    series,
+    yName: by && spec.series.length === 1 ? label(spec.series[0] as string) : undefined,
   };
 }

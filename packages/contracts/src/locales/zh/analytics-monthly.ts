@@ -56,6 +56,8 @@ export const analyticsMonthly: typeof en = {
     addMeter: '添加对比电表',
     meterLimit: '最多 {{max}} 条曲线',
     channel: '通道',
+    compare: '对比曲线',
+    meterNotFound: '您的数据范围内没有电表 {{serial}}',
     overlayHint: '多个电表只能在同一天对比；单个电表可跨最多 {{days}} 天。',
     states: { complete: '完整', partial: '部分', none: '无' },
     fields: {
