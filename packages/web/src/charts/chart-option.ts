@@ -31,7 +31,15 @@ export function chartOption(data: ChartData): Record<string, unknown> {
   const dots = data.series.length > 0 && data.series.every((s) => s.kind === 'scatter');
   return {
     animation: false,
-    grid: { left: 56, right: 24, top: data.series.length > 1 ? 40 : 24, bottom: zoom ? 64 : 32, containLabel: true },
+    grid: {
+      left: 56,
+      right: 24,
+      top: data.series.length > 1 ? 40 : 24,
+      bottom: zoom ? 64 : 32,
+      // ECharts 6's own `containLabel` (which needs its legacy module): the axis labels stay inside the box.
+      outerBoundsMode: 'same',
+      outerBoundsContain: 'axisLabel',
+    },
     tooltip: { trigger: dots ? 'item' : 'axis', confine: true },
     legend: data.series.length > 1 ? { top: 0, type: 'scroll' } : { show: false },
     xAxis: time
