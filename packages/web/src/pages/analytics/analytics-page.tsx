@@ -72,7 +72,10 @@ export function periodParams(definition: AnyAnalytics, params: URLSearchParams):
  * The filters and period in the URL as the page's calls send them, with its fixed keys: what the
  * summary asks for, and what a page's own panel (meter events' storms) reads alongside.
  */
-export function useAnalyticsFilters(crud: CrudConfig, fixed?: FixedKeys): Record<string, unknown> {
+export function useAnalyticsFilters(
+  crud: CrudConfig,
+  fixed?: Readonly<Record<string, string>>,
+): Record<string, string | number> {
   const [params] = useSearchParams();
   const filterFields = useMemo(
     () =>
@@ -160,7 +163,7 @@ export function AnalyticsPage({
   const { t } = useTranslation();
   const { definition, api } = screen;
   const crud = useMemo(() => analyticsCrud(screen), [screen]);
-  const body = useAnalyticsFilters(crud, fixed);
+  const body = { ...useAnalyticsFilters(crud), ...fixed };
   const summary = useQuery({
     queryKey: [definition.entity.name, 'summary', body],
     queryFn: ({ signal }) =>
