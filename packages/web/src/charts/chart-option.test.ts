@@ -76,13 +76,18 @@ describe('chartOption', () => {
       (f) => `L-${f}`,
     );
     expect(data.x).toEqual(['a', 'b', 'c']);
-    expect(data.yName).toBe('L-kw');
+    expect([data.yName, data.xName]).toEqual(['L-kw', 'L-slot']);
     expect(data.series.map((s) => [s.name, s.values])).toEqual([
       ['M2', [5, null, null]],
       ['M1', [1, null, 3]],
     ]);
-    const option = chartOption(data) as { series: { connectNulls: boolean }[]; legend: { type: string } };
+    const option = chartOption(data) as {
+      series: { connectNulls: boolean }[];
+      legend: { type: string };
+      xAxis: { name: string };
+    };
     expect(option.series.every((s) => s.connectNulls === false)).toBe(true);
+    expect(option.xAxis.name).toBe('L-slot');
     expect(option.legend.type).toBe('scroll');
   });
 

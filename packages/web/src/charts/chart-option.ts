@@ -15,6 +15,8 @@ export interface ChartData {
   series: readonly SeriesData[];
   /** Names the value axis (its unit). */
   yName?: string;
+  /** Names the x axis where its values do not say what they are (times of day, in UTC). */
+  xName?: string;
 }
 
 /** Points past which a chart offers zoom on its x axis: fewer read well at full width. */
@@ -35,16 +37,19 @@ export function chartOption(data: ChartData): Record<string, unknown> {
       left: 56,
       right: 24,
       top: data.series.length > 1 ? 40 : 24,
-      bottom: zoom ? 64 : 32,
-      // ECharts 6's own `containLabel` (which needs its legacy module): the axis labels stay inside the box.
+      bottom: (zoom ? 64 : 32) + (data.xName ? 20 : 0),
+      // ECharts 6's own `containLabel` (which needs its legacy module): the axis labels stay inside the box (the names have the margins).
       outerBoundsMode: 'same',
       outerBoundsContain: 'axisLabel',
     },
     tooltip: { trigger: dots ? 'item' : 'axis', confine: true },
-    legend: data.series.length > 1 ? { top: 0, type: 'scroll' } : { show: false },
-    xAxis: time
-      ? { type: 'time' }
-      : { type: 'category', data: [...data.x], boundaryGap: data.series.some((s) => (s.kind ?? 'line') === 'bar') },
+    legend: data.series.length > 1 ? { top: 0, type: 'scroll', itemGap: 20 } : { show: false },
+    xAxis: {
+      ...(time
+        ? { type: 'time' }
+        : { type: 'category', data: [...data.x], boundaryGap: data.series.some((s) => (s.kind ?? 'line') === 'bar') }),
+      ...(data.xName && { name: data.xName, nameLocation: 'middle', nameGap: 28 }),
+    },
     yAxis: { type: 'value', name: data.yName ?? '', nameTextStyle: { align: 'left' } },
     dataZoom: zoom ? [{ type: 'inside' }, { type: 'slider', height: 20, bottom: 8 }] : [],
     series: data.series.map((s) =>
@@ -111,5 +116,6 @@ export function specData(
     xType: spec.xType,
     series,
     yName: by && spec.series.length === 1 ? label(spec.series[0] as string) : undefined,
+    xName: by ? label(spec.x) : undefined,
   };
 }

@@ -72,7 +72,7 @@ export const analyticsMonthly = {
       metersComplete: 'Complete',
       metersPartial: 'Partial',
       metersNone: 'No profile',
-      ts: 'Interval end (UTC)',
+      ts: 'Interval end',
       slot: 'Time of day (UTC)',
       curve: 'Curve',
       activePower: 'Active power (kW)',

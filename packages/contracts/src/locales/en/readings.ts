@@ -10,7 +10,7 @@ export const readings = {
     received: '{{received}} of {{expected}} intervals received',
     empty: 'No load profile for this day',
     compare: 'Compare with',
-    compareDays: { none: 'No other day', dayBefore: 'The day before', weekBefore: 'The 6 days before' },
+    compareDays: { none: 'This day alone', dayBefore: 'With the day before', weekBefore: 'With the 6 days before' },
     time: 'Time (UTC)',
   },
   frozen: {

@@ -71,7 +71,7 @@ export const analyticsMonthly: typeof en = {
       metersComplete: '完整',
       metersPartial: '部分',
       metersNone: '无曲线',
-      ts: '时段结束 (UTC)',
+      ts: '时段结束时间',
       slot: '时刻 (UTC)',
       curve: '曲线',
       activePower: '有功功率 (kW)',

@@ -11,7 +11,7 @@ export const readings: LocaleMessages['readings'] = {
     received: '已收到 {{received}} / {{expected}} 个时段',
     empty: '该日无负荷曲线数据',
     compare: '对比',
-    compareDays: { none: '不对比', dayBefore: '前一天', weekBefore: '前 6 天' },
+    compareDays: { none: '仅当天', dayBefore: '对比前一天', weekBefore: '对比前 6 天' },
     time: '时间 (UTC)',
   },
   frozen: {

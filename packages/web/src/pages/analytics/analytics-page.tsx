@@ -19,6 +19,7 @@ import { specData } from '@/charts/chart-option';
 import { type CrudConfig, defineCrud, describeField, type RowAction, requestShape } from '@/crud/crud-config';
 import { CrudListPage, type FixedKeys, type SelectedRowsAction } from '@/crud/crud-list-page';
 import { readListQuery, shownPeriod } from '@/crud/list-query';
+import { formatDateTime } from '@/fields/date-text';
 import { errorText } from '@/i18n/message-text';
 
 // biome-ignore lint/suspicious/noExplicitAny: a page's own figures and points are its business, the kit draws any.
@@ -123,8 +124,16 @@ function SummaryStrip({
               data-testid={`analytics-figure-${key}`}
               title={t(labelOf(definition.summary, key))}
               value={figures?.[key] === null || figures?.[key] === undefined ? '–' : (figures[key] as string | number)}
-              // A text figure (a serial, a day) is shown as it is, not grouped like a number.
-              formatter={typeof figures?.[key] === 'string' ? (value) => value : undefined}
+              // A text figure (a serial, a day) is shown as it is, not grouped like a number; a moment in
+              // the browser's time zone, as the table shows moments.
+              formatter={
+                typeof figures?.[key] === 'string'
+                  ? (value) =>
+                      fieldMeta(definition.summary.shape[key] as z.ZodType)?.widget === 'datetime'
+                        ? formatDateTime(String(value))
+                        : value
+                  : undefined
+              }
             />
           ),
         )}

@@ -128,6 +128,7 @@ function CurvesHeader({ meterIds, channel }: { meterIds: readonly string[]; chan
   const { message } = App.useApp();
   const [params, setParams] = useSearchParams();
   const [adding, setAdding] = useState(false);
+  const [serial, setSerial] = useState('');
   const day = periodParams(loadProfileDetailAnalytics, params).endDay ?? '';
   const add = async (serial: string) => {
     const devAddr = serial.trim();
@@ -144,7 +145,9 @@ function CurvesHeader({ meterIds, channel }: { meterIds: readonly string[]; chan
       });
       const meterId = found.list[0]?.meterId;
       if (!meterId) message.error(t('analyticsMonthly.loadProfile.meterNotFound', { serial: devAddr }));
-      else if (!meterIds.includes(meterId)) {
+      else {
+        setSerial('');
+        if (meterIds.includes(meterId)) return;
         const next = curvesParams([...meterIds, meterId], day);
         next.set(CHANNEL, channel);
         setParams(next);
@@ -183,6 +186,8 @@ function CurvesHeader({ meterIds, channel }: { meterIds: readonly string[]; chan
           placeholder={t('analyticsMonthly.loadProfile.addMeter')}
           enterButton={t('common.actions.add')}
           loading={adding}
+          value={serial}
+          onChange={(event) => setSerial(event.target.value)}
           disabled={meterIds.length >= MAX_OVERLAY_CURVES}
           onSearch={(value) => void add(value)}
         />

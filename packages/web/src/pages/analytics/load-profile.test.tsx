@@ -168,6 +168,7 @@ describe('load profile', () => {
     await user.type(add.getByRole('searchbox'), 'LP0002');
     await user.click(add.getByRole('button'));
     await waitFor(() => expect(curves()).toEqual(['LP0001', 'LP0002']));
+    expect(add.getByRole('searchbox')).toHaveProperty('value', '');
     expect(api.callsTo(loadProfileDetailApi.summary.path).at(-1)?.body).toEqual({
       meterIds: [id(1), id(2)],
       startDay: day(-1),

@@ -52,14 +52,13 @@ describe('profile chart data', () => {
   });
 
   it("lays a day's intervals on its 96 slots by their end, a missing interval or value a gap", () => {
-    const data = profileChartData(
-      [profile(day, [15, 45, 60, 1440], (m) => (m === 60 ? null : m))],
-      'activePower',
-      'P (W)',
-    );
+    const data = profileChartData([profile(day, [15, 45, 60, 1440], (m) => (m === 60 ? null : m))], 'activePower', {
+      channel: 'P (W)',
+      time: 'T',
+    });
     expect(data.x).toHaveLength(96);
     expect([data.x[0], data.x.at(-1)]).toEqual(['00:15', '24:00']);
-    expect(data.yName).toBe('P (W)');
+    expect([data.yName, data.xName]).toEqual(['P (W)', 'T']);
     expect(data.series).toHaveLength(1);
     expect(data.series[0]?.name).toBe(day);
     expect(data.series[0]?.values.slice(0, 5)).toEqual([15, null, 45, null, null]);
@@ -76,7 +75,7 @@ describe('profile chart data', () => {
     const data = profileChartData(
       [profile(day, [15], () => 1), profile('2026-10-31', [15, 30], () => 2)],
       'activePower',
-      'P',
+      { channel: 'P', time: 'T' },
     );
     expect(data.series.map((s) => [s.name, s.values.slice(0, 2)])).toEqual([
       [day, [1, null]],
@@ -187,7 +186,7 @@ describe('meter data tab', () => {
     renderTab();
     await waitFor(() => expect(curves()).toEqual([yesterday]));
     fireEvent.mouseDown(within(screen.getByTestId('readings-compare')).getByRole('combobox'));
-    fireEvent.click(await screen.findByTitle('The day before'));
+    fireEvent.click(await screen.findByTitle('With the day before'));
     await waitFor(() => expect(curves()).toEqual([yesterday, addDays(yesterday, -1)]));
     expect(api.callsTo(readingsApi.profile.path).map((call) => call.body.day)).toEqual([
       yesterday,

@@ -45,7 +45,10 @@ export function MeterData({ id }: { id: string }) {
   const unit = profile.data?.channels.find((c) => c.key === channel)?.unit;
   const channelLabel = `${t(`readings.channels.${channel}`)}${unit ? ` (${unit})` : ''}`;
   // The chart redraws only when what it is given changes (it compares its option by value).
-  const chartData = profileChartData(arrived, channel, channelLabel);
+  const chartData = profileChartData(arrived, channel, {
+    channel: channelLabel,
+    time: t('readings.profile.time'),
+  });
   const range = frozenRange(kind, day);
   const frozen = useQuery({
     queryKey: ['readings', kind, id, range.startDay, range.endDay],

@@ -17,7 +17,7 @@ export const profileDays = (day: string, compare: CompareChoice) =>
 export function profileChartData(
   profiles: readonly MeterProfile[],
   channel: ProfileChannelKey,
-  label: string,
+  labels: { channel: string; time: string },
 ): ChartData {
   const points = profiles.flatMap((profile) =>
     profile.rows.map((row) => ({
@@ -29,6 +29,6 @@ export function profileChartData(
   return specData(
     { kind: 'line', x: 'slot', xType: 'category', series: [channel], seriesBy: 'curve', categories: DAY_SLOTS },
     points,
-    () => label,
+    (field) => (field === channel ? labels.channel : labels.time),
   );
 }
