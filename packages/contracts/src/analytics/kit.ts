@@ -172,6 +172,11 @@ export interface ChartSpec<K extends string = string> {
   stacked?: boolean;
   /** Overlaid curves: the points split into one line per value of this field (a meter, a day). */
   seriesBy?: K;
+  /**
+   * The whole category axis when points may leave some out (a day's 96 slots): a category no point
+   * holds is a gap in the lines, not joined over.
+   */
+  categories?: readonly string[];
 }
 
 /** An entity as `defineEntity` answers it: its list query derived from the filters and sortable columns. */

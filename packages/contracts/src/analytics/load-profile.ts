@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONSUMER_TYPES } from '../archive/enums';
-import { INTERVALS_PER_DAY } from '../collection/readings.api';
+import { DAY_SLOTS, INTERVALS_PER_DAY } from '../collection/readings.api';
 import { defineEntity, field, storedRecord } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { equals, subtree } from '../common/list';
@@ -185,7 +185,14 @@ export const loadProfileDetailAnalytics = defineAnalytics({
     peakAt: field(z.string().nullable(), { label: label('peakAt'), widget: 'datetime' }),
   }),
   point: curvePoint,
-  chart: { kind: 'line', x: 'slot', xType: 'category', series: ['activePower'], seriesBy: 'curve' },
+  chart: {
+    kind: 'line',
+    x: 'slot',
+    xType: 'category',
+    series: ['activePower'],
+    seriesBy: 'curve',
+    categories: DAY_SLOTS,
+  },
   fixed: { meterIds: OverlayMetersSchema },
   check: (body, period) => {
     const meters = Array.isArray(body.meterIds) ? body.meterIds.length : 0;

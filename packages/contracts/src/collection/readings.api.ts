@@ -6,6 +6,26 @@ import { EVENT_LEVELS } from '../device/protocol';
 
 /** Intervals in a day of the 15-minute load profile. */
 export const INTERVALS_PER_DAY = 96;
+
+const DAY_MS = 86_400_000;
+const INTERVAL_MINUTES = (24 * 60) / INTERVALS_PER_DAY;
+const hhmm = (minutes: number) =>
+  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+/** A day's intervals by their end, `00:15` … `24:00`: the axis curves of different days share. */
+export const DAY_SLOTS: readonly string[] = Array.from({ length: INTERVALS_PER_DAY }, (_, i) =>
+  hhmm((i + 1) * INTERVAL_MINUTES),
+);
+
+/**
+ * The UTC day an interval belongs to and its slot in it, from the interval's end (ISO): an interval
+ * belongs to the day its end closes, so 24:00 is its day's last, not the next day's first.
+ */
+export function intervalSlot(ts: string): { day: string; slot: string } {
+  const end = Date.parse(ts);
+  const dayStart = Math.floor((end - 1) / DAY_MS) * DAY_MS;
+  return { day: new Date(dayStart).toISOString().slice(0, 10), slot: hhmm((end - dayStart) / 60_000) };
+}
 /** spec §5: a date range is limited to a number of days (whole days, both ends included). */
 export const MAX_DAILY_RANGE_DAYS = 92;
 export const MAX_MONTHLY_RANGE_DAYS = 731;

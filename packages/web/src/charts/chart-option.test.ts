@@ -64,4 +64,43 @@ describe('chartOption', () => {
       ['scatter', [['2026-01-01T10:40:00.000Z', 2]]],
     ]);
   });
+
+  it('overlays curves by their seriesBy field on the whole declared axis, a missing slot a gap in its curve', () => {
+    const data = specData(
+      { kind: 'line', x: 'slot', xType: 'category', series: ['kw'], seriesBy: 'curve', categories: ['a', 'b', 'c'] },
+      [
+        { slot: 'a', curve: 'M2', kw: 5 },
+        { slot: 'a', curve: 'M1', kw: 1 },
+        { slot: 'c', curve: 'M1', kw: 3 },
+      ],
+      (f) => `L-${f}`,
+    );
+    expect(data.x).toEqual(['a', 'b', 'c']);
+    expect([data.yName, data.xName]).toEqual(['L-kw', 'L-slot']);
+    expect(data.series.map((s) => [s.name, s.values])).toEqual([
+      ['M2', [5, null, null]],
+      ['M1', [1, null, 3]],
+    ]);
+    const option = chartOption(data) as {
+      series: { connectNulls: boolean }[];
+      legend: { type: string };
+      xAxis: { name: string };
+    };
+    expect(option.series.every((s) => s.connectNulls === false)).toBe(true);
+    expect(option.xAxis.name).toBe('L-slot');
+    expect(option.legend.type).toBe('scroll');
+  });
+
+  it('names x values by their text, not their code', () => {
+    const data = specData(
+      { kind: 'bar', x: 'state', xType: 'category', series: ['n'] },
+      [
+        { state: 'complete', n: 2 },
+        { state: 'none', n: 1 },
+      ],
+      (f) => f,
+      (value) => `text-${value}`,
+    );
+    expect(data.x).toEqual(['text-complete', 'text-none']);
+  });
 });

@@ -15,6 +15,8 @@ export interface ChartData {
   series: readonly SeriesData[];
   /** Names the value axis (its unit). */
   yName?: string;
+  /** Names the x axis where its values do not say what they are (times of day, in UTC). */
+  xName?: string;
 }
 
 /** Points past which a chart offers zoom on its x axis: fewer read well at full width. */
@@ -31,12 +33,23 @@ export function chartOption(data: ChartData): Record<string, unknown> {
   const dots = data.series.length > 0 && data.series.every((s) => s.kind === 'scatter');
   return {
     animation: false,
-    grid: { left: 56, right: 24, top: data.series.length > 1 ? 40 : 24, bottom: zoom ? 64 : 32, containLabel: true },
+    grid: {
+      left: 56,
+      right: 24,
+      top: data.series.length > 1 ? 40 : 24,
+      bottom: (zoom ? 64 : 32) + (data.xName ? 20 : 0),
+      // ECharts 6's own `containLabel` (which needs its legacy module): the axis labels stay inside the box (the names have the margins).
+      outerBoundsMode: 'same',
+      outerBoundsContain: 'axisLabel',
+    },
     tooltip: { trigger: dots ? 'item' : 'axis', confine: true },
-    legend: data.series.length > 1 ? { top: 0, type: 'scroll' } : { show: false },
-    xAxis: time
-      ? { type: 'time' }
-      : { type: 'category', data: [...data.x], boundaryGap: data.series.some((s) => (s.kind ?? 'line') === 'bar') },
+    legend: data.series.length > 1 ? { top: 0, type: 'scroll', itemGap: 20 } : { show: false },
+    xAxis: {
+      ...(time
+        ? { type: 'time' }
+        : { type: 'category', data: [...data.x], boundaryGap: data.series.some((s) => (s.kind ?? 'line') === 'bar') }),
+      ...(data.xName && { name: data.xName, nameLocation: 'middle', nameGap: 28 }),
+    },
     yAxis: { type: 'value', name: data.yName ?? '', nameTextStyle: { align: 'left' } },
     dataZoom: zoom ? [{ type: 'inside' }, { type: 'slider', height: 20, bottom: 8 }] : [],
     series: data.series.map((s) =>
@@ -59,20 +72,50 @@ export function chartOption(data: ChartData): Record<string, unknown> {
   };
 }
 
-/** A page's declared chart over its points: each series a field of the point, named by its label. */
+const numberAt = (point: Record<string, unknown> | undefined, field: string) =>
+  typeof point?.[field] === 'number' ? (point[field] as number) : null;
+
+/**
+ * A page's declared chart over its points: each series a field of the point, named by its label; with
+ * `seriesBy`, a line per curve (a meter, a day) named by it, each curve's points placed by their x.
+ * `xText` names an x value (a state's label rather than its code).
+ */
 export function specData(
   spec: ChartSpec,
   points: readonly Record<string, unknown>[],
   label: (field: string) => string,
+  xText: (value: string | number) => string | number = (value) => value,
 ): ChartData {
-  return {
-    x: points.map((p) => p[spec.x] as string | number),
-    xType: spec.xType,
-    series: spec.series.map((field) => ({
-      name: label(field),
+  const stack = spec.stacked ? 'total' : undefined;
+  const by = spec.seriesBy;
+  if (!by && !spec.categories)
+    return {
+      x: points.map((p) => xText(p[spec.x] as string | number)),
+      xType: spec.xType,
+      series: spec.series.map((field) => ({
+        name: label(field),
+        kind: spec.kind,
+        stack,
+        values: points.map((p) => numberAt(p, field)),
+      })),
+    };
+  const x = spec.categories ?? [...new Set(points.map((p) => String(p[spec.x])))].sort();
+  const curves = by ? [...new Set(points.map((p) => String(p[by])))] : [''];
+  const series = curves.flatMap((curve) => {
+    const at = new Map(points.filter((p) => !by || String(p[by]) === curve).map((p) => [String(p[spec.x]), p]));
+    return spec.series.map((field) => ({
+      // One field per curve is named by its curve alone; the field then names the value axis.
+      name: !by ? label(field) : spec.series.length > 1 ? `${curve} ${label(field)}` : curve,
       kind: spec.kind,
-      stack: spec.stacked ? 'total' : undefined,
-      values: points.map((p) => (typeof p[field] === 'number' ? (p[field] as number) : null)),
-    })),
+      stack,
+      values: x.map((value) => numberAt(at.get(value), field)),
+    }));
+  });
+  return {
+    x: x.map(xText),
+    xType: spec.xType,
+    series,
+    yName: by && spec.series.length === 1 ? label(spec.series[0] as string) : undefined,
+    xName: by ? label(spec.x) : undefined,
   };
 }

@@ -131,7 +131,8 @@ export interface CrudConfig {
   exportDialog: boolean;
   /** Deletes selected rows at once (`{ids}` → `{deleted, failures}`): the list offers row selection. */
   batchRemove?: Operation;
-  rowKey: string;
+  /** The field that keys a row, or the fields that do together (a meter's month). */
+  rowKey: string | readonly string[];
   uniqueChecks: Readonly<Record<string, UniqueCheck>>;
   initialValues: Readonly<Record<string, unknown>>;
   /** Fields the add form shows after the entity's form fields (e.g. the initial password). */
@@ -196,7 +197,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   remove?: { request?: (row: Shape<S>) => object; removable?: (row: Shape<S>) => boolean; batch?: boolean };
   /** The export operation takes `{columns, format}` besides the list's filters (see CrudConfig). */
   exportDialog?: boolean;
-  rowKey?: Extract<keyof S['shape'], string>;
+  rowKey?: Extract<keyof S['shape'], string> | readonly Extract<keyof S['shape'], string>[];
   uniqueChecks?: {
     operation: Operation<z.ZodType, z.ZodType<{ existed: boolean }>>;
     dependsOn?: readonly InputKey<C>[];
@@ -286,6 +287,12 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     rowTestId: definition.rowTestId,
   };
 }
+
+/** The key of a row: its key field's value, or its key fields' values joined by `/`. */
+export const rowKeyOf = (config: CrudConfig, row: Row): string =>
+  typeof config.rowKey === 'string'
+    ? String(row[config.rowKey])
+    : config.rowKey.map((key) => String(row[key])).join('/');
 
 /** A row's value of `key` as the interface language shows it: the English twin when there is one. */
 export function shownValue(config: CrudConfig, row: Row, key: string, language: 'en' | 'zh'): unknown {

@@ -3,7 +3,7 @@ import { Modal } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EditedRecordContext } from '@/fields/field-input';
-import { type CrudConfig, createDefaults, describeField, type Row, requestShape } from './crud-config';
+import { type CrudConfig, createDefaults, describeField, type Row, requestShape, rowKeyOf } from './crud-config';
 import { requestBody } from './crud-form-page';
 import { OperationForm } from './operation-form';
 
@@ -16,7 +16,7 @@ export function CrudFormDialog({ crud, record, onClose }: { crud: CrudConfig; re
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const { entity } = crud;
-  const id = record ? String(record[crud.rowKey]) : undefined;
+  const id = record ? rowKeyOf(crud, record) : undefined;
   const operation = id === undefined ? crud.create : crud.update;
   const keys = useMemo(() => [...entity.form, ...(id === undefined ? crud.createFields : [])], [crud, entity, id]);
   const fields = useMemo(() => keys.map((key) => describeField(crud, key)), [crud, keys]);

@@ -20,7 +20,15 @@ import { isGranted } from '@/app/permissions/permission-index';
 import { FieldValue, fieldText } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
 import { useLanguage } from '@/i18n/use-language';
-import { type CrudConfig, DELETE_ACTION, describeField, type Row, requestShape, shownValue } from './crud-config';
+import {
+  type CrudConfig,
+  DELETE_ACTION,
+  describeField,
+  type Row,
+  requestShape,
+  rowKeyOf,
+  shownValue,
+} from './crud-config';
 import { CrudDetail } from './crud-detail';
 import { CrudFormDialog } from './crud-form-dialog';
 import { asDeleteResult, useDeleteReport } from './delete-report';
@@ -79,6 +87,9 @@ export interface SelectedRowsAction {
   render: (rows: Row[], clear: () => void) => ReactNode;
 }
 
+/** Keys a list's requests carry besides its filters: a detail page's meter, or the meters it overlays. */
+export type FixedKeys = Readonly<Record<string, string | readonly string[]>>;
+
 export function CrudListPage({
   crud,
   keepParams = [],
@@ -88,8 +99,8 @@ export function CrudListPage({
 }: {
   crud: CrudConfig;
   keepParams?: readonly string[];
-  /** Keys every list and export request carries, not filters of the bar (an analytics detail's meter). */
-  fixed?: Readonly<Record<string, string>>;
+  /** Keys every list and export request carries, not filters of the bar (an analytics detail's meter or meters). */
+  fixed?: FixedKeys;
   /** What the filters also govern, shown between them and the table (an analytics page's summary and chart). */
   belowFilters?: ReactNode;
   selectedAction?: SelectedRowsAction;
@@ -216,7 +227,7 @@ export function CrudListPage({
     }
     setParams(written);
   };
-  const keyOf = (row: Row) => String(row[crud.rowKey]);
+  const keyOf = (row: Row) => rowKeyOf(crud, row);
   // Everything the page shows of the entity asks again (an analytics page's summary with its rows).
   const refresh = () => void queryClient.invalidateQueries({ queryKey: [entity.name] });
   /** Search asks again even when nothing changed: the user wants today's rows, not the cached ones. */

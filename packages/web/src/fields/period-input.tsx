@@ -19,7 +19,7 @@ const MONTH = 'YYYY-MM';
 const utcNow = () => dayjs(utcToday());
 
 /**
- * An analytics period: whole UTC days (one day when the page takes one) or whole months, with the
+ * An analytics period: whole UTC days or whole months (one when the page takes one), with the
  * spec §9 shortcuts that fit the page's limit, and nothing after today (this month) to pick.
  */
 export function PeriodInput({
@@ -62,6 +62,19 @@ export function PeriodInput({
         onKeyDown={keepTypedDate}
         value={current?.[0] ?? null}
         disabledDate={(date) => isAfterToday(date, utcNow())}
+        onChange={(date) => emit(date ? [date, date] : null)}
+      />
+    );
+  if (period.unit === 'month' && period.maxMonths === 1)
+    return (
+      <DatePicker
+        id={id}
+        data-testid={testId}
+        picker="month"
+        allowClear={false}
+        onKeyDown={keepTypedDate}
+        value={current?.[0] ?? null}
+        disabledDate={(date) => date.isAfter(utcNow().endOf('month'))}
         onChange={(date) => emit(date ? [date, date] : null)}
       />
     );

@@ -11,8 +11,11 @@ import {
   GIS_RES,
   gridEntity,
   groupEntity,
+  LOAD_PROFILE_RES,
   METER_EVENTS_RES,
   METER_RES,
+  MONTHLY_BILLING_RES,
+  MONTHLY_CONSUMPTION_RES,
   meterEntity,
   meterTypeEntity,
   moduleEntity,
@@ -98,6 +101,22 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [
     CLOCK_MONITORING_RES.page,
     lazyPage(() => import('@/pages/analytics/clock-monitoring.page').then((m) => m.ClockMonitoringPage)),
+  ],
+  ...(
+    [
+      [MONTHLY_CONSUMPTION_RES.page, 'MonthlyConsumptionPage'],
+      [MONTHLY_CONSUMPTION_RES.detail, 'MonthlyConsumptionDetailPage'],
+      [MONTHLY_BILLING_RES.page, 'MonthlyBillingPage'],
+      [MONTHLY_BILLING_RES.detail, 'MonthlyBillingDetailPage'],
+    ] as const
+  ).map(
+    ([uri, name]) =>
+      [uri, lazyPage(() => import('@/pages/analytics/monthly.page').then((m) => m[name]))] as [string, LazyPage],
+  ),
+  [LOAD_PROFILE_RES.page, lazyPage(() => import('@/pages/analytics/load-profile.page').then((m) => m.LoadProfilePage))],
+  [
+    LOAD_PROFILE_RES.detail,
+    lazyPage(() => import('@/pages/analytics/load-profile.page').then((m) => m.LoadProfileDetailPage)),
   ],
   ...crudRoutes(orgEntity.pagePath, () => import('./system/org.resource').then((m) => m.orgPages)),
   ...crudRoutes(userEntity.pagePath, () => import('./system/user.resource').then((m) => m.userPages)),

@@ -57,6 +57,8 @@ export const analyticsMonthly = {
     addMeter: 'Add a meter to compare',
     meterLimit: 'At most {{max}} curves',
     channel: 'Channel',
+    compare: 'Compare the curves',
+    meterNotFound: 'No meter {{serial}} in your grid scope',
     overlayHint: 'Several meters are compared on one day; one meter alone may span up to {{days}} days.',
     states: { complete: 'Complete', partial: 'Partial', none: 'None' },
     fields: {
@@ -70,7 +72,7 @@ export const analyticsMonthly = {
       metersComplete: 'Complete',
       metersPartial: 'Partial',
       metersNone: 'No profile',
-      ts: 'Interval end (UTC)',
+      ts: 'Interval end',
       slot: 'Time of day (UTC)',
       curve: 'Curve',
       activePower: 'Active power (kW)',

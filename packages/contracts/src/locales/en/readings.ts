@@ -9,7 +9,8 @@ export const readings = {
     channel: 'Channel',
     received: '{{received}} of {{expected}} intervals received',
     empty: 'No load profile for this day',
-    chart: 'Load profile of {{day}}: {{channel}}',
+    compare: 'Compare with',
+    compareDays: { none: 'This day alone', dayBefore: 'With the day before', weekBefore: 'With the 6 days before' },
     time: 'Time (UTC)',
   },
   frozen: {

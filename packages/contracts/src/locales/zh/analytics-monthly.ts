@@ -56,6 +56,8 @@ export const analyticsMonthly: typeof en = {
     addMeter: '添加对比电表',
     meterLimit: '最多 {{max}} 条曲线',
     channel: '通道',
+    compare: '对比曲线',
+    meterNotFound: '您的数据范围内没有电表 {{serial}}',
     overlayHint: '多个电表只能在同一天对比；单个电表可跨最多 {{days}} 天。',
     states: { complete: '完整', partial: '部分', none: '无' },
     fields: {
@@ -69,7 +71,7 @@ export const analyticsMonthly: typeof en = {
       metersComplete: '完整',
       metersPartial: '部分',
       metersNone: '无曲线',
-      ts: '时段结束 (UTC)',
+      ts: '时段结束时间',
       slot: '时刻 (UTC)',
       curve: '曲线',
       activePower: '有功功率 (kW)',

@@ -10,7 +10,8 @@ export const readings: LocaleMessages['readings'] = {
     channel: '通道',
     received: '已收到 {{received}} / {{expected}} 个时段',
     empty: '该日无负荷曲线数据',
-    chart: '{{day}} 的负荷曲线：{{channel}}',
+    compare: '对比',
+    compareDays: { none: '仅当天', dayBefore: '对比前一天', weekBefore: '对比前 6 天' },
     time: '时间 (UTC)',
   },
   frozen: {

@@ -1,5 +1,6 @@
 import {
   INTERVALS_PER_DAY,
+  intervalSlot,
   type LoadProfileIntervalRow,
   type LoadProfileRow,
   loadProfileAnalytics,
@@ -206,15 +207,10 @@ async function curveSummary(db: Db, request: AnalyticsRequest) {
   const byDay = meters.size === 1 && days > 1;
   let peak: { at: string; kw: number } | undefined;
   const points: CurvePoint[] = rows.map(({ meterId, ts, ...values }) => {
-    const end = Date.parse(ts);
-    // An interval belongs to the day its end closes: 24:00 is the last of its day, not the next day's first.
-    const dayStart = Math.floor((end - 1) / DAY_MS) * DAY_MS;
-    const minutes = (end - dayStart) / 60_000;
-    const slot = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+    const { day, slot } = intervalSlot(ts);
     if (values.activePower !== null && (!peak || values.activePower > peak.kw))
       peak = { at: ts, kw: values.activePower };
-    const curve = byDay ? new Date(dayStart).toISOString().slice(0, 10) : (meters.get(meterId) as string);
-    return { slot, curve, ...values };
+    return { slot, curve: byDay ? day : (meters.get(meterId) as string), ...values };
   });
   points.sort((a, b) => a.curve.localeCompare(b.curve) || a.slot.localeCompare(b.slot));
   return {

@@ -2,6 +2,22 @@ import { ArrowLeftOutlined } from '@ant-design/icons';
 import { Button, Empty, Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import type { RowAction } from '@/crud/crud-config';
+
+/** A row's drill-down to a meter's detail page `to`, for the period (or date) the list shows. */
+export function meterDetail<R extends { meterId: string }>(
+  permission: string,
+  to: string,
+  period: Record<string, string>,
+): RowAction {
+  const action: RowAction<R> = {
+    key: 'detail',
+    label: 'analytics.openDetail',
+    permission,
+    to: (row) => `${to}?${new URLSearchParams({ meterId: row.meterId, ...period }).toString()}`,
+  };
+  return action as unknown as RowAction;
+}
 
 /** A detail page opened without its meter (a bookmark cut short): the way back to the list. */
 export function MeterDetailMissing({ list }: { list: string }) {

@@ -2,6 +2,7 @@ import {
   type AnalyticsApi,
   type AnalyticsDefinition,
   type AnalyticsEntity,
+  type ChartSpec,
   fieldMeta,
   isDateRange,
   PERIOD_KEYS,
@@ -16,8 +17,9 @@ import { callApi } from '@/api/api-client';
 import { Chart } from '@/charts/chart';
 import { specData } from '@/charts/chart-option';
 import { type CrudConfig, defineCrud, describeField, type RowAction, requestShape } from '@/crud/crud-config';
-import { CrudListPage, type SelectedRowsAction } from '@/crud/crud-list-page';
+import { CrudListPage, type FixedKeys, type SelectedRowsAction } from '@/crud/crud-list-page';
 import { readListQuery, shownPeriod } from '@/crud/list-query';
+import { formatDateTime } from '@/fields/date-text';
 import { errorText } from '@/i18n/message-text';
 
 // biome-ignore lint/suspicious/noExplicitAny: a page's own figures and points are its business, the kit draws any.
@@ -26,8 +28,8 @@ export type AnyAnalytics = AnalyticsDefinition<AnalyticsEntity, z.ZodObject<any>
 export interface AnalyticsScreen {
   definition: AnyAnalytics;
   api: AnalyticsApi;
-  /** The row field that keys it (a meter's id, a day). */
-  rowKey: string;
+  /** The row field that keys it (a meter's id, a day), or the fields that do together (a meter's month). */
+  rowKey: string | readonly string[];
   /** Drill-downs from a row: a detail page, with the period the list shows. */
   rowActions?: readonly RowAction[];
   /** Test ids of the table's rows (`<rowTestId>-<row key>`), for a journey that watches one. */
@@ -90,6 +92,10 @@ export function useAnalyticsFilters(
 /** The label of a figure or point field, as its schema declares it. */
 const labelOf = (schema: z.ZodObject, key: string) => fieldMeta(schema.shape[key] as z.ZodType)?.label ?? key;
 
+/** The label key of each option of a point field that has options (a profile state), by value. */
+const optionLabels = (schema: z.ZodObject, key: string) =>
+  new Map((fieldMeta(schema.shape[key] as z.ZodType)?.options ?? []).map((o) => [String(o.value), o.label]));
+
 function SummaryStrip({
   definition,
   figures,
@@ -118,8 +124,16 @@ function SummaryStrip({
               data-testid={`analytics-figure-${key}`}
               title={t(labelOf(definition.summary, key))}
               value={figures?.[key] === null || figures?.[key] === undefined ? '–' : (figures[key] as string | number)}
-              // A text figure (a serial, a day) is shown as it is, not grouped like a number.
-              formatter={typeof figures?.[key] === 'string' ? (value) => value : undefined}
+              // A text figure (a serial, a day) is shown as it is, not grouped like a number; a moment in
+              // the browser's time zone, as the table shows moments.
+              formatter={
+                typeof figures?.[key] === 'string'
+                  ? (value) =>
+                      fieldMeta(definition.summary.shape[key] as z.ZodType)?.widget === 'datetime'
+                        ? formatDateTime(String(value))
+                        : value
+                  : undefined
+              }
             />
           ),
         )}
@@ -141,9 +155,12 @@ export function AnalyticsPage({
   children,
   keepParams = [],
   selectedAction,
+  chart,
 }: {
   screen: AnalyticsScreen;
-  fixed?: Readonly<Record<string, string>>;
+  fixed?: FixedKeys;
+  /** What the chart draws instead of the page's declared chart (another channel of the points). */
+  chart?: ChartSpec;
   /** URL parameters of the page around the kit (a view switch) that its filter bar must keep. */
   keepParams?: readonly string[];
   /** An action on the selected rows of the table (clock sync). */
@@ -155,7 +172,7 @@ export function AnalyticsPage({
   const { t } = useTranslation();
   const { definition, api } = screen;
   const crud = useMemo(() => analyticsCrud(screen), [screen]);
-  const body = useAnalyticsFilters(crud, fixed);
+  const body = { ...useAnalyticsFilters(crud), ...fixed };
   const summary = useQuery({
     queryKey: [definition.entity.name, 'summary', body],
     queryFn: ({ signal }) =>
@@ -165,10 +182,16 @@ export function AnalyticsPage({
       }>,
     placeholderData: keepPreviousData,
   });
-  const chartData = useMemo(
-    () => specData(definition.chart, summary.data?.points ?? [], (field) => t(labelOf(definition.point, field))),
-    [definition, summary.data, t],
-  );
+  const chartData = useMemo(() => {
+    const spec = chart ?? definition.chart;
+    const options = optionLabels(definition.point, spec.x);
+    return specData(
+      spec,
+      summary.data?.points ?? [],
+      (field) => t(labelOf(definition.point, field)),
+      (value) => (options.has(String(value)) ? t(options.get(String(value)) as string) : value),
+    );
+  }, [definition, chart, summary.data, t]);
 
   const figuresAndChart = (
     <>

@@ -8,8 +8,7 @@ import {
 } from '@meterdesk/contracts';
 import { useMemo } from 'react';
 import { useSearchParams } from 'react-router';
-import type { RowAction } from '@/crud/crud-config';
-import { AnalyticsDetailHeader, MeterDetailMissing } from './analytics-detail';
+import { AnalyticsDetailHeader, MeterDetailMissing, meterDetail } from './analytics-detail';
 import { AnalyticsPage, type AnalyticsScreen, periodParams } from './analytics-page';
 
 /** Consumption data: each meter's consumption over the period, a meter's days in its detail. */
@@ -17,21 +16,15 @@ export function ConsumptionPage() {
   const [params] = useSearchParams();
   // The drill-down opens the meter for the period the list shows.
   const period = JSON.stringify(periodParams(consumptionAnalytics, params));
-  const screen = useMemo<AnalyticsScreen>(() => {
-    const detail: RowAction<ConsumptionRow> = {
-      key: 'detail',
-      label: 'analytics.openDetail',
-      permission: CONSUMPTION_RES.detail,
-      to: (row) =>
-        `${CONSUMPTION_RES.detail}?${new URLSearchParams({ meterId: row.meterId, ...JSON.parse(period) }).toString()}`,
-    };
-    return {
+  const screen = useMemo<AnalyticsScreen>(
+    () => ({
       definition: consumptionAnalytics,
       api: consumptionApi,
       rowKey: 'meterId',
-      rowActions: [detail as unknown as RowAction],
-    };
-  }, [period]);
+      rowActions: [meterDetail<ConsumptionRow>(CONSUMPTION_RES.detail, CONSUMPTION_RES.detail, JSON.parse(period))],
+    }),
+    [period],
+  );
   return <AnalyticsPage screen={screen} />;
 }
 

@@ -17,23 +17,8 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { RowAction } from '@/crud/crud-config';
-import { AnalyticsDetailHeader, MeterDetailMissing } from './analytics-detail';
+import { AnalyticsDetailHeader, MeterDetailMissing, meterDetail } from './analytics-detail';
 import { AnalyticsPage, type AnalyticsScreen, periodParams } from './analytics-page';
-
-/** A row's drill-down to a meter's page, for the period (or date) the list shows. */
-function meterDetail<R extends { meterId: string }>(
-  permission: string,
-  to: string,
-  period: Record<string, string>,
-): RowAction {
-  const action: RowAction<R> = {
-    key: 'detail',
-    label: 'analytics.openDetail',
-    permission,
-    to: (row) => `${to}?${new URLSearchParams({ meterId: row.meterId, ...period }).toString()}`,
-  };
-  return action as unknown as RowAction;
-}
 
 /** Cumulative energy: each meter's registers at a date, per tariff rate; a meter's registers by day in its detail. */
 export function CumulativeEnergyPage() {

@@ -27,7 +27,7 @@ describe('energy gain', () => {
     expect(api.callsTo(energyGainApi.list.path)[0]?.body).toMatchObject(period);
 
     await user.click(within(screen.getByTestId('energy-gain-view')).getByText('Grid nodes'));
-    const feeder = (await screen.findByText('Feeder 1')).closest('tr') as HTMLElement;
+    const feeder = (await screen.findByText('Feeder 1', { selector: 'td *, td' })).closest('tr') as HTMLElement;
     expect(api.callsTo(energyGainGridApi.list.path)[0]?.body).toMatchObject(period);
     await user.click(within(feeder).getByTestId(`row-below-${FEEDER}`));
     await waitFor(() =>

@@ -2,7 +2,8 @@ import { FROZEN_REGISTER_KEYS, type MeterFrozen, type MeterProfile, meterApi, re
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { App } from 'antd';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { type ChartData, chartOption } from '@/charts/chart-option';
 import { applyLanguage } from '@/i18n/i18n';
 import '@/locales/screen-texts';
 import { ok, stubApi } from '@/test/api-stub';
@@ -11,51 +12,75 @@ import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 import { MeterData } from './meter-data';
 import { addDays, dayShortcuts, frozenRange, isAfterToday, utcToday } from './meter-data-days';
-import { niceStep, profileGeometry } from './profile-geometry';
+import { profileChartData, profileDays } from './profile-data';
 
-const SIZE = { width: 1000, height: 110, left: 40, bottom: 10 };
 const METER = 'a'.repeat(32);
 const at = (day: string, minutes: number) => new Date(Date.parse(`${day}T00:00:00Z`) + minutes * 60_000).toISOString();
 
-describe('profile geometry', () => {
-  it('places a day across the width from 00:00 to 24:00 and values up from a baseline holding zero', () => {
-    const g = profileGeometry(
-      [
-        { ts: at('2026-11-01', 0), value: 0 },
-        { ts: at('2026-11-01', 720), value: 100 },
-      ],
-      '2026-11-01',
-      SIZE,
+// What the chart is given, shown as text: ECharts draws nothing in a DOM without layout.
+vi.mock('@/charts/chart', () => ({
+  Chart: ({ data, testId }: { data: ChartData; testId: string }) => (
+    <div data-testid={testId} data-y={data.yName}>
+      {data.series.map((s) => (
+        <span key={s.name} data-testid="profile-curve" data-values={JSON.stringify(s.values.slice(0, 4))}>
+          {s.name}
+        </span>
+      ))}
+    </div>
+  ),
+}));
+const curves = () => screen.queryAllByTestId('profile-curve').map((curve) => curve.textContent);
+
+describe('profile chart data', () => {
+  const day = '2026-11-01';
+  const profile = (d: string, minutes: number[], value: (m: number) => number | null): MeterProfile => ({
+    day: d,
+    expected: 96,
+    channels: [],
+    rows: minutes.map((m) => ({
+      ts: at(d, m),
+      values: {
+        activeImport: null,
+        activeExport: null,
+        reactiveImport: null,
+        reactiveExport: null,
+        activePower: value(m),
+        voltageL1: null,
+        currentL1: null,
+      },
+    })),
+  });
+
+  it("lays a day's intervals on its 96 slots by their end, a missing interval or value a gap", () => {
+    const data = profileChartData([profile(day, [15, 45, 60, 1440], (m) => (m === 60 ? null : m))], 'activePower', {
+      channel: 'P (W)',
+      time: 'T',
+    });
+    expect(data.x).toHaveLength(96);
+    expect([data.x[0], data.x.at(-1)]).toEqual(['00:15', '24:00']);
+    expect([data.yName, data.xName]).toEqual(['P (W)', 'T']);
+    expect(data.series).toHaveLength(1);
+    expect(data.series[0]?.name).toBe(day);
+    expect(data.series[0]?.values.slice(0, 5)).toEqual([15, null, 45, null, null]);
+    // The interval ending at midnight is its day's last.
+    expect(data.series[0]?.values.at(-1)).toBe(1440);
+    const option = chartOption(data) as { series: { connectNulls: boolean }[] };
+    expect(option.series[0]?.connectNulls).toBe(false);
+  });
+
+  it('overlays the days compared, the chosen one first, each a line of its own', () => {
+    expect(profileDays(day, 'none')).toEqual([day]);
+    expect(profileDays(day, 'dayBefore')).toEqual([day, '2026-10-31']);
+    expect(profileDays(day, 'weekBefore')).toHaveLength(7);
+    const data = profileChartData(
+      [profile(day, [15], () => 1), profile('2026-10-31', [15, 30], () => 2)],
+      'activePower',
+      { channel: 'P', time: 'T' },
     );
-    expect(g.points.map((p) => [p.x, p.y])).toEqual([
-      [40, 100],
-      [520, 0],
+    expect(data.series.map((s) => [s.name, s.values.slice(0, 2)])).toEqual([
+      [day, [1, null]],
+      ['2026-10-31', [2, 2]],
     ]);
-    expect(g.xTicks.map((t) => t.label)).toEqual([
-      '00:00',
-      '03:00',
-      '06:00',
-      '09:00',
-      '12:00',
-      '15:00',
-      '18:00',
-      '21:00',
-      '24:00',
-    ]);
-    expect(g.yTicks.map((t) => t.label)).toEqual(['0', '20', '40', '60', '80', '100']);
-  });
-
-  it('breaks the line where an interval is missing or has no value', () => {
-    const day = '2026-11-01';
-    const rows = [0, 15, 30, 60, 75, 90].map((m) => ({ ts: at(day, m), value: m === 75 ? null : 5 }));
-    const g = profileGeometry(rows, day, SIZE);
-    expect(g.path.split(' ').filter((part) => part.startsWith('M'))).toHaveLength(3);
-    expect(g.points).toHaveLength(5);
-    expect(profileGeometry([], day, SIZE).path).toBe('');
-  });
-
-  it('takes steps of 1, 2 or 5 times a power of ten', () => {
-    expect([niceStep(100, 5), niceStep(7, 5), niceStep(2305, 5), niceStep(0, 5)]).toEqual([20, 2, 500, 1]);
   });
 });
 
@@ -83,7 +108,7 @@ const profileOf = (day: string, count: number): MeterProfile => ({
   expected: 96,
   channels: channels(['activeImport', 'activePower']),
   rows: Array.from({ length: count }, (_, i) => ({
-    ts: at(day, i * 15),
+    ts: at(day, (i + 1) * 15),
     values: {
       activeImport: 1000 + i,
       activeExport: null,
@@ -129,7 +154,9 @@ describe('meter data tab', () => {
     renderTab();
     expect(screen.getByTestId('profile-loading')).toBeTruthy();
     expect((await screen.findByTestId('profile-received')).textContent).toBe('90 of 96 intervals received');
-    expect(screen.getByTestId('profile-line').getAttribute('d')).toMatch(/^M/);
+    expect(curves()).toEqual([yesterday]);
+    expect(screen.getByTestId('profile-chart').getAttribute('data-y')).toBe('Active power (W)');
+    expect(screen.getAllByTestId('profile-curve')[0]?.getAttribute('data-values')).toBe('[400,401,402,403]');
     expect(api.callsTo(readingsApi.profile.path)[0]?.body).toEqual({ meterId: METER, day: yesterday });
     expect(api.callsTo(readingsApi.daily.path)[0]?.body).toEqual({
       meterId: METER,
@@ -148,6 +175,32 @@ describe('meter data tab', () => {
     expect(within(table).getByText('950')).toBeTruthy();
     // A month of rows runs past the window; the header stays in sight above them.
     expect(table.querySelector('.ant-table-sticky-holder')?.textContent).toContain('Day (UTC)');
+  });
+
+  it('overlays the days before the chosen one when asked, and draws the channel chosen', async () => {
+    const yesterday = addDays(utcToday(), -1);
+    const api = stubApi({
+      [readingsApi.profile.path]: (body) => ok(profileOf(String(body.day), body.day === yesterday ? 96 : 40)),
+      [readingsApi.daily.path]: () => ok(frozen),
+    });
+    renderTab();
+    await waitFor(() => expect(curves()).toEqual([yesterday]));
+    fireEvent.mouseDown(within(screen.getByTestId('readings-compare')).getByRole('combobox'));
+    fireEvent.click(await screen.findByTitle('With the day before'));
+    await waitFor(() => expect(curves()).toEqual([yesterday, addDays(yesterday, -1)]));
+    expect(api.callsTo(readingsApi.profile.path).map((call) => call.body.day)).toEqual([
+      yesterday,
+      addDays(yesterday, -1),
+    ]);
+    // The received count stays the chosen day's.
+    expect(screen.getByTestId('profile-received').textContent).toBe('96 of 96 intervals received');
+
+    fireEvent.mouseDown(within(screen.getByTestId('readings-channel')).getByRole('combobox'));
+    fireEvent.click(await screen.findByTitle('Active import (+A)'));
+    await waitFor(() =>
+      expect(screen.getByTestId('profile-chart').getAttribute('data-y')).toBe('Active import (+A) (Wh)'),
+    );
+    expect(screen.getAllByTestId('profile-curve')[1]?.getAttribute('data-values')).toBe('[1000,1001,1002,1003]');
   });
 
   it('says so when the day holds no profile, in Chinese too', async () => {

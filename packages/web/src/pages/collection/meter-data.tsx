@@ -5,33 +5,49 @@ import {
   type ProfileChannelKey,
   readingsApi,
 } from '@meterdesk/contracts';
-import { useQuery } from '@tanstack/react-query';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { Alert, Card, DatePicker, Empty, Flex, Segmented, Select, Spin, Table, Typography } from 'antd';
 import dayjs from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { callApi } from '@/api/api-client';
+import { Chart } from '@/charts/chart';
 import { errorText } from '@/i18n/message-text';
 import { useLanguage } from '@/i18n/use-language';
 import { addDays, dayShortcuts, type FrozenKind, frozenRange, isAfterToday, utcToday } from './meter-data-days';
-import { ProfileChart } from './profile-chart';
+import { COMPARE_DAYS, type CompareChoice, profileChartData, profileDays } from './profile-data';
 
 type FrozenRow = MeterFrozen['rows'][number];
 
 /**
- * A meter's data tab: the load profile of a chosen day as a chart and its frozen values beside it.
- * Days are UTC days, as the store files them; the picker offers none after today.
+ * A meter's data tab: the load profile of a chosen day as a chart, with the days before it overlaid
+ * when asked, and its frozen values beside it. Days are UTC days, as the store files them; the picker
+ * offers none after today.
  */
 export function MeterData({ id }: { id: string }) {
   const { t } = useTranslation();
   const [day, setDay] = useState(() => addDays(utcToday(), -1));
   const [channel, setChannel] = useState<ProfileChannelKey>('activePower');
+  const [compare, setCompare] = useState<CompareChoice>('none');
   const [kind, setKind] = useState<FrozenKind>('daily');
   const shortcuts = dayShortcuts();
 
-  const profile = useQuery({
-    queryKey: ['readings', 'profile', id, day],
-    queryFn: ({ signal }) => callApi(readingsApi.profile, { meterId: id, day }, { signal }),
+  const profiles = useQueries({
+    queries: profileDays(day, compare).map((shown) => ({
+      queryKey: ['readings', 'profile', id, shown],
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        callApi(readingsApi.profile, { meterId: id, day: shown }, { signal }),
+    })),
+  });
+  const [profile] = profiles as [(typeof profiles)[number]];
+  const profileError = profiles.find((p) => p.error)?.error;
+  const arrived = profiles.flatMap((p) => (p.data ? [p.data] : []));
+  const unit = profile.data?.channels.find((c) => c.key === channel)?.unit;
+  const channelLabel = `${t(`readings.channels.${channel}`)}${unit ? ` (${unit})` : ''}`;
+  // The chart redraws only when what it is given changes (it compares its option by value).
+  const chartData = profileChartData(arrived, channel, {
+    channel: channelLabel,
+    time: t('readings.profile.time'),
   });
   const range = frozenRange(kind, day);
   const frozen = useQuery({
@@ -77,30 +93,43 @@ export function MeterData({ id }: { id: string }) {
       <Card
         title={t('readings.profile.title')}
         extra={
-          <Select<ProfileChannelKey>
-            data-testid="readings-channel"
-            aria-label={t('readings.profile.channel')}
-            value={channel}
-            onChange={setChannel}
-            style={{ width: 200 }}
-            options={PROFILE_CHANNEL_KEYS.map((key) => ({ value: key, label: t(`readings.channels.${key}`) }))}
-          />
+          <Flex gap="small" wrap>
+            <Select<CompareChoice>
+              data-testid="readings-compare"
+              aria-label={t('readings.profile.compare')}
+              value={compare}
+              onChange={setCompare}
+              style={{ width: 200 }}
+              options={Object.keys(COMPARE_DAYS).map((key) => ({
+                value: key as CompareChoice,
+                label: t(`readings.profile.compareDays.${key}`),
+              }))}
+            />
+            <Select<ProfileChannelKey>
+              data-testid="readings-channel"
+              aria-label={t('readings.profile.channel')}
+              value={channel}
+              onChange={setChannel}
+              style={{ width: 200 }}
+              options={PROFILE_CHANNEL_KEYS.map((key) => ({ value: key, label: t(`readings.channels.${key}`) }))}
+            />
+          </Flex>
         }
       >
-        {profile.error ? (
-          <Alert type="error" showIcon title={errorText(t, profile.error)} />
+        {profileError ? (
+          <Alert type="error" showIcon title={errorText(t, profileError)} />
         ) : !profile.data ? (
           <Flex justify="center" style={{ padding: 48 }}>
             <Spin data-testid="profile-loading" />
           </Flex>
-        ) : profile.data.rows.length === 0 ? (
+        ) : arrived.every((p) => p.rows.length === 0) ? (
           <Empty data-testid="profile-empty" description={t('readings.profile.empty')} />
         ) : (
           <Flex vertical gap="small">
             <Typography.Text type="secondary" data-testid="profile-received">
               {t('readings.profile.received', { received: profile.data.rows.length, expected: profile.data.expected })}
             </Typography.Text>
-            <ProfileChart profile={profile.data} channel={channel} />
+            <Chart data={chartData} testId="profile-chart" />
           </Flex>
         )}
       </Card>
