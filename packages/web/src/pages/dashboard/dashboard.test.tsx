@@ -175,7 +175,9 @@ describe('dashboard', () => {
       expect(screen.getByTestId(chart).getAttribute('data-state')).not.toBe('empty');
     expect(within(card('operations')).getByText('operator1')).toBeTruthy();
     expect(within(card('operations')).getByText('Update')).toBeTruthy();
-    expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe('7 unacknowledged severe events in the last 30 days');
+    expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe(
+      '7 unacknowledged severe events in the last 30 days',
+    );
     expect(screen.getByTestId('dashboard-alarm-link-0').getAttribute('href')).toBe(
       `/dataAnalytic/meterEvents/meterEventsDetail?meterId=${METER}`,
     );
