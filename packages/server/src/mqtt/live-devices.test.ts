@@ -121,7 +121,7 @@ describe('live device changes', () => {
     };
     // What the list said at the moment each announcement arrived.
     const seen: string[] = [];
-    let announced = () => undefined as void;
+    let announced: () => void = () => undefined;
     const announcement = new Promise<void>((resolve) => {
       announced = resolve;
     });
