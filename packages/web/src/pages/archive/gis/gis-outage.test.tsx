@@ -363,7 +363,9 @@ describe('the GIS outage layer', () => {
 
     running = false;
     await user.click(screen.getByTestId('outage-restore'));
-    expect(await screen.findAllByText('Restore the supply of Transformer T1 in the device simulator?')).not.toHaveLength(0);
+    expect(
+      await screen.findAllByText('Restore the supply of Transformer T1 in the device simulator?'),
+    ).not.toHaveLength(0);
     await user.click(await lastConfirm());
     expect((await screen.findByTestId('outage-simulate-error')).textContent).toContain(
       'The device simulator is not running on this server',
