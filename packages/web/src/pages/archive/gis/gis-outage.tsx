@@ -218,7 +218,10 @@ function SimulatorKnob({ target }: { target: { id: string; name: string } | null
   const { modal, message } = App.useApp();
   const power = useMutation({
     mutationFn: (powered: boolean) => callApi(outageApi.simulate, { gridId: target?.id ?? '', powered }),
-    onSuccess: (told) => message.success(t('outage.simulate.done', told)),
+    // Not returned: antd's message is a thenable that settles when it closes, which the mutation would await.
+    onSuccess: (told) => {
+      message.success(t('outage.simulate.done', told));
+    },
   });
   // An answer belongs to the node it was about.
   const { reset } = power;
