@@ -155,7 +155,7 @@ function DarkMeters({ gridId, title, onClose }: { gridId: string | undefined; ti
   });
   const canOpen = permissions.pages.has(METER_DETAIL);
   return (
-    <Drawer open onClose={onClose} title={title} size={760} destroyOnHidden data-testid="outage-dark-meters-drawer">
+    <Drawer open onClose={onClose} title={title} size={840} destroyOnHidden data-testid="outage-dark-meters-drawer">
       {permissions.buttons.has(OUTAGE_RES.export) && (
         <Flex gap="small" justify="end" style={{ marginBottom: 12 }}>
           {(['xlsx', 'pdf'] as const).map((format) => (
@@ -192,6 +192,8 @@ function DarkMeters({ gridId, title, onClose }: { gridId: string | undefined; ti
             key,
             dataIndex: key,
             title: t(`outage.fields.${key}`),
+            // A serial number and a moment read whole, on one line.
+            onCell: () => (key === 'devAddr' || key === 'darkSince' ? { style: { whiteSpace: 'nowrap' } } : {}),
             render: (value: string, row: DarkMeter) => {
               if (key === 'darkSince') return formatDateTime(value);
               if (key === 'devAddr' && canOpen)
