@@ -1,27 +1,15 @@
-import { GIS_RES, gridApi, type LiveDeviceChange, type Meter, type MqttConfig, meterApi } from '@meterdesk/contracts';
+import { GIS_RES, gridApi, type LiveDeviceChange, type Meter, meterApi } from '@meterdesk/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { ok, stubApi } from '@/test/api-stub';
+import { followers } from '@/test/fake-broker';
 import { gridNode } from '@/test/grid-fixture';
 import { meterFixture } from '@/test/meter-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
-/** The broker, played by the test: the topics the list follows and its handlers. */
-const followers = vi.hoisted(
-  () =>
-    [] as {
-      topics: readonly string[];
-      handlers: { onMessage(topic: string, payload: string): void; onLive(live: boolean): void };
-    }[],
-);
-vi.mock('@/app/live/broker-topics', () => ({
-  followTopics: (topicsOf: (config: MqttConfig) => readonly string[], handlers: never) => {
-    followers.push({ topics: topicsOf({} as MqttConfig), handlers });
-    return () => undefined;
-  },
-}));
+vi.mock('@/app/live/broker-topics', () => import('@/test/fake-broker'));
 
 const PAGE = '/archiveSetting/meter';
 const id = (n: number) => String(n).repeat(32).slice(0, 32);

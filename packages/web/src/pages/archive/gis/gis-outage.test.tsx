@@ -5,7 +5,6 @@ import {
   gisFindApi,
   gridApi,
   type LiveDeviceChange,
-  type MqttConfig,
   OUTAGE_RES,
   type OutageNode,
   type OutagePoints,
@@ -17,6 +16,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
 import { fail, file, ok, type StubAnswer, stubApi } from '@/test/api-stub';
+import { followers } from '@/test/fake-broker';
 import { gridNode } from '@/test/grid-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
@@ -46,19 +46,7 @@ vi.mock('./gis-map', () => ({
     };
   },
 }));
-const followers = vi.hoisted(
-  () =>
-    [] as {
-      topics: readonly string[];
-      handlers: { onMessage(topic: string, payload: string): void; onLive(live: boolean): void };
-    }[],
-);
-vi.mock('@/app/live/broker-topics', () => ({
-  followTopics: (topicsOf: (config: MqttConfig) => readonly string[], handlers: never) => {
-    followers.push({ topics: topicsOf({} as MqttConfig), handlers });
-    return () => undefined;
-  },
-}));
+vi.mock('@/app/live/broker-topics', () => import('@/test/fake-broker'));
 
 const id = (n: number) => n.toString(16).padStart(32, 'e');
 const [REGION, FEEDER, T1, T2] = [id(1), id(2), id(3), id(4)];
