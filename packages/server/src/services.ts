@@ -100,7 +100,7 @@ export function createServices({
   const liveDevices = new LiveDeviceFeed(db, broker, log);
   const outages = new OutageService(db);
   liveDevices.follow({
-    onLinkChange: (listener) => headEnd.onLinkChange(listener),
+    onLinkChange: (listener) => readingWriter.onLinkChange(listener),
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
   });
   jobs.register(

@@ -130,6 +130,14 @@ describe('device fleet on a broker', () => {
       }
       await until(() => sim.device('T-M1').state().reachable);
       expect((await head.ask('meter', 'T-M1', get(item(OBIS.serialNumber, 1, 2)))).code).toBe('00');
+
+      // Restored again (a simulator started while the back-office still records the blackout): nothing
+      // changes, but the devices say they have supply, which ends the outage the back-office shows.
+      const again = head.heard.length;
+      expect(sim.setPower(['T-D1', 'T-M1'], true)).toEqual({ changed: 0, unknown: 0 });
+      await head.waitFor((m) => m.topic === 'ami/dcu/T-D1/event' && m.payload.code === 81, again);
+      await head.waitFor((m) => m.topic === 'ami/meter/T-M1/event' && m.payload.code === 2, again);
+      expect(sim.device('T-M1').state()).toMatchObject({ powered: true, reachable: true });
     });
   });
 

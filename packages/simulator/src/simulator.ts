@@ -357,6 +357,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
    * a DCU goes offline with its own power-down. Meters go first, so their last gasps leave through
    * their DCU before it goes; DCUs come back first, and a meter's power-up waits for its connection.
    * Keys the fleet does not hold are counted, not refused (a device added to the archive since).
+   * Restoring a device that has supply changes nothing but announces its power-up again.
    */
   function setPower(keys: readonly string[], powered: boolean): { changed: number; unknown: number } {
     const targets: Device[] = [];
@@ -370,9 +371,14 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     targets.sort(powered ? dcusFirst : (a, b) => -dcusFirst(a, b));
     let changed = 0;
     for (const d of targets) {
-      if (d.powered === powered) continue;
-      changed++;
       const now = Date.now();
+      if (d.powered === powered) {
+        // Told to restore a device that has supply (this simulator started while the back-office still
+        // records the blackout it was told of before): it says so, which ends the outage there.
+        if (powered) emitOrHold(d, makeEvent(d.kind === 'dcu' ? EVENT.dcuPowerUp : EVENT.powerUp, d.deviceTime(now)));
+        continue;
+      }
+      changed++;
       if (!powered && d.kind === 'meter') emit(d, makeEvent(EVENT.powerDown, d.deviceTime(now)));
       d.powered = powered;
       applyOnline(d, onlineAt(d, now));

@@ -3,11 +3,13 @@ import {
   deviceTopic,
   gridDevicesTopic,
   type LiveDeviceMessage,
+  type Meter,
   POWER_EVENTS,
   RES,
 } from '@meterdesk/contracts';
 import mqtt from 'mqtt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ReadingWriter } from '../readings/writer';
 import { gridNode, meterAt, userOfGrid } from '../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
@@ -31,6 +33,7 @@ describe('live device changes', () => {
     adminCookie = await t.loginAdmin();
   });
   afterAll(() => t.close());
+  afterEach(() => vi.restoreAllMocks());
 
   const connect = (cookie: string) =>
     mqtt.connectAsync(`ws://${base}/mqtt`, {
@@ -101,6 +104,50 @@ describe('live device changes', () => {
     expect(changesOf(heardA).some((c) => c.includes(b.devAddr))).toBe(false);
     await userA.endAsync();
     await admin.endAsync();
+  });
+
+  it('announces a link change once the meter list shows it, so a list reading again on the news is right', async () => {
+    const area = await gridNode(t);
+    const m = await meterAt(t, area);
+    const client = await connect(adminCookie);
+    await client.subscribeAsync(gridDevicesTopic(area));
+    const linkStateNow = async () => {
+      const res = await t.call<{ list: Meter[] }>(
+        '/meter/list',
+        { gridId: area, pageSize: 10, curPage: 1 },
+        adminCookie,
+      );
+      return res.body.data.list[0]?.linkState;
+    };
+    // What the list said at the moment each announcement arrived.
+    const seen: string[] = [];
+    let announced: () => void = () => undefined;
+    const announcement = new Promise<void>((resolve) => {
+      announced = resolve;
+    });
+    client.on('message', (_topic, payload) => {
+      const message = JSON.parse(payload.toString()) as LiveDeviceMessage;
+      if (!message.changes.some((c) => c.id === m.id && c.change === 'offline')) return;
+      void linkStateNow().then((state) => {
+        seen.push(String(state));
+        announced();
+      });
+    });
+    await t.broker.publish(deviceTopic('meter', m.devAddr, 'status'), { online: true });
+    await expect.poll(linkStateNow, AFTER_RESPONSE).toBe('online');
+
+    // The write that brings the meter's row up to date is held back until the news is out, or for a
+    // while: news sent before the write (as the head-end's own would be) finds the list still online.
+    const write = ReadingWriter.prototype.writeScreened;
+    vi.spyOn(ReadingWriter.prototype, 'writeScreened').mockImplementation(async function (this: ReadingWriter, batch) {
+      if (batch.linkChanges?.some((c) => c.deviceId === m.id))
+        await Promise.race([announcement, new Promise((resolve) => setTimeout(resolve, 1500))]);
+      return write.call(this, batch);
+    });
+    await t.broker.publish(deviceTopic('meter', m.devAddr, 'status'), { online: false });
+    await expect.poll(() => seen.length, AFTER_RESPONSE).toBeGreaterThan(0);
+    expect(seen).toEqual(['offline']);
+    await client.endAsync();
   });
 
   it('refuses live changes to a user holding no page that shows devices', async () => {

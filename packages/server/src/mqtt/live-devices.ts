@@ -10,15 +10,14 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/driver';
 import { rowsOf } from '../db/rows';
-import type { LinkChange } from '../headend/head-end';
 import type { PowerChange } from '../readings/power-state';
+import type { LinkChangeRow } from '../readings/rows';
 import type { Broker } from './broker';
 
-/** A change as its source knows the device: the head-end by key, the readings writer by archive id. */
+/** A change as its source tells it: the device by its archive id. */
 export interface DeviceChangeIn {
   kind: DeviceKind;
-  id?: string;
-  key?: string;
+  id: string;
   change: LiveDeviceChangeKind;
   at: Date;
 }
@@ -28,9 +27,13 @@ export interface LiveDeviceFeedOptions {
   flushMs: number;
 }
 
-/** What tells the feed about changes: the head-end's link changes and the writer's supply changes. */
+/**
+ * What tells the feed about changes: the readings writer, once it has stored them, so a page that
+ * reads again on the news finds them (the meter list's online column is `meter_live`, which the
+ * writer brings up to date in the same transaction; the head-end's own link news comes before it).
+ */
 export interface ChangeSources {
-  onLinkChange(listener: (change: LinkChange) => void): () => void;
+  onLinkChange(listener: (changes: LinkChangeRow[]) => void): () => void;
   onPowerChange(listener: (changes: PowerChange[]) => void): () => void;
 }
 
@@ -59,9 +62,15 @@ export class LiveDeviceFeed {
   /** Listens to the sources; their listeners only queue, so following costs nothing until a change. */
   follow(sources: ChangeSources): void {
     this.stops.push(
-      sources.onLinkChange((c) =>
-        this.announce({ kind: c.kind, key: c.key, change: c.online ? 'online' : 'offline', at: c.at }),
-      ),
+      sources.onLinkChange((changes) => {
+        for (const c of changes)
+          this.announce({
+            kind: c.deviceKind as DeviceKind,
+            id: c.deviceId,
+            change: c.online ? 'online' : 'offline',
+            at: c.ts,
+          });
+      }),
       sources.onPowerChange((changes) => {
         for (const c of changes)
           this.announce({ kind: c.kind, id: c.id, change: c.dark ? 'powerDown' : 'powerUp', at: c.at });
@@ -103,23 +112,17 @@ export class LiveDeviceFeed {
 
   /** The changes of devices the archive holds, one message per grid node they lie under. */
   private async messages(changes: DeviceChangeIn[]): Promise<LiveDeviceMessage[]> {
-    const wanted = changes.map((c) => ({ kind: c.kind, id: c.id ?? null, key: c.key?.toLowerCase() ?? null }));
-    const devices = await rowsOf<{ kind: DeviceKind; id: string; key: string; grid_id: string; by_key: string | null }>(
+    const wanted = changes.map((c) => ({ kind: c.kind, id: c.id }));
+    const devices = await rowsOf<{ kind: DeviceKind; id: string; key: string; grid_id: string }>(
       this.db,
-      sql`with wanted as (select * from json_to_recordset(${JSON.stringify(wanted)}::json) as w(kind text, id text, key text))
-        select 'meter' as kind, id, dev_addr as key, grid_id, null as by_key from meter
+      sql`with wanted as (select * from json_to_recordset(${JSON.stringify(wanted)}::json) as w(kind text, id text))
+        select 'meter' as kind, id, dev_addr as key, grid_id from meter
           where id in (select id from wanted where kind = 'meter')
         union all
-        select 'meter', id, dev_addr, grid_id, lower(dev_addr) from meter
-          where lower(dev_addr) in (select key from wanted where kind = 'meter')
-        union all
-        select 'dcu', id, dcu_no, grid_id, null from dcu where id in (select id from wanted where kind = 'dcu')
-        union all
-        select 'dcu', id, dcu_no, grid_id, lower(dcu_no) from dcu where lower(dcu_no) in (select key from wanted where kind = 'dcu')`,
+        select 'dcu', id, dcu_no, grid_id from dcu where id in (select id from wanted where kind = 'dcu')`,
     );
     if (!devices.length) return [];
-    const found = new Map<string, (typeof devices)[number]>();
-    for (const d of devices) found.set(d.by_key !== null ? `${d.kind}:key:${d.by_key}` : `${d.kind}:id:${d.id}`, d);
+    const found = new Map(devices.map((d) => [`${d.kind}:${d.id}`, d]));
     const edges = await rowsOf<{ id: string; parent_id: string }>(
       this.db,
       sql`with recursive up(id, parent_id) as (
@@ -130,7 +133,7 @@ export class LiveDeviceFeed {
     const parentOf = new Map(edges.map((e) => [e.id, e.parent_id]));
     const byNode = new Map<string, LiveDeviceChange[]>();
     for (const c of changes) {
-      const device = found.get(c.key ? `${c.kind}:key:${c.key.toLowerCase()}` : `${c.kind}:id:${c.id}`);
+      const device = found.get(`${c.kind}:${c.id}`);
       if (!device) continue;
       const change: LiveDeviceChange = {
         kind: device.kind,

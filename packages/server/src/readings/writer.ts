@@ -19,7 +19,7 @@ import { markOnlinePending } from './online-rollups';
 import { ensurePartitions } from './partitions';
 import { type PowerChange, recordPower } from './power-state';
 import { changedKeys, markPending } from './rollups';
-import type { ReadingBatch } from './rows';
+import type { LinkChangeRow, ReadingBatch } from './rows';
 
 /** Each part of a batch, its table and the time that places a row in a partition. */
 const PARTS = {
@@ -180,6 +180,7 @@ export class ReadingWriter {
   private readonly db: Db;
   private readonly database: Database | null;
   private readonly powerListeners = new Set<(changes: PowerChange[]) => void>();
+  private readonly linkListeners = new Set<(changes: LinkChangeRow[]) => void>();
 
   constructor(
     store: Database | Db,
@@ -230,6 +231,16 @@ export class ReadingWriter {
     return () => this.powerListeners.delete(listener);
   }
 
+  /**
+   * Calls `listener` after each write that stored link changes, once it has committed: by then the
+   * meters' reachability (`meter_live`) says what the changes say, so a page reading again on the
+   * news finds it. Answers the way to stop.
+   */
+  onLinkChange(listener: (changes: LinkChangeRow[]) => void): () => void {
+    this.linkListeners.add(listener);
+    return () => this.linkListeners.delete(listener);
+  }
+
   /** Stores what the batch holds that is not stored yet; answers how many rows were new. */
   async write(batch: ReadingBatch): Promise<number> {
     const screened = await this.screen(batch);
@@ -248,6 +259,7 @@ export class ReadingWriter {
     const database = this.database;
     // Of the attempt that committed: a retry after making partitions writes everything again.
     let powerChanges: PowerChange[] = [];
+    let linkChanges: LinkChangeRow[] = [];
     const writeParts = async (tx: Executor, writePart: (part: ReadingPart, rows: Row[]) => Promise<Row[]>) => {
       const stored: Record<string, Row[]> = {};
       let count = 0;
@@ -258,7 +270,8 @@ export class ReadingWriter {
         count += stored[part].length;
       }
       await markPending(tx, changedKeys(stored as ReadingBatch));
-      await markOnlinePending(tx, (stored as ReadingBatch).linkChanges);
+      linkChanges = (stored as ReadingBatch).linkChanges ?? [];
+      await markOnlinePending(tx, linkChanges);
       await keepLatestClock(tx, stored.clockChecks as { meterId: string; ts: Date }[] | undefined);
       powerChanges = await recordPower(tx, stored as ReadingBatch);
       // Rows stored before count too: a meter read again has communicated again.
@@ -280,6 +293,7 @@ export class ReadingWriter {
             );
     const count = await this.withPartitions(write, batch);
     if (powerChanges.length) for (const listener of this.powerListeners) listener(powerChanges);
+    if (linkChanges.length) for (const listener of this.linkListeners) listener(linkChanges);
     return count;
   }
 

@@ -5,6 +5,7 @@ import {
   type FieldWidget,
   fieldMeta,
   type importApi,
+  type LiveDeviceChange,
   type Operation,
   type Page,
 } from '@meterdesk/contracts';
@@ -168,6 +169,11 @@ export interface CrudConfig {
   singleLineRows: boolean;
   /** Each table row carries the test id `<rowTestId>-<row key>`, for a journey that watches a row change. */
   rowTestId?: string;
+  /**
+   * The list shows devices' live state: it follows the live device feed (the node of its `gridId`
+   * filter, else the caller's scope) and reads its page again when a change concerns a row it shows.
+   */
+  liveRows?: (row: Row, change: LiveDeviceChange) => boolean;
 }
 
 type Shape<S extends z.ZodObject> = z.output<S>;
@@ -220,6 +226,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   cells?: Partial<Record<Extract<keyof S['shape'], string>, FieldCell>>;
   singleLineRows?: boolean;
   rowTestId?: string;
+  liveRows?: (row: Shape<S>, change: LiveDeviceChange) => boolean;
 }
 
 export const DELETE_ACTION = 'delete';
@@ -285,6 +292,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     cells: (definition.cells ?? {}) as Record<string, FieldCell>,
     singleLineRows: definition.singleLineRows ?? false,
     rowTestId: definition.rowTestId,
+    liveRows: definition.liveRows as CrudConfig['liveRows'],
   };
 }
 

@@ -15,6 +15,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
 import { downloadFile } from '@/api/download';
+import { useLiveRefresh } from '@/app/live/live-refresh';
 import { usePermissions } from '@/app/permissions/permission-context';
 import { isGranted } from '@/app/permissions/permission-index';
 import { FieldValue, fieldText } from '@/fields/field-value';
@@ -69,6 +70,31 @@ function pagerTotal(answer: ListAnswer | undefined, query: ListQuery): number {
   if (!answer.totalCapped) return answer.total;
   const more = answer.nextCursor !== undefined || answer.list.length === query.pageSize;
   return Math.max(answer.total, (query.curPage + (more ? 1 : 0)) * query.pageSize);
+}
+
+/**
+ * Reads the list's page again when a live device change concerns one of its rows (`crud.liveRows`),
+ * following the node its grid filter names, else the caller's scope; a storm past what a message
+ * lists reads it again too.
+ */
+function LiveRows({
+  rows,
+  concerns,
+  gridId,
+  refresh,
+}: {
+  rows: readonly Row[];
+  concerns: NonNullable<CrudConfig['liveRows']>;
+  gridId: unknown;
+  refresh: () => void;
+}) {
+  const nodes = useMemo(() => (typeof gridId === 'string' && gridId ? [gridId] : undefined), [gridId]);
+  useLiveRefresh(nodes, {
+    concerns: (update) =>
+      update.omitted > 0 || update.changes.some((change) => rows.some((row) => concerns(row, change))),
+    refresh,
+  });
+  return null;
 }
 
 /**
@@ -457,6 +483,14 @@ export function CrudListPage({
         />
       )}
       {exporting && <ExportDialog crud={crud} query={body} onClose={() => setExporting(false)} />}
+      {crud.liveRows && (
+        <LiveRows
+          rows={list.data?.list ?? []}
+          concerns={crud.liveRows}
+          gridId={query.filters.gridId}
+          refresh={() => void queryClient.invalidateQueries({ queryKey: [entity.name, 'list'] })}
+        />
+      )}
       {editing && <CrudFormDialog crud={crud} record={editing.row} onClose={() => setEditing(null)} />}
     </Flex>
   );

@@ -29,10 +29,14 @@ export const outage = {
     dcus: '{{count}} DCUs',
     since: 'since {{time}}',
     showOnMap: 'Show on the map',
+    select: 'Choose {{name}}: its dark meters, and the node the simulator acts on',
   },
+  /** Undoes the choice of a node in the panel: back to the filter's node or the whole scope. */
+  clearChoice: 'Back to all',
   list: {
     open: 'Dark meters ({{count}})',
     title: 'Dark meters',
+    titleOf: 'Dark meters of {{name}}',
     exportExcel: 'Export Excel',
     exportPdf: 'Export PDF',
   },
@@ -44,7 +48,16 @@ export const outage = {
   },
   clusterTitle: '{{count}} dark meters: click to zoom in',
   simulate: {
+    title: 'Device simulator (demo and tests)',
+    target: 'Grid node: {{name}}',
+    noTarget: 'Choose a grid node in the filter above, or a node in the list',
     blackout: 'Black out (simulator)',
     restore: 'Restore (simulator)',
+    confirmBlackout: 'Black out {{name}} in the device simulator?',
+    confirmRestore: 'Restore the supply of {{name}} in the device simulator?',
+    blackoutHint:
+      'A demo and test action: the simulated meters and DCUs placed in this node and below send their last gasp and go offline until restored. Real devices are not touched.',
+    restoreHint: 'The simulated meters and DCUs placed in this node and below power up and come back online.',
+    done: 'The simulator was told: {{meters}} meters and {{dcus}} DCUs',
   },
 };

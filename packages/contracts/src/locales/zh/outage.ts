@@ -31,10 +31,13 @@ export const outage: LocaleMessages['outage'] = {
     dcus: '{{count}} 台集中器',
     since: '自 {{time}}',
     showOnMap: '在地图上显示',
+    select: '选择 {{name}}：查看其停电电表，模拟器也作用于该节点',
   },
+  clearChoice: '返回全部',
   list: {
     open: '停电电表（{{count}}）',
     title: '停电电表',
+    titleOf: '{{name}} 的停电电表',
     exportExcel: '导出 Excel',
     exportPdf: '导出 PDF',
   },
@@ -46,7 +49,16 @@ export const outage: LocaleMessages['outage'] = {
   },
   clusterTitle: '{{count}} 块停电电表：点击放大',
   simulate: {
+    title: '设备模拟器（演示与测试）',
+    target: '电网节点：{{name}}',
+    noTarget: '请在上方筛选中选择电网节点，或在列表中选择一个节点',
     blackout: '停电（模拟器）',
     restore: '恢复供电（模拟器）',
+    confirmBlackout: '在设备模拟器中让 {{name}} 停电？',
+    confirmRestore: '在设备模拟器中恢复 {{name}} 的供电？',
+    blackoutHint:
+      '演示与测试操作：该节点及其下级的模拟电表和集中器发送掉电事件并离线，直到恢复供电。不会影响真实设备。',
+    restoreHint: '该节点及其下级的模拟电表和集中器上电并重新上线。',
+    done: '已通知模拟器：{{meters}} 块电表、{{dcus}} 台集中器',
   },
 };

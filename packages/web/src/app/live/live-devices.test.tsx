@@ -1,30 +1,14 @@
-import { gridApi, type LiveDeviceChange, type MqttConfig } from '@meterdesk/contracts';
+import { gridApi, type LiveDeviceChange } from '@meterdesk/contracts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ok, stubApi } from '@/test/api-stub';
+import { followers } from '@/test/fake-broker';
 import { gridNode } from '@/test/grid-fixture';
 import { type LiveDeviceUpdate, useLiveDeviceChanges } from './live-devices';
 
-/** The broker, played by the test: the topics each follower asked for and its handlers. */
-const followers = vi.hoisted(
-  () =>
-    [] as {
-      topics: readonly string[];
-      handlers: { onMessage(topic: string, payload: string): void; onLive(live: boolean): void };
-      stopped: boolean;
-    }[],
-);
-vi.mock('@/app/live/broker-topics', () => ({
-  followTopics: (topicsOf: (config: MqttConfig) => readonly string[], handlers: never) => {
-    const follower = { topics: topicsOf({} as MqttConfig), handlers, stopped: false };
-    followers.push(follower);
-    return () => {
-      follower.stopped = true;
-    };
-  },
-}));
+vi.mock('@/app/live/broker-topics', () => import('@/test/fake-broker'));
 
 const id = (n: number) => n.toString(16).padStart(32, 'a');
 const change = (n: number, gridId: string, what: LiveDeviceChange['change'] = 'offline'): LiveDeviceChange => ({

@@ -1,26 +1,14 @@
-import { gridApi, type LiveDeviceChange, type MqttConfig, NETWORK_RES, networkMonitorApi } from '@meterdesk/contracts';
+import { gridApi, type LiveDeviceChange, NETWORK_RES, networkMonitorApi } from '@meterdesk/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ok, stubApi } from '@/test/api-stub';
+import { followers } from '@/test/fake-broker';
 import { gridNode } from '@/test/grid-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 import { tellsLinks } from './network.page';
 
-/** The broker, played by the test: the topics the page follows and its handlers. */
-const followers = vi.hoisted(
-  () =>
-    [] as {
-      topics: readonly string[];
-      handlers: { onMessage(topic: string, payload: string): void; onLive(live: boolean): void };
-    }[],
-);
-vi.mock('@/app/live/broker-topics', () => ({
-  followTopics: (topicsOf: (config: MqttConfig) => readonly string[], handlers: never) => {
-    followers.push({ topics: topicsOf({} as MqttConfig), handlers });
-    return () => undefined;
-  },
-}));
+vi.mock('@/app/live/broker-topics', () => import('@/test/fake-broker'));
 
 const REGION = 'a'.repeat(32);
 const AREA = 'b'.repeat(32);

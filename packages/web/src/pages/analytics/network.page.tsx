@@ -18,11 +18,12 @@ import {
 } from '@meterdesk/contracts';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Card, Table, type TableColumnsType, Tag, Typography } from 'antd';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { callApi } from '@/api/api-client';
-import { type LiveDeviceUpdate, useLiveDeviceChanges } from '@/app/live/live-devices';
+import type { LiveDeviceUpdate } from '@/app/live/live-devices';
+import { useLiveRefresh } from '@/app/live/live-refresh';
 import { describeSchemaField, type RowAction } from '@/crud/crud-config';
 import { FieldValue } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
@@ -50,47 +51,9 @@ function usePeriodOf(definition: AnyAnalytics) {
   return JSON.stringify(periodParams(definition, params));
 }
 
-/** Live changes bunch into at most one new reading of the page per this long (a storm is hundreds a second). */
-export const LIVE_REFRESH_GAP_MS = 1000;
-/** Without the live feed (no broker, a dropped connection) the page reads itself again this often. */
-export const POLL_MS = 30_000;
-
 /** Whether an update may change what the monitor shows: a link change, or changes a storm left unlisted. */
 export const tellsLinks = (update: LiveDeviceUpdate) =>
   update.omitted > 0 || update.changes.some((c) => c.change === 'online' || c.change === 'offline');
-
-/**
- * Reads the page `name` again (its summary, chart and rows) when a device under `gridIds` (the whole
- * scope without) changes its link, at most once per LIVE_REFRESH_GAP_MS; polls while the feed is not
- * live. The server's figures answer: a DCU going dark takes its meters with it, which no per-device
- * change would tell.
- */
-function useLiveRefresh(name: string, gridIds: readonly string[] | undefined): boolean {
-  const queryClient = useQueryClient();
-  const due = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const last = useRef(0);
-  const refresh = useCallback(() => {
-    last.current = Date.now();
-    void queryClient.invalidateQueries({ queryKey: [name] });
-  }, [queryClient, name]);
-  const { live } = useLiveDeviceChanges(gridIds, (update) => {
-    if (!tellsLinks(update) || due.current) return;
-    due.current = setTimeout(
-      () => {
-        due.current = undefined;
-        refresh();
-      },
-      Math.max(0, last.current + LIVE_REFRESH_GAP_MS - Date.now()),
-    );
-  });
-  useEffect(() => () => clearTimeout(due.current), []);
-  useEffect(() => {
-    if (live) return;
-    const poll = setInterval(refresh, POLL_MS);
-    return () => clearInterval(poll);
-  }, [live, refresh]);
-  return live;
-}
 
 function LiveTag({ live }: { live: boolean }) {
   const { t } = useTranslation();
@@ -113,7 +76,13 @@ export function NetworkMonitorPage() {
   const [params] = useSearchParams();
   const gridId = params.get('gridId');
   const nodes = useMemo(() => (gridId ? [gridId] : undefined), [gridId]);
-  const live = useLiveRefresh(networkMonitorAnalytics.entity.name, nodes);
+  const queryClient = useQueryClient();
+  // The summary, chart and rows all read again: a DCU going dark takes its meters with it.
+  const live = useLiveRefresh(nodes, {
+    concerns: tellsLinks,
+    refresh: () => void queryClient.invalidateQueries({ queryKey: [networkMonitorAnalytics.entity.name] }),
+    poll: true,
+  });
   return <AnalyticsPage screen={monitorScreen} header={() => <LiveTag live={live} />} />;
 }
 

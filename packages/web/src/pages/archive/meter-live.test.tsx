@@ -1,11 +1,15 @@
-import { GIS_RES, type Meter, meterApi } from '@meterdesk/contracts';
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { GIS_RES, gridApi, type LiveDeviceChange, type Meter, meterApi } from '@meterdesk/contracts';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ok, stubApi } from '@/test/api-stub';
+import { followers } from '@/test/fake-broker';
+import { gridNode } from '@/test/grid-fixture';
 import { meterFixture } from '@/test/meter-fixture';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
+
+vi.mock('@/app/live/broker-topics', () => import('@/test/fake-broker'));
 
 const PAGE = '/archiveSetting/meter';
 const id = (n: number) => String(n).repeat(32).slice(0, 32);
@@ -80,5 +84,44 @@ describe('a meter’s live state in the archive', () => {
     renderInShell(permittedTree([`${PAGE}/detail`]), `${PAGE}/detail?id=${id(2)}`);
     expect((await screen.findByTestId('online-210400010002')).textContent).toBe('Offline');
     expect(screen.queryByTestId('detail-showOnMap')).toBeNull();
+  }, 60_000);
+
+  it('reads the page again when a shown meter or its DCU changes link, not for other devices', async () => {
+    followers.length = 0;
+    const region = id(7);
+    const dcuId = id(8);
+    const behindDcu = { ...online, dcuId, dcuNo: 'DCU-1' };
+    let dark = false;
+    const api = stubApi({
+      [gridApi.tree.path]: () => ok([gridNode(region, 'Region', '0')]),
+      [meterApi.list.path]: () => listOf([dark ? { ...behindDcu, linkState: 'offline' } : behindDcu, silent]),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    expect((await screen.findByTestId('online-210400010001')).textContent).toBe('Online');
+    await waitFor(() => expect(followers.length).toBeGreaterThan(0));
+    const follower = followers.at(-1)!;
+    // No grid node chosen: the top nodes of the caller's tree.
+    expect(follower.topics).toEqual([`live/grid/${region}/devices`]);
+    act(() => follower.handlers.onLive(true));
+    const change = (kind: LiveDeviceChange['kind'], deviceId: string, what: LiveDeviceChange['change']) =>
+      JSON.stringify({
+        gridId: region,
+        changes: [{ kind, id: deviceId, key: 'K', gridId: region, change: what, at: new Date().toISOString() }],
+        omitted: 0,
+      });
+    await waitFor(() => expect(document.querySelector('.ant-spin-spinning')).toBeNull());
+    const reads = api.callsTo(meterApi.list.path).length;
+
+    // Another DCU going offline, or the shown meter's supply alone: nothing the column shows.
+    act(() => follower.handlers.onMessage(follower.topics[0]!, change('dcu', id(9), 'offline')));
+    act(() => follower.handlers.onMessage(follower.topics[0]!, change('meter', id(1), 'powerDown')));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(api.callsTo(meterApi.list.path)).toHaveLength(reads);
+
+    // The shown meter's DCU goes offline: the page is read again and the meter shows offline.
+    dark = true;
+    act(() => follower.handlers.onMessage(follower.topics[0]!, change('dcu', dcuId, 'offline')));
+    await waitFor(() => expect(screen.getByTestId('online-210400010001').textContent).toBe('Offline'));
+    expect(api.callsTo(meterApi.list.path)).toHaveLength(reads + 1);
   }, 60_000);
 });

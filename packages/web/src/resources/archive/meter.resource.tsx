@@ -15,6 +15,10 @@ export const meterCrud = defineArchiveCrud({
   createFields: ['status'],
   secretFields: ['hesPassword'],
   cells: { linkState: LinkStateCell, relayState: RelayStateCell },
+  // The online column follows the meter's link and, behind a DCU, the DCU's.
+  liveRows: (row, change) =>
+    (change.change === 'online' || change.change === 'offline') &&
+    (change.kind === 'meter' ? change.id === row.id : change.id === row.dcuId),
   rowActions: [
     showOnMap('meter'),
     {

@@ -3,7 +3,7 @@ import { fireEvent } from '@testing-library/react';
 import L from 'leaflet';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLeafletView, type MapView, viewportOf } from './gis-map';
-import { METER_STATUS_COLORS, PROTECTED_STYLE } from './gis-style';
+import { DARK_METER_STYLE, METER_STATUS_COLORS, PROTECTED_STYLE } from './gis-style';
 
 /*
  * Leaflet runs in happy-dom on a map of no size: enough to see what it puts in the page and how it
@@ -90,6 +90,42 @@ describe('Leaflet map view', () => {
 
     fireEvent.click(byTestId(container, 'gis-cluster-meter'));
     expect(events.onViewport.mock.calls.at(-1)?.[1]).toMatchObject({ lat: 24.7, lng: 46.7, zoom: 14 });
+  });
+
+  it('draws the outage layer above every point: dark meters, their clusters and areas; and takes it away', () => {
+    const { container, events, view } = open();
+    view.draw(ANSWER, () => '');
+    view.drawOutages({
+      points: {
+        points: [{ id: id(9), lat: 24.62, lng: 46.62, label: 'M-9', since: '2024-05-01T10:00:00.000Z' }],
+        clusters: [{ lat: 24.7, lng: 46.7, count: 12 }],
+        total: 13,
+        unplaced: 0,
+      },
+      areas: [
+        { gridId: id(5), lat: 24.62, lng: 46.62, radius: 300, dark: true, title: 'T1' },
+        { gridId: id(6), lat: 24.5, lng: 46.5, radius: 150, dark: false, title: 'T2' },
+      ],
+      pointTitle: (point) => `${point.label} without supply`,
+      clusterTitle: (count) => `${count} dark meters`,
+    });
+    const dark = byTestId(container, 'outage-point-M-9');
+    expect(dark.getAttribute('fill')).toBe(DARK_METER_STYLE.fillColor);
+    expect(dark.getAttribute('stroke')).toBe(DARK_METER_STYLE.color);
+    const paneOf = (element: HTMLElement) => Number((element.closest('.leaflet-pane') as HTMLElement).style.zIndex);
+    expect(paneOf(dark)).toBeGreaterThan(paneOf(byTestId(container, 'gis-point-meter-M-1')));
+    expect(byTestId(container, `outage-area-${id(5)}`).getAttribute('data-dark')).toBe('true');
+    expect(byTestId(container, `outage-area-${id(6)}`).getAttribute('data-dark')).toBe('false');
+    const cluster = byTestId(container, 'outage-cluster');
+    expect(cluster.textContent).toBe('12');
+    expect(cluster.getAttribute('title')).toBe('12 dark meters');
+    fireEvent.click(cluster);
+    expect(events.onViewport.mock.calls.at(-1)?.[1]).toMatchObject({ lat: 24.7, lng: 46.7, zoom: 14 });
+
+    view.drawOutages(null);
+    expect(container.querySelectorAll('[data-testid^="outage-"]')).toHaveLength(0);
+    // The other points stay.
+    expect(container.querySelectorAll('[data-testid^="gis-point-"]')).toHaveLength(2);
   });
 
   it('keeps drawing when the tile server cannot be reached, and draws no tiles without one', () => {

@@ -1,8 +1,17 @@
-import type { GisAnswer, GisCluster, GisConfig, GisPoint } from '@meterdesk/contracts';
+import type { GisAnswer, GisCluster, GisConfig, GisPoint, OutagePoints } from '@meterdesk/contracts';
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 import './gis.css';
-import { CLUSTER_OFFSET, clusterDiameter, KIND_COLORS, pointStyle } from './gis-style';
+import {
+  CLUSTER_OFFSET,
+  clusterDiameter,
+  DARK_METER_STYLE,
+  KIND_COLORS,
+  OUTAGE_AREA_COLOR,
+  OUTAGE_CLUSTER_COLOR,
+  outageAreaFill,
+  pointStyle,
+} from './gis-style';
 
 /** The part of the world on screen, as the points call takes it. */
 export interface Viewport {
@@ -28,12 +37,33 @@ export interface MapViewEvents {
   onTiles(reachable: boolean): void;
 }
 
+/** A grid node's dark meters as an area: the middle of their spread and its radius (metres). */
+export interface OutageArea {
+  gridId: string;
+  lat: number;
+  lng: number;
+  radius: number;
+  /** Every meter of the node dark, not only some. */
+  dark: boolean;
+  title: string;
+}
+
+/** The outage layer: dark meters in view (points and clusters) and the areas they lie in. */
+export interface OutageDrawing {
+  points: OutagePoints;
+  areas: readonly OutageArea[];
+  pointTitle: (point: OutagePoints['points'][number]) => string;
+  clusterTitle: (count: number) => string;
+}
+
 /**
  * What the page asks of the map. Leaflet stays behind it: the page (and its test) deal in
  * viewports, answers and points only.
  */
 export interface MapView {
   draw(answer: GisAnswer, clusterTitle: (cluster: GisCluster) => string): void;
+  /** Draws the outage layer over everything else, replacing the last; null takes it away. */
+  drawOutages(outages: OutageDrawing | null): void;
   /** Opens the popup of `point` showing `content`, which the page renders into. */
   openPopup(point: GisPoint, content: HTMLElement): void;
   /** Moves the map to `place` (a found record), as a user's move would: the viewport is reported. */
@@ -75,14 +105,15 @@ export function viewportOf(bounds: L.LatLngBounds, zoom: number): Viewport {
 const DRAW_ORDER: Record<GisPoint['kind'], number> = { consumer: 0, meter: 1, dcu: 2 };
 /** Single points lie above the clusters (Leaflet's marker pane is 600), below tooltips and popups. */
 const POINT_PANE = 'gisPoints';
+/** Dark meters lie above every other point: the layer is switched on to see them. */
+const OUTAGE_PANE = 'gisOutages';
 
-function clusterIcon(cluster: GisCluster): L.DivIcon {
-  const size = clusterDiameter(cluster.count);
-  const [dx, dy] = CLUSTER_OFFSET[cluster.kind];
+function clusterIcon(count: number, color: string, [dx, dy]: [number, number], className = ''): L.DivIcon {
+  const size = clusterDiameter(count);
   const disc = document.createElement('div');
-  disc.className = 'gis-cluster-disc';
-  disc.textContent = String(cluster.count);
-  disc.style.background = KIND_COLORS[cluster.kind];
+  disc.className = `gis-cluster-disc ${className}`.trim();
+  disc.textContent = String(count);
+  disc.style.background = color;
   disc.style.width = `${size}px`;
   disc.style.height = `${size}px`;
   return L.divIcon({
@@ -117,7 +148,10 @@ export const createLeafletView: CreateMapView = (container, config, place, event
       .addTo(map);
   }
   map.createPane(POINT_PANE).style.zIndex = '620';
+  map.createPane(OUTAGE_PANE).style.zIndex = '640';
   const drawn = L.layerGroup().addTo(map);
+  const outages = L.layerGroup().addTo(map);
+  const zoomInto = (lat: number, lng: number) => map.setView([lat, lng], map.getZoom() + CLUSTER_ZOOM_STEP);
   const popup = L.popup({ minWidth: 220, maxWidth: 320 });
 
   const report = () => {
@@ -140,12 +174,12 @@ export const createLeafletView: CreateMapView = (container, config, place, event
       drawn.clearLayers();
       for (const cluster of answer.clusters) {
         const marker = L.marker([cluster.lat, cluster.lng], {
-          icon: clusterIcon(cluster),
+          icon: clusterIcon(cluster.count, KIND_COLORS[cluster.kind], CLUSTER_OFFSET[cluster.kind]),
           title: clusterTitle(cluster),
           // DCUs above meters above consumers, as in the legend.
           zIndexOffset: { dcu: 300, meter: 200, consumer: 100 }[cluster.kind],
         });
-        marker.on('click', () => map.setView([cluster.lat, cluster.lng], map.getZoom() + CLUSTER_ZOOM_STEP));
+        marker.on('click', () => zoomInto(cluster.lat, cluster.lng));
         marker.addTo(drawn);
         marker.getElement()?.setAttribute('data-testid', `gis-cluster-${cluster.kind}`);
       }
@@ -158,6 +192,45 @@ export const createLeafletView: CreateMapView = (container, config, place, event
         marker.on('click', () => events.onPoint(point));
         marker.addTo(drawn);
         marker.getElement()?.setAttribute('data-testid', `gis-point-${point.kind}-${point.label}`);
+      }
+    },
+    drawOutages(drawing) {
+      outages.clearLayers();
+      if (!drawing) return;
+      for (const area of drawing.areas) {
+        const circle = L.circle([area.lat, area.lng], {
+          radius: area.radius,
+          color: OUTAGE_AREA_COLOR,
+          weight: 2,
+          dashArray: '6 4',
+          fillColor: OUTAGE_CLUSTER_COLOR,
+          fillOpacity: outageAreaFill(area.dark),
+          // The points inside stay clickable.
+          interactive: false,
+        });
+        circle.addTo(outages);
+        circle.getElement()?.setAttribute('data-testid', `outage-area-${area.gridId}`);
+        circle.getElement()?.setAttribute('data-dark', String(area.dark));
+      }
+      for (const cluster of drawing.points.clusters) {
+        const marker = L.marker([cluster.lat, cluster.lng], {
+          icon: clusterIcon(cluster.count, OUTAGE_CLUSTER_COLOR, [0, 0], 'gis-outage-cluster'),
+          title: drawing.clusterTitle(cluster.count),
+          pane: OUTAGE_PANE,
+        });
+        marker.on('click', () => zoomInto(cluster.lat, cluster.lng));
+        marker.addTo(outages);
+        marker.getElement()?.setAttribute('data-testid', 'outage-cluster');
+      }
+      for (const point of drawing.points.points) {
+        const marker = L.circleMarker([point.lat, point.lng], {
+          ...DARK_METER_STYLE,
+          fillOpacity: 0.95,
+          pane: OUTAGE_PANE,
+        });
+        marker.bindTooltip(drawing.pointTitle(point));
+        marker.addTo(outages);
+        marker.getElement()?.setAttribute('data-testid', `outage-point-${point.label}`);
       }
     },
     openPopup(point, content) {

@@ -58,3 +58,13 @@ export const CLUSTER_OFFSET: Record<GisKind, [number, number]> = {
   consumer: [-0.6, -0.4],
   dcu: [0.6, -0.4],
 };
+
+/*
+ * The outage layer stands out from every status colour: a meter without supply is a black disc in a
+ * red ring, its clusters black, the area its dark meters spread over a dashed red circle.
+ */
+export const DARK_METER_STYLE: PointStyle = { radius: 7, fillColor: '#141414', color: '#f5222d', weight: 3 };
+export const OUTAGE_CLUSTER_COLOR = '#141414';
+export const OUTAGE_AREA_COLOR = '#cf1322';
+/** A wholly dark area is shaded deeper than one where some meters still have supply. */
+export const outageAreaFill = (dark: boolean) => (dark ? 0.22 : 0.08);

@@ -13,7 +13,7 @@ import {
   type MeterStatus,
 } from '@meterdesk/contracts';
 import { keepPreviousData, skipToken, useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, Flex, Form, Spin, Typography } from 'antd';
+import { Alert, Button, Card, Flex, Form, Spin, Switch, Typography } from 'antd';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
@@ -25,6 +25,7 @@ import { errorText } from '@/i18n/message-text';
 import { FOCUS_PARAM } from '@/resources/archive/show-on-map';
 import { GisLegend } from './gis-legend';
 import { createLeafletView, type MapPlace, type MapView, type Viewport } from './gis-map';
+import { OutageLayer } from './gis-outage';
 import { GisPopup, type ShownPoint } from './gis-popup';
 import { GisSearch } from './gis-search';
 import { GisUnplacedMeters } from './gis-unplaced';
@@ -42,6 +43,9 @@ interface Filters {
 }
 
 const NO_FILTERS: Filters = { kinds: [], meterStatus: [] };
+
+/** The outage layer is on (`outages=1`): a link may open the map on it. */
+export const OUTAGES_PARAM = 'outages';
 
 /** How close the map comes to a found record: its street. */
 export const FOCUS_ZOOM = 17;
@@ -74,7 +78,7 @@ const listed = (text: string | null): string[] => (text ? text.split(',') : []);
  * The view and filters travel in the URL, which the shell keeps per tab: coming back from a
  * detail page opened in a popup finds the map where it was left. Anything unreadable is dropped.
  */
-function readUrl(params: URLSearchParams): { place: MapPlace | null; filters: Filters } {
+function readUrl(params: URLSearchParams): { place: MapPlace | null; filters: Filters; outages: boolean } {
   const lat = numberIn(params.get('lat'), -90, 90);
   const lng = numberIn(params.get('lng'), -180, 180);
   const zoom = numberIn(params.get('zoom'), 0, 22);
@@ -88,10 +92,11 @@ function readUrl(params: URLSearchParams): { place: MapPlace | null; filters: Fi
         .map(Number)
         .filter((status): status is MeterStatus => METER_STATUSES.includes(status as MeterStatus)),
     },
+    outages: params.get(OUTAGES_PARAM) === '1',
   };
 }
 
-function writeUrl(place: MapPlace | null, filters: Filters): URLSearchParams {
+function writeUrl(place: MapPlace | null, filters: Filters, outages: boolean): URLSearchParams {
   const params = new URLSearchParams();
   if (place) {
     params.set('lat', place.lat.toFixed(5));
@@ -101,6 +106,7 @@ function writeUrl(place: MapPlace | null, filters: Filters): URLSearchParams {
   if (filters.gridId) params.set('gridId', filters.gridId);
   if (filters.kinds.length) params.set('kinds', filters.kinds.join(','));
   if (filters.meterStatus.length) params.set('meterStatus', filters.meterStatus.join(','));
+  if (outages) params.set(OUTAGES_PARAM, '1');
   return params;
 }
 
@@ -150,6 +156,7 @@ export function GisPage() {
   const [initial] = useState(() => readUrl(params));
   const place = useRef(initial.place);
   const [filters, setFilters] = useState(initial.filters);
+  const [outages, setOutages] = useState(initial.outages);
   const [view, setView] = useState<{ viewport: Viewport; place: MapPlace } | null>(null);
   const [selected, setSelected] = useState<ShownPoint | null>(null);
   const [mapReady, setMapReady] = useState(false);
@@ -249,7 +256,7 @@ export function GisPage() {
     if (selected) map.current?.openPopup(selected, popupContent);
   }, [selected, popupContent]);
 
-  const search = view && writeUrl(view.place, filters).toString();
+  const search = view && writeUrl(view.place, filters, outages).toString();
   useEffect(() => {
     if (search !== null && search !== params.toString()) setParams(search, { replace: true });
   }, [search, params, setParams]);
@@ -273,6 +280,9 @@ export function GisPage() {
             <FieldInput field={field} mode="filter" />
           </Form.Item>
         ))}
+        <Form.Item label={t('outage.layer')}>
+          <Switch checked={outages} onChange={setOutages} data-testid="outage-layer-toggle" />
+        </Form.Item>
         <Form.Item>
           <Button
             data-testid="gis-reset"
@@ -324,9 +334,22 @@ export function GisPage() {
             title={notice}
           />
         )}
+        {config.data && outages && (
+          <Card
+            size="small"
+            style={{ ...OVERLAY, top: 10, right: 10, width: 360, maxHeight: 'calc(100% - 20px)', overflowY: 'auto' }}
+          >
+            <OutageLayer
+              map={mapReady ? map.current : null}
+              viewport={view?.viewport ?? null}
+              gridId={filters.gridId}
+              onFocus={(at) => map.current?.focus(at)}
+            />
+          </Card>
+        )}
         {config.data && (
           <Card size="small" style={{ ...OVERLAY, bottom: 24, left: 10, maxWidth: 260, opacity: 0.95 }}>
-            <GisLegend />
+            <GisLegend outages={outages} />
             {(noTiles || tilesReachable === false) && (
               <Typography.Text
                 type="secondary"
