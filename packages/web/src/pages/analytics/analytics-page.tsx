@@ -16,10 +16,17 @@ import type { z } from 'zod';
 import { callApi } from '@/api/api-client';
 import { Chart } from '@/charts/chart';
 import { specData } from '@/charts/chart-option';
-import { type CrudConfig, defineCrud, describeField, type RowAction, requestShape } from '@/crud/crud-config';
+import {
+  type CrudConfig,
+  defineCrud,
+  describeField,
+  describeSchemaField,
+  type RowAction,
+  requestShape,
+} from '@/crud/crud-config';
 import { CrudListPage, type FixedKeys, type SelectedRowsAction } from '@/crud/crud-list-page';
 import { readListQuery, shownPeriod } from '@/crud/list-query';
-import { formatDateTime } from '@/fields/date-text';
+import { fieldText } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
 
 // biome-ignore lint/suspicious/noExplicitAny: a page's own figures and points are its business, the kit draws any.
@@ -124,14 +131,11 @@ function SummaryStrip({
               data-testid={`analytics-figure-${key}`}
               title={t(labelOf(definition.summary, key))}
               value={figures?.[key] === null || figures?.[key] === undefined ? '–' : (figures[key] as string | number)}
-              // A text figure (a serial, a day) is shown as it is, not grouped like a number; a moment in
-              // the browser's time zone, as the table shows moments.
+              // A text figure is shown as the table shows its field: a serial or a day as it is (not
+              // grouped like a number), a moment in the browser's time zone, a code by its option's label.
               formatter={
                 typeof figures?.[key] === 'string'
-                  ? (value) =>
-                      fieldMeta(definition.summary.shape[key] as z.ZodType)?.widget === 'datetime'
-                        ? formatDateTime(String(value))
-                        : value
+                  ? (value) => fieldText(describeSchemaField(key, definition.summary.shape[key], ''), value, t)
                   : undefined
               }
             />

@@ -139,5 +139,8 @@ describe('the network pages', () => {
     expect(await screen.findByTestId('analytics-detail-title')).toHaveProperty('textContent', 'Online days of DCU-7');
     const changes = screen.getByTestId('online-changes');
     expect(await within(changes).findByText('Offline')).toBeTruthy();
+    // The summary names the device's kind and state by their labels, as the table does, not by their codes.
+    expect(screen.getByTestId('analytics-figure-deviceKind').textContent).toContain('DCU');
+    expect(screen.getByTestId('analytics-figure-state').textContent).toContain('Offline');
   });
 });
