@@ -35,7 +35,10 @@ export function Chart({ data, height = 280, testId }: { data: ChartData; height?
       ({ echarts }) => {
         if (disposed || !box.current) return;
         const chart = echarts.init(box.current, THEME_NAME, { renderer: 'svg' });
-        chart.setOption(JSON.parse(option) as Record<string, unknown>);
+        // ECharts measures labels on a canvas, where `inherit` is no font: given the page's own, a
+        // legend's items are spaced by the width their text really takes.
+        const fontFamily = getComputedStyle(box.current).fontFamily;
+        chart.setOption({ ...(JSON.parse(option) as Record<string, unknown>), textStyle: { fontFamily } });
         const observer = new ResizeObserver(() => chart.resize());
         observer.observe(box.current);
         dispose = () => {

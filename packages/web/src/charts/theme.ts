@@ -1,3 +1,5 @@
+import type { ChartTone } from '@meterdesk/contracts';
+
 /** A light theme that prints as it shows: white ground, dark text, the shell's colours, no shadows. */
 export const THEME_NAME = 'meterdesk-print';
 
@@ -14,10 +16,17 @@ export const SERIES_COLOURS = [
   '#f5222d',
 ];
 
+/** The colour of a series whose tone says what it means, the shell's status colours. */
+export const TONE_COLOURS: Readonly<Record<ChartTone, string>> = {
+  good: '#52c41a',
+  warning: '#fa8c16',
+  bad: '#f5222d',
+};
+
 export const PRINT_THEME = {
   color: SERIES_COLOURS,
   backgroundColor: '#ffffff',
-  textStyle: { color: 'rgba(0, 0, 0, 0.88)', fontFamily: 'inherit' },
+  textStyle: { color: 'rgba(0, 0, 0, 0.88)' },
   categoryAxis: {
     axisLine: { lineStyle: { color: '#8c8c8c' } },
     axisLabel: { color: 'rgba(0, 0, 0, 0.65)' },
