@@ -161,6 +161,9 @@ export const analyticsField = {
 export const DevAddrFilterSchema = z.string().trim().min(1, 'mandatory').max(50, 'tooLong');
 
 /** What the chart of a page draws: points of `point`, `x` along the axis and one series per field. */
+/** What a series means where its colour should say it: devices offline or severe events in red. */
+export type ChartTone = 'good' | 'warning' | 'bad';
+
 export interface ChartSpec<K extends string = string> {
   /** `scatter`: a dot per point and series, none joined (events on a timeline). */
   kind: 'line' | 'bar' | 'scatter';
@@ -177,6 +180,8 @@ export interface ChartSpec<K extends string = string> {
    * holds is a gap in the lines, not joined over.
    */
   categories?: readonly string[];
+  /** Series whose colour carries a meaning; the others take the palette's (lines of `seriesBy` always do). */
+  tones?: Partial<Record<K, ChartTone>>;
 }
 
 /** An entity as `defineEntity` answers it: its list query derived from the filters and sortable columns. */

@@ -6,7 +6,18 @@ import { defineOperation, needs } from '../common/operation';
 import { MAX_PAGE_SIZE, PageQuerySchema, pageOf } from '../common/paging';
 import { EVENT_LEVELS, type EventLevel } from '../device/protocol';
 import { EVENT_CODE_MAX } from '../parameter/event-definition.schema';
-import { ANALYTICS_AREA, analyticsApi, analyticsField, DevAddrFilterSchema, defineAnalytics, withPeriod } from './kit';
+import {
+  ANALYTICS_AREA,
+  analyticsApi,
+  analyticsField,
+  type ChartTone,
+  DevAddrFilterSchema,
+  defineAnalytics,
+  withPeriod,
+} from './kit';
+
+/** The colour an event level is drawn in, wherever events are counted by level (a regular one takes the palette's first). */
+export const EVENT_LEVEL_TONES: Partial<Record<EventLevel, ChartTone>> = { medium: 'warning', severe: 'bad' };
 
 /*
  * The meter events page (spec §2 meterEvents, meterEventsDetail): the events of the caller's meters by
@@ -131,7 +142,14 @@ export const meterEventsAnalytics = defineAnalytics({
   period: { unit: 'day', maxDays: MAX_METER_EVENT_DAYS, defaultDays: 7 },
   summary: z.object({ events: count('events'), ...levelCounts, unacknowledged: count('unacknowledged') }),
   point: dayPoint,
-  chart: { kind: 'bar', x: 'day', xType: 'day', series: ['regular', 'medium', 'severe'], stacked: true },
+  chart: {
+    kind: 'bar',
+    x: 'day',
+    xType: 'day',
+    series: ['regular', 'medium', 'severe'],
+    stacked: true,
+    tones: EVENT_LEVEL_TONES,
+  },
 });
 
 /** One event of the meter a timeline shows. */
@@ -179,7 +197,13 @@ export const meterEventsDetailAnalytics = defineAnalytics({
     unacknowledged: count('unacknowledged'),
   }),
   point: timelinePoint,
-  chart: { kind: 'scatter', x: 'time', xType: 'time', series: ['regular', 'medium', 'severe'] },
+  chart: {
+    kind: 'scatter',
+    x: 'time',
+    xType: 'time',
+    series: ['regular', 'medium', 'severe'],
+    tones: EVENT_LEVEL_TONES,
+  },
   fixed: { meterId: IdSchema },
 });
 

@@ -124,7 +124,14 @@ export const networkMonitorAnalytics = defineAnalytics({
     metersOnline: count('metersOnline'),
     metersOffline: count('metersOffline'),
   }),
-  chart: { kind: 'bar', x: 'gridName', xType: 'category', series: ['metersOnline', 'metersOffline'], stacked: true },
+  chart: {
+    kind: 'bar',
+    x: 'gridName',
+    xType: 'category',
+    series: ['metersOnline', 'metersOffline'],
+    stacked: true,
+    tones: { metersOnline: 'good', metersOffline: 'bad' },
+  },
 });
 export const networkMonitorApi = analyticsApi(networkMonitorAnalytics);
 

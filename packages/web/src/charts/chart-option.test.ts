@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chartOption, specData } from './chart-option';
+import { SERIES_COLOURS, TONE_COLOURS } from './theme';
 
 describe('chartOption', () => {
   const points = Array.from({ length: 40 }, (_, i) => ({
@@ -20,6 +21,31 @@ describe('chartOption', () => {
       ['L-b', 'bar', 'total'],
     ]);
     expect(option.series[1]?.data.every((v) => v === null)).toBe(true);
+  });
+
+  it("paints a series its tone's colour, leaving the others and overlaid curves to the palette", () => {
+    const tones = { a: 'good', b: 'bad' } as const;
+    const colours = (data: ReturnType<typeof specData>) =>
+      (chartOption(data) as { series: { color?: string }[] }).series.map((s) => s.color);
+    const spec = {
+      kind: 'bar',
+      x: 'day',
+      xType: 'day',
+      series: ['a', 'b', 'c'],
+      tones: { a: 'good', b: 'bad' },
+    } as const;
+    expect(colours(specData(spec, points, (f) => f))).toEqual([TONE_COLOURS.good, TONE_COLOURS.bad, undefined]);
+    // Offline in red, never the palette's second colour (green) it used to take.
+    expect(TONE_COLOURS.bad).not.toBe(SERIES_COLOURS[1]);
+    const overlay = specData(
+      { ...spec, series: ['a'], seriesBy: 'curve', tones },
+      [
+        { day: '2026-01-01', curve: 'm1', a: 1 },
+        { day: '2026-01-01', curve: 'm2', a: 2 },
+      ],
+      (f) => f,
+    );
+    expect(colours(overlay)).toEqual([undefined, undefined]);
   });
 
   it('offers zoom on long axes only, a legend only for several series, and pairs time points', () => {

@@ -1,4 +1,5 @@
-import type { ChartSpec } from '@meterdesk/contracts';
+import type { ChartSpec, ChartTone } from '@meterdesk/contracts';
+import { TONE_COLOURS } from './theme';
 
 /** One line or bar of a chart: its name as the legend shows it, and a value per x. */
 export interface SeriesData {
@@ -6,6 +7,8 @@ export interface SeriesData {
   values: readonly (number | null)[];
   kind?: ChartSpec['kind'];
   stack?: string;
+  /** Its colour, where the colour tells what it is (offline, severe); else the palette's next. */
+  tone?: ChartTone;
 }
 
 /** What a chart shows, whoever builds it: x values along the axis and the series over them. */
@@ -56,12 +59,14 @@ export function chartOption(data: ChartData): Record<string, unknown> {
       s.kind === 'scatter'
         ? {
             name: s.name,
+            ...(s.tone && { color: TONE_COLOURS[s.tone] }),
             type: 'scatter',
             // A dot per value; an empty one is no event of this series.
             data: s.values.flatMap((value, i) => (value === null ? [] : [[data.x[i], value]])),
           }
         : {
             name: s.name,
+            ...(s.tone && { color: TONE_COLOURS[s.tone] }),
             type: s.kind ?? 'line',
             stack: s.stack,
             showSymbol: data.x.length <= ZOOM_FROM,
@@ -96,6 +101,7 @@ export function specData(
         name: label(field),
         kind: spec.kind,
         stack,
+        tone: spec.tones?.[field],
         values: points.map((p) => numberAt(p, field)),
       })),
     };
@@ -108,6 +114,8 @@ export function specData(
       name: !by ? label(field) : spec.series.length > 1 ? `${curve} ${label(field)}` : curve,
       kind: spec.kind,
       stack,
+      // Overlaid curves are told apart by the palette; a tone would paint them all alike.
+      tone: by ? undefined : spec.tones?.[field],
       values: x.map((value) => numberAt(at.get(value), field)),
     }));
   });

@@ -3,6 +3,7 @@ import {
   ALARM_PAGE_SIZE,
   type DashboardCard,
   dashboardApi,
+  EVENT_LEVEL_TONES,
   EVENT_LEVELS,
   type EventLevel,
   METER_EVENTS_DETAIL_PATH,
@@ -406,6 +407,7 @@ export function AlarmTrendCard() {
                   name: t(`eventDefinition.levels.${level}`),
                   kind: 'bar' as const,
                   stack: 'events',
+                  tone: EVENT_LEVEL_TONES[level],
                   values: trend.days.map((d) => d[level]),
                 })),
               }}
