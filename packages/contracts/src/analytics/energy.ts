@@ -82,8 +82,8 @@ export const cumulativeEnergyEntity = defineEntity({
 export const cumulativeEnergyAnalytics = defineAnalytics({
   entity: cumulativeEnergyEntity,
   title: 'analyticsEnergy.titles.cumulativeEnergy',
-  // One date: the registers frozen at its end.
-  period: { unit: 'day', maxDays: 1, defaultDays: 1 },
+  // One date: the registers frozen at its end. Today has none yet, so the page opens on yesterday.
+  period: { unit: 'day', maxDays: 1, defaultDays: 1, defaultEndsAgo: 1 },
   summary: z.object({
     meters: count('meters'),
     /** Meters whose registers were frozen at the date itself (the others show an earlier day or none). */
@@ -244,7 +244,8 @@ export const GAIN_CHART_BARS = 10;
 export const energyGainAnalytics = defineAnalytics({
   entity: energyGainEntity,
   title: 'analyticsEnergy.titles.energyGain',
-  period: { unit: 'day', maxDays: MAX_GAIN_DAYS, defaultDays: 7 },
+  // A gain ends at a day's frozen registers: the last whole week, as today's are not frozen yet.
+  period: { unit: 'day', maxDays: MAX_GAIN_DAYS, defaultDays: 7, defaultEndsAgo: 1 },
   summary: gainFigures,
   point: gainPoint,
   chart: { kind: 'bar', x: 'name', xType: 'category', series: ['gain'] },
@@ -287,7 +288,7 @@ export const energyGainGridEntity = defineEntity({
 export const energyGainGridAnalytics = defineAnalytics({
   entity: energyGainGridEntity,
   title: 'analyticsEnergy.titles.energyGainGrid',
-  period: { unit: 'day', maxDays: MAX_GAIN_DAYS, defaultDays: 7 },
+  period: { unit: 'day', maxDays: MAX_GAIN_DAYS, defaultDays: 7, defaultEndsAgo: 1 },
   summary: gainFigures,
   point: gainPoint,
   chart: { kind: 'bar', x: 'name', xType: 'category', series: ['gain'] },

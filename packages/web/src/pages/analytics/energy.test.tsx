@@ -1,4 +1,4 @@
-import { energyGainApi, energyGainGridApi } from '@meterdesk/contracts';
+import { addUtcDays, cumulativeEnergyApi, energyGainApi, energyGainGridApi, utcToday } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -33,5 +33,24 @@ describe('energy gain', () => {
     await waitFor(() =>
       expect(api.callsTo(energyGainGridApi.list.path).at(-1)?.body).toMatchObject({ ...period, gridId: FEEDER }),
     );
+  });
+
+  it('open on days whose registers are frozen: yesterday, and the week to yesterday', async () => {
+    const api = stubApi({
+      [cumulativeEnergyApi.list.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),
+      [cumulativeEnergyApi.summary.path]: () => ok({ figures: {}, points: [] }),
+      [energyGainApi.list.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),
+      [energyGainApi.summary.path]: () => ok({ figures, points: [] }),
+    });
+    const yesterday = addUtcDays(utcToday(), -1);
+    renderInShell(permittedTree(['/dataAnalytic/cumulativeEnergy', PAGE]), '/dataAnalytic/cumulativeEnergy');
+    await waitFor(() => expect(api.callsTo(cumulativeEnergyApi.summary.path)).toHaveLength(1));
+    expect(api.callsTo(cumulativeEnergyApi.summary.path)[0]?.body).toEqual({ startDay: yesterday, endDay: yesterday });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    await waitFor(() => expect(api.callsTo(energyGainApi.summary.path)).toHaveLength(1));
+    expect(api.callsTo(energyGainApi.summary.path)[0]?.body).toEqual({
+      startDay: addUtcDays(yesterday, -6),
+      endDay: yesterday,
+    });
   });
 });
