@@ -58,7 +58,13 @@ export const tellsLinks = (update: LiveDeviceUpdate) =>
 function LiveTag({ live }: { live: boolean }) {
   const { t } = useTranslation();
   return (
-    <Tag color={live ? 'green' : 'default'} data-testid="network-live" data-live={live}>
+    // Its own width, not the page column's: a tag, not a banner across the page.
+    <Tag
+      color={live ? 'green' : 'default'}
+      data-testid="network-live"
+      data-live={live}
+      style={{ alignSelf: 'flex-start' }}
+    >
       {t(live ? 'network.live.on' : 'network.live.off')}
     </Tag>
   );
