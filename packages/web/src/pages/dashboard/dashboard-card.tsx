@@ -64,6 +64,7 @@ export function DashboardCardFrame<T>({
   isEmpty,
   empty,
   footer,
+  linkParams,
   children,
 }: {
   card: DashboardCard;
@@ -73,6 +74,8 @@ export function DashboardCardFrame<T>({
   empty: string;
   /** Below the figures (the alarm log's paging). */
   footer?: (data: T) => ReactNode;
+  /** The filters and period the page it links to opens with, so that it shows what the card counts. */
+  linkParams?: Readonly<Record<string, string>>;
   children: (data: T) => ReactNode;
 }) {
   const { t } = useTranslation();
@@ -89,7 +92,10 @@ export function DashboardCardFrame<T>({
       style={{ height: '100%' }}
       title={title}
       extra={
-        <Link to={DASHBOARD_CARDS[card]} data-testid={`${testId}-link`}>
+        <Link
+          to={{ pathname: DASHBOARD_CARDS[card], search: linkParams && `?${new URLSearchParams(linkParams)}` }}
+          data-testid={`${testId}-link`}
+        >
           {t('dashboard.details')}
         </Link>
       }

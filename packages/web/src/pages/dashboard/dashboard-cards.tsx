@@ -1,12 +1,14 @@
 import {
   ALARM_DAYS,
   ALARM_PAGE_SIZE,
+  addUtcDays,
   type DashboardCard,
   dashboardApi,
   EVENT_LEVEL_TONES,
   EVENT_LEVELS,
   type EventLevel,
   METER_EVENTS_DETAIL_PATH,
+  utcToday,
 } from '@meterdesk/contracts';
 import { Button, Col, Flex, Progress, Row, Space, Statistic, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
@@ -87,6 +89,9 @@ function Rows({ rows, busy = false }: { rows: { key: string; testId: string; cel
 
 const title = (card: DashboardCard) => `dashboard.cards.${card}`;
 
+/** The days the alarm cards count (the server's window: today and the days before it), as a page's period. */
+const alarmDays = () => ({ startDay: addUtcDays(utcToday(), 1 - ALARM_DAYS), endDay: utcToday() });
+
 export function AlarmsCard() {
   const { t } = useTranslation();
   const number = useNumber();
@@ -95,6 +100,7 @@ export function AlarmsCard() {
   return (
     <DashboardCardFrame
       card="alarms"
+      linkParams={{ level: 'severe', acknowledged: 'false', ...alarmDays() }}
       title={t(title('alarms'))}
       query={query}
       isEmpty={(page) => page.list.length === 0 && page.curPage === 1}
@@ -283,6 +289,8 @@ export function EnergyCard() {
   return (
     <DashboardCardFrame
       card="energy"
+      // The month so far, whose days the card's chart draws.
+      linkParams={{ startDay: `${utcToday().slice(0, 8)}01`, endDay: utcToday() }}
       title={t(title('energy'))}
       query={query}
       isEmpty={(energy) => energy.yesterday.value === null && energy.month.value === null}
@@ -382,6 +390,7 @@ export function AlarmTrendCard() {
   return (
     <DashboardCardFrame
       card="alarmTrend"
+      linkParams={alarmDays()}
       title={t(title('alarmTrend'), { days: ALARM_DAYS })}
       query={query}
       isEmpty={(trend) => trend.days.every((d) => d.regular + d.medium + d.severe === 0)}

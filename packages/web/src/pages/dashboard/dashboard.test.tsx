@@ -1,7 +1,9 @@
 import {
+  ALARM_DAYS,
   type AlarmPage,
   type AlarmTrend,
   type ArchiveSummary,
+  addUtcDays,
   type CollectionKpi,
   type ConsumerSummary,
   DASHBOARD_CARD_KEYS,
@@ -13,6 +15,7 @@ import {
   type ModuleSummary,
   type OperationLog,
   RES,
+  utcToday,
 } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -181,8 +184,23 @@ describe('dashboard', () => {
     expect(screen.getByTestId('dashboard-alarm-link-0').getAttribute('href')).toBe(
       `/dataAnalytic/meterEvents/meterEventsDetail?meterId=${METER}`,
     );
-    for (const key of DASHBOARD_CARD_KEYS)
-      expect(screen.getByTestId(`dashboard-card-${key}-link`).getAttribute('href')).toBe(DASHBOARD_CARDS[key]);
+    const link = (key: DashboardCard) =>
+      new URL(screen.getByTestId(`dashboard-card-${key}-link`).getAttribute('href') ?? '', 'http://x');
+    for (const key of DASHBOARD_CARD_KEYS) expect(link(key).pathname).toBe(DASHBOARD_CARDS[key]);
+    // A card counting a period or a kind of event opens its page on them, so the page shows the card's figures.
+    const today = utcToday();
+    const days = { startDay: addUtcDays(today, 1 - ALARM_DAYS), endDay: today };
+    expect(Object.fromEntries(link('alarms').searchParams)).toEqual({
+      level: 'severe',
+      acknowledged: 'false',
+      ...days,
+    });
+    expect(Object.fromEntries(link('alarmTrend').searchParams)).toEqual(days);
+    expect(Object.fromEntries(link('energy').searchParams)).toEqual({
+      startDay: `${today.slice(0, 8)}01`,
+      endDay: today,
+    });
+    expect(link('archive').search).toBe('');
   });
 
   it('pages the alarm log with previous and next', async () => {
