@@ -15,6 +15,12 @@ export const meterCrud = defineArchiveCrud({
   createFields: ['status'],
   secretFields: ['hesPassword'],
   cells: { linkState: LinkStateCell, relayState: RelayStateCell },
+  stackedColumns: [
+    ['linkState', 'lastCommTime'],
+    ['relayState', 'lastReading'],
+    ['consumerName', 'pocNo'],
+    ['meterTypeName', 'moduleNo'],
+  ],
   rowActions: [
     showOnMap('meter'),
     {
