@@ -147,6 +147,16 @@ export async function openFromMenu(page: Page, areaUri: string, pageUri: string)
 }
 
 /**
+ * Waits until the shell shows the page at `pathname`. The address changes first; the router renders the
+ * new page in a transition, and until that commits (seconds on a busy machine) the page before stays on
+ * screen and takes clicks: a list's Add there opens the wrong form.
+ */
+export async function expectPage(page: Page, pathname: string): Promise<void> {
+  await expect(page).toHaveURL((url) => url.pathname === pathname);
+  await expect(page.getByTestId('page-area')).toHaveAttribute('data-path', pathname);
+}
+
+/**
  * Opens a page of the app already loaded, as its links do: the router follows the address without
  * loading the app again (a full load of every page costs a journey seconds on a busy machine).
  */
@@ -156,6 +166,7 @@ export async function openInApp(page: Page, pagePath: string): Promise<void> {
     window.dispatchEvent(new PopStateEvent('popstate'));
   }, pagePath);
   await expect(page).toHaveURL((url) => `${url.pathname}${url.search}` === pagePath);
+  await expectPage(page, new URL(pagePath, 'http://host').pathname);
 }
 
 export async function logOut(page: Page): Promise<void> {
