@@ -147,6 +147,20 @@ export async function openFromMenu(page: Page, areaUri: string, pageUri: string)
 }
 
 /**
+ * Without a Chinese font Chromium draws Chinese as narrow boxes (a quarter of their width): a journey that
+ * measures a Chinese page's layout would pass or fail on one no user sees (the header menu fitted at 900 px).
+ */
+export async function expectChineseFont(page: Page): Promise<void> {
+  const width = await page.evaluate(() => {
+    const context = document.createElement('canvas').getContext('2d');
+    if (!context) return 0;
+    context.font = '16px sans-serif';
+    return context.measureText('档案管理').width;
+  });
+  expect(width, 'Chinese is drawn without a Chinese font: install fonts-noto-cjk').toBeGreaterThan(4 * 16 * 0.9);
+}
+
+/**
  * Waits until the shell shows the page at `pathname`. The address changes first; the router renders the
  * new page in a transition, and until that commits (seconds on a busy machine) the page before stays on
  * screen and takes clicks: a list's Add there opens the wrong form.
