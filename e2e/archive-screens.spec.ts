@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { openInApp, STORED_LOGIN } from './helpers';
+import { expectChineseFont, openInApp, STORED_LOGIN } from './helpers';
 import { expect, test } from './journey';
 
 const ARCHIVE_LISTS = [
@@ -68,6 +68,7 @@ for (const { language, login, archiveTitle, importTitle } of LANGUAGES) {
         await expect(page.getByTestId('menu-/archiveSetting')).toHaveText(archiveTitle);
         await expect(area.locator('.ant-table-row').first()).toBeVisible();
         await expect(area.locator('.ant-spin-spinning')).toHaveCount(0);
+        if (language === 'zh') await expectChineseFont(page);
         expect(await area.innerText(), `${language} ${listPath}`).not.toMatch(RAW_KEY);
         expect(await headersUnderActions(page), `${language} ${listPath}: columns under Actions`).toEqual([]);
         expect(await brokenTreeNames(page), `${language} ${listPath}: tree names on two lines`).toEqual([]);

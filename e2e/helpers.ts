@@ -147,6 +147,30 @@ export async function openFromMenu(page: Page, areaUri: string, pageUri: string)
 }
 
 /**
+ * Without a Chinese font Chromium draws Chinese as narrow boxes (a quarter of their width): a journey that
+ * measures a Chinese page's layout would pass or fail on one no user sees (the header menu fitted at 900 px).
+ */
+export async function expectChineseFont(page: Page): Promise<void> {
+  const width = await page.evaluate(() => {
+    const context = document.createElement('canvas').getContext('2d');
+    if (!context) return 0;
+    context.font = '16px sans-serif';
+    return context.measureText('档案管理').width;
+  });
+  expect(width, 'Chinese is drawn without a Chinese font: install fonts-noto-cjk').toBeGreaterThan(4 * 16 * 0.9);
+}
+
+/**
+ * Waits until the shell shows the page at `pathname`. The address changes first; the router renders the
+ * new page in a transition, and until that commits (seconds on a busy machine) the page before stays on
+ * screen and takes clicks: a list's Add there opens the wrong form.
+ */
+export async function expectPage(page: Page, pathname: string): Promise<void> {
+  await expect(page).toHaveURL((url) => url.pathname === pathname);
+  await expect(page.getByTestId('page-area')).toHaveAttribute('data-path', pathname);
+}
+
+/**
  * Opens a page of the app already loaded, as its links do: the router follows the address without
  * loading the app again (a full load of every page costs a journey seconds on a busy machine).
  */
@@ -156,6 +180,7 @@ export async function openInApp(page: Page, pagePath: string): Promise<void> {
     window.dispatchEvent(new PopStateEvent('popstate'));
   }, pagePath);
   await expect(page).toHaveURL((url) => `${url.pathname}${url.search}` === pagePath);
+  await expectPage(page, new URL(pagePath, 'http://host').pathname);
 }
 
 export async function logOut(page: Page): Promise<void> {

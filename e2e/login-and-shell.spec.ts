@@ -3,6 +3,7 @@ import {
   ADMIN_ROLE_ID,
   adminApi,
   createUser,
+  expectChineseFont,
   logIn,
   logOut,
   OPERATOR_ROLE_ID,
@@ -126,6 +127,7 @@ for (const [language, login] of [
     const context = await browser.newContext({ storageState: login, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     await page.goto('/dashboard');
+    if (language === 'zh') await expectChineseFont(page);
     const menu = page.getByTestId('header-menu');
     const shown = menu.locator('li:not([aria-hidden="true"])');
     const more = menu.locator('li', { has: page.getByTestId('menu-more') });

@@ -108,17 +108,32 @@ function howItFailed(test) {
 
 const CHROMIUM = '/usr/bin/chromium';
 
-/** Debian's chromium, never a downloaded browser. Needs root (or password-less sudo) when missing. */
+/** Whether fontconfig knows a font with Chinese glyphs (fc-list comes with chromium's fontconfig). */
+function hasChineseFont() {
+  const found = spawnSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' });
+  return found.status === 0 && found.stdout.trim() !== '';
+}
+
+/**
+ * Debian's chromium, never a downloaded browser, and a Chinese font: without one Chromium draws Chinese as
+ * narrow boxes, and the Chinese journeys would measure a layout no user sees (the header menu fitted at
+ * 900 px). Needs root (or password-less sudo) when either is missing.
+ */
 function ensureChromium() {
-  if (existsSync(CHROMIUM)) return true;
-  console.log('\n=== Installing Debian chromium for the browser tests');
+  if (existsSync(CHROMIUM) && hasChineseFont()) return true;
+  console.log('\n=== Installing Debian chromium and a Chinese font for the browser tests');
   const asRoot = process.getuid?.() === 0;
   const apt = (args) =>
     spawnSync(asRoot ? 'apt-get' : 'sudo', asRoot ? args : ['-n', 'apt-get', ...args], {
       stdio: 'inherit',
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     }).status === 0;
-  return apt(['update', '-qq']) && apt(['install', '-y', '-qq', 'chromium']) && existsSync(CHROMIUM);
+  return (
+    apt(['update', '-qq']) &&
+    apt(['install', '-y', '-qq', 'chromium', 'fonts-noto-cjk']) &&
+    existsSync(CHROMIUM) &&
+    hasChineseFont()
+  );
 }
 
 step('lint (biome)', 'npx', ['biome', 'check', '.']);
@@ -187,7 +202,7 @@ if (ensureChromium()) {
     else summary.push(`     traces of the failed journeys: ${path.relative(root, results)}`);
   } else failed++;
 } else {
-  summary.push('FAIL end-to-end journeys: Debian chromium is missing and could not be installed');
+  summary.push('FAIL end-to-end journeys: Debian chromium or a Chinese font is missing and could not be installed');
   failed++;
 }
 

@@ -143,12 +143,22 @@ describe('every operation against the simulator', () => {
   });
 
   it.each(DCU_OPERATIONS)('%s succeeds on an online DCU', async (op) => {
-    const res = await plan(op, [dcuNo]);
-    expect(res.status).toBe(200);
-    expect((await outcome(res.body.data.planid)).byCode).toEqual({ '00': 1 });
-    // A reboot takes the DCU away for a moment; the next operation waits until it is back.
-    if (op === 'dcuReboot')
-      await expect.poll(() => online([dcuNo], 'dcu'), { timeout: 30_000, interval: 200 }).toBe(true);
+    // A reboot takes the DCU away for a moment; the next operation waits until the head-end has seen it
+    // come back. Asking whether it is online is not enough: the reply can be handled before the offline
+    // status sent with it (a DCU's link change runs triggers over its meters), so the DCU would look
+    // online while it reboots, and the next test's command would go to a DCU that is not listening.
+    let back = false;
+    const stop = t.app.headEnd.onLinkChange((change) => {
+      if (change.kind === 'dcu' && change.key === dcuNo && change.online) back = true;
+    });
+    try {
+      const res = await plan(op, [dcuNo]);
+      expect(res.status).toBe(200);
+      expect((await outcome(res.body.data.planid)).byCode).toEqual({ '00': 1 });
+      if (op === 'dcuReboot') await expect.poll(() => back, { timeout: 30_000, interval: 100 }).toBe(true);
+    } finally {
+      stop();
+    }
   });
 
   it('a disconnect leaves the relay disconnected and a connect closes it: target states, not toggles', async () => {

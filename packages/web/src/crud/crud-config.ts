@@ -167,6 +167,12 @@ export interface CrudConfig {
    * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
    */
   singleLineRows: boolean;
+  /**
+   * Columns the list draws as one, their values one beneath the other (`[['linkState', 'lastCommTime']]`),
+   * so a list of many short facts fits its screen; the column sits where the first stands and sorts by
+   * the sortable one. The export and the detail keep each field its own column or line.
+   */
+  stackedColumns: readonly (readonly string[])[];
   /** Each table row carries the test id `<rowTestId>-<row key>`, for a journey that watches a row change. */
   rowTestId?: string;
   /**
@@ -225,6 +231,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
   cells?: Partial<Record<Extract<keyof S['shape'], string>, FieldCell>>;
   singleLineRows?: boolean;
+  stackedColumns?: readonly (readonly Extract<keyof S['shape'], string>[])[];
   rowTestId?: string;
   liveRows?: (row: Shape<S>, change: LiveDeviceChange) => boolean;
 }
@@ -291,6 +298,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     englishNames: definition.englishNames ?? {},
     cells: (definition.cells ?? {}) as Record<string, FieldCell>,
     singleLineRows: definition.singleLineRows ?? false,
+    stackedColumns: definition.stackedColumns ?? [],
     rowTestId: definition.rowTestId,
     liveRows: definition.liveRows as CrudConfig['liveRows'],
   };

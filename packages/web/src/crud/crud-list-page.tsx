@@ -54,8 +54,27 @@ const ACTION_WIDTH = 80;
 /** The cell's own padding, so one button's column still fits its 'Actions' title on one line. */
 const CELL_PADDING = 32;
 
-function tableWidth(columns: readonly { width?: number }[]): number {
-  return columns.reduce((sum, column) => sum + (column.width ?? FLEXIBLE_MIN_WIDTH), 0);
+type Column = CrudConfig['entity']['columns'][number];
+
+/** The entity's columns as the list draws them: each alone, or with the others of its stack (`stackedColumns`). */
+function columnGroups(crud: CrudConfig): Column[][] {
+  const { columns } = crud.entity;
+  const stackOf = new Map(crud.stackedColumns.flatMap((stack) => stack.map((field) => [field, stack] as const)));
+  return columns.flatMap((column) => {
+    const stack = stackOf.get(column.field);
+    if (!stack) return [[column]];
+    return stack[0] === column.field ? [stack.flatMap((field) => columns.filter((c) => c.field === field))] : [];
+  });
+}
+
+/** A stack is as wide as its widest member. */
+function groupWidth(group: readonly Column[]): number | undefined {
+  const widths = group.flatMap((column) => (column.width === undefined ? [] : [column.width]));
+  return widths.length ? Math.max(...widths) : undefined;
+}
+
+function tableWidth(crud: CrudConfig): number {
+  return columnGroups(crud).reduce((sum, group) => sum + (groupWidth(group) ?? FLEXIBLE_MIN_WIDTH), 0);
 }
 
 /** A list page; an archive list also says when the caller's account reaches no grid (`noScope`). */
@@ -267,30 +286,52 @@ export function CrudListPage({
   // A user who may do nothing with a row gets no empty Actions column.
   const listActions = rowActions.held.filter((action) => !action.detailOnly);
   const actionCount = Number(crud.viewAction) + Number(canEdit) + listActions.length;
+  /** A field's value in its cell: its own component, a one-line text, or the field's renderer. */
+  const cell = (key: string, row: Row) => {
+    const field = describeField(crud, key);
+    const value = shownValue(crud, row, key, language);
+    const Cell = crud.cells[key];
+    if (Cell) return <Cell row={row} value={value} field={field} />;
+    if (!singleLine) return <FieldValue field={field} value={value} />;
+    const text = fieldText(field, value, t);
+    return (
+      <span title={text} data-testid={`cell-${key}`}>
+        {text}
+      </span>
+    );
+  };
   const columns: TableColumnsType<Row> = [
-    ...entity.columns.map((column) => {
-      const field = describeField(crud, column.field);
-      const sortable = column.sortable === true && !crud.tree;
+    ...columnGroups(crud).map((group) => {
+      const sortable = crud.tree ? undefined : group.find((column) => column.sortable === true);
+      const key = (sortable ?? group[0]).field;
+      const labels = group.map((column) => t(describeField(crud, column.field).label));
       return {
-        key: column.field,
-        dataIndex: column.field,
-        title: t(field.label),
-        width: column.width ?? (singleLine ? FLEXIBLE_MIN_WIDTH : undefined),
+        key,
+        dataIndex: key,
+        title:
+          labels.length === 1 ? (
+            labels[0]
+          ) : (
+            <Flex vertical>
+              {labels.map((label) => (
+                <span key={label}>{label}</span>
+              ))}
+            </Flex>
+          ),
+        width: groupWidth(group) ?? (singleLine ? FLEXIBLE_MIN_WIDTH : undefined),
         ellipsis: singleLine ? { showTitle: false } : undefined,
-        sorter: sortable,
-        sortOrder: sortable && query.sortField === column.field ? (query.sortOrder ?? null) : null,
-        render: (_: unknown, row: Row) => {
-          const value = shownValue(crud, row, column.field, language);
-          const Cell = crud.cells[column.field];
-          if (Cell) return <Cell row={row} value={value} field={field} />;
-          if (!singleLine) return <FieldValue field={field} value={value} />;
-          const text = fieldText(field, value, t);
-          return (
-            <span title={text} data-testid={`cell-${column.field}`}>
-              {text}
-            </span>
-          );
-        },
+        sorter: Boolean(sortable),
+        sortOrder: sortable && query.sortField === key ? (query.sortOrder ?? null) : null,
+        render: (_: unknown, row: Row) =>
+          group.length === 1 ? (
+            cell(key, row)
+          ) : (
+            <Flex vertical gap={4} align="start">
+              {group.map((column) => (
+                <div key={column.field}>{cell(column.field, row)}</div>
+              ))}
+            </Flex>
+          ),
       };
     }),
     ...(actionCount === 0 ? [] : [actionsColumn()]),
@@ -423,7 +464,7 @@ export function CrudListPage({
         onChange={onTableChange}
         // Columns narrow (wrapping their text) before the page scrolls sideways; sized to their content
         // instead, the last ones lay under the fixed Actions column on a 1440 px screen.
-        scroll={{ x: singleLine ? tableWidth(entity.columns) + ACTION_WIDTH : true }}
+        scroll={{ x: singleLine ? tableWidth(crud) + ACTION_WIDTH : true }}
         tableLayout={singleLine ? 'fixed' : 'auto'}
         expandable={crud.tree ? { defaultExpandAllRows: true } : undefined}
         rowSelection={

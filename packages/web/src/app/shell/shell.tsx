@@ -97,7 +97,10 @@ function ShellLayout({ user }: { user: SessionUser }) {
             <>
               <PageTabs />
               <PageBreadcrumb />
-              <div style={pageAreaStyle(windowHeight)} data-testid="page-area">
+              {/* The path of the page the area shows. The router renders a new address in a transition, and on
+                  a busy machine the page before stays on screen and answers clicks for a while: a journey that
+                  changed the address waits for this, not for the address. */}
+              <div style={pageAreaStyle(windowHeight)} data-testid="page-area" data-path={path}>
                 <ShellRoutes table={table} />
               </div>
             </>

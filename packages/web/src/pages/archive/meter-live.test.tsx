@@ -1,7 +1,12 @@
 import { GIS_RES, gridApi, type LiveDeviceChange, type Meter, meterApi } from '@meterdesk/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+<<<<<<< HEAD
 import { describe, expect, it, vi } from 'vitest';
+=======
+import { describe, expect, it } from 'vitest';
+import { formatDateTime } from '@/fields/date-text';
+>>>>>>> i17-ci-fixes
 import { ok, stubApi } from '@/test/api-stub';
 import { followers } from '@/test/fake-broker';
 import { gridNode } from '@/test/grid-fixture';
@@ -42,6 +47,12 @@ describe('a meter’s live state in the archive', () => {
     // Never learnt: no relay tag at all.
     expect(screen.queryByTestId('relay-210400010002')).toBeNull();
     expect(screen.getByText('12345.67')).toBeTruthy();
+    // Each fact beneath its companion, so the list fits a 1440 px screen: the online tag over the last
+    // communication, the relay over the last reading, under one header each.
+    const cellOf = (testId: string) => screen.getByTestId(testId).closest('td');
+    expect(cellOf('online-210400010001')?.textContent).toBe(`Online${formatDateTime(online.lastCommTime ?? '')}`);
+    expect(cellOf('relay-210400010001')?.textContent).toBe('Disconnected12345.67');
+    expect(screen.getByRole('columnheader', { name: /Online.*Last communication/ })).toBeTruthy();
     // Show on map belongs to the detail page, not to every row.
     expect(screen.queryByTestId(`row-showOnMap-${id(1)}`)).toBeNull();
 

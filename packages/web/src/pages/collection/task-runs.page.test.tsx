@@ -119,6 +119,27 @@ describe('taskMGT view/detail', () => {
     expect(within(meterRow.closest('tr') as HTMLElement).getByText('…')).toBeTruthy();
   });
 
+  it('shows how far a run it started got from the list when the progress stream said nothing (the run was quicker)', async () => {
+    let started = false;
+    stubApi({
+      '/task/detail': () => ok(task()),
+      '/plan/runs': () =>
+        ok(page(started ? [run({ kind: 'manual', devices: 1, expected: 97, received: 97, byCode: { '00': 1 } })] : [])),
+      '/plan/runnow': () => {
+        started = true;
+        return ok({ runId: RUN_ID, jobId: '00000000-0000-0000-0000-000000000002' });
+      },
+      '/plan/rundevices': () => ok(page([device('M0000004')])),
+    });
+    renderInShell(permittedTree([TASKS, DETAIL, `${TASKS}/runNow`]), `${DETAIL}?id=${PLAN_ID}`);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('run-now'));
+    await user.click(await screen.findByTestId(CONFIRM_OK));
+    await waitFor(() =>
+      expect(screen.getByTestId('run-progress').textContent).toBe('1 of 1 meters read, 97 of 97 readings'),
+    );
+  });
+
   it('names the time zone its run times are written in, in both languages', async () => {
     // Away from UTC, so a heading saying UTC, or none, cannot pass for one naming the zone shown.
     process.env.TZ = 'Asia/Shanghai';

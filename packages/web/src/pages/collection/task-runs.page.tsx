@@ -36,6 +36,12 @@ interface LiveProgress {
   received: number;
 }
 
+/** A run's progress as the list counts it: its meters read so far (by result code) of its meters. */
+function listedProgress(run: CollectionRun): LiveProgress {
+  const done = Object.values(run.byCode).reduce((sum, n) => sum + n, 0);
+  return { runId: run.runId, done, total: run.devices, expected: run.expected, received: run.received };
+}
+
 /** Follows `progress/{jobId}` of a run this user started; null until the first message. */
 function useRunProgress(jobId: string | null): LiveProgress | null {
   const [progress, setProgress] = useState<LiveProgress | null>(null);
@@ -68,14 +74,14 @@ export function TaskRunsPage() {
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
-  const [startedJob, setStartedJob] = useState<string | null>(null);
-  const live = useRunProgress(startedJob);
+  const [started, setStarted] = useState<{ jobId: string; runId: string } | null>(null);
+  const live = useRunProgress(started?.jobId ?? null);
 
   const runs = useQuery({
     queryKey: ['plan', 'runs', planid, page],
     queryFn: ({ signal }) => callApi(runApi.runs, { planid, pageSize: 10, curPage: page }, { signal }),
     enabled: !!planid,
-    refetchInterval: (query) => (query.state.data?.list.some(isOpen) || startedJob ? OPEN_POLL_MS : false),
+    refetchInterval: (query) => (query.state.data?.list.some(isOpen) || started ? OPEN_POLL_MS : false),
   });
   const task = useQuery({
     queryKey: ['task', 'detail', planid],
@@ -85,15 +91,21 @@ export function TaskRunsPage() {
   const rowActions = useRowActions(taskCrud);
   const runNow = (row: Task) =>
     rowActions.trigger(runNowAction as unknown as RowAction, row, (answer) => {
-      const started = RunStartedSchema.parse(answer);
-      setStartedJob(started.jobId);
-      setSelected(started.runId);
+      const run = RunStartedSchema.parse(answer);
+      setStarted(run);
+      setSelected(run.runId);
       void queryClient.invalidateQueries({ queryKey: ['plan', 'runs', planid] });
     });
 
   if (!planid) return <Card>{t('runs.noTask')}</Card>;
   const list = runs.data?.list ?? [];
   const current = list.find((r) => r.runId === selected) ?? null;
+  // The stream says each meter as it is read, but a short run can end before the page has subscribed
+  // (the call that starts it answers first) and a message can be lost: the list, asked every few
+  // seconds, then shows how far the run got.
+  const startedRun = list.find((r) => r.runId === started?.runId);
+  const listed = startedRun ? listedProgress(startedRun) : null;
+  const progress = live && (!listed || live.done >= listed.done) ? live : listed;
   const zone = browserTimeZone();
 
   const columns: TableColumnsType<CollectionRun> = [
@@ -138,11 +150,11 @@ export function TaskRunsPage() {
           </Space>
         }
       >
-        {live && live.total > 0 && (
+        {progress && progress.total > 0 && (
           <Progress
             data-testid="run-progress"
-            percent={Math.round((100 * live.done) / live.total)}
-            format={() => t('runs.progress', { ...live })}
+            percent={Math.round((100 * progress.done) / progress.total)}
+            format={() => t('runs.progress', { ...progress })}
           />
         )}
         <Table<CollectionRun>

@@ -19,6 +19,12 @@ export const meterCrud = defineArchiveCrud({
   liveRows: (row, change) =>
     (change.change === 'online' || change.change === 'offline') &&
     (change.kind === 'meter' ? change.id === row.id : change.id === row.dcuId),
+  stackedColumns: [
+    ['linkState', 'lastCommTime'],
+    ['relayState', 'lastReading'],
+    ['consumerName', 'pocNo'],
+    ['meterTypeName', 'moduleNo'],
+  ],
   rowActions: [
     showOnMap('meter'),
     {
