@@ -115,7 +115,7 @@ export function createServices({
     readingRetentionJob(db, readingRetention, log),
     collectionDueJob(collectionRuns),
     collectionRunJob(collectionRuns),
-    demoHistoryJob(db, collectionRuns, log),
+    demoHistoryJob(db, collectionRuns, readingIngest, log),
   );
   const collectionReport = new CollectionReportService(db);
   return {

@@ -1,19 +1,33 @@
 import type { CollectionRun, Page, TaskKpi } from '@meterdesk/contracts';
 import { TRANSFORMER_AREA } from '@meterdesk/contracts';
-import { type Simulator, startSimulator } from '@meterdesk/simulator';
+import { DEFAULT_KNOBS, meterModel, type Simulator, spontaneousEvents, startSimulator } from '@meterdesk/simulator';
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { seedDemoArchive } from '../../db/demo-archive';
 import { DEMO_TASK_ID, seedDemoCollection } from '../../db/demo-collection';
-import { meter, plan, powerGrid, readingDaily, readingProfile, rollupMeterDay } from '../../db/schema';
+import {
+  linkChange,
+  meter,
+  meterClock,
+  meterEvent,
+  plan,
+  powerGrid,
+  readingDaily,
+  readingProfile,
+  rollupMeterDay,
+  rollupMeterEventDay,
+  rollupOnlineDay,
+} from '../../db/schema';
 import { buildFleet } from '../../headend/fleet';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { DEMO_HISTORY_JOB_ID, queueDemoHistory } from './demo-history';
 
 /*
  * The demo's history: the job reads the past days from the simulated demo fleet through gap
- * re-collections and the readings ingest, and folds their rollups. Shrunk to two days.
+ * re-collections and the readings ingest (profiles, frozen values, every meter's event log and its
+ * clock), writes the fleet's link history before its first login as demo data, and folds their
+ * rollups. Shrunk to two days.
  */
 
 const external = process.env.TEST_MQTT_URL;
@@ -34,7 +48,7 @@ beforeAll(async () => {
   sim = startSimulator({
     url: external ?? `mqtt://127.0.0.1:${t.broker.tcpPort}`,
     fleet: await buildFleet(t.db, t.app.deviceCredentials),
-    seed: 3,
+    seed: SEED,
     knobs: { latency: { min: 20, median: 60, max: 200 } },
   });
   await sim.ready;
@@ -45,9 +59,23 @@ afterAll(async () => {
 });
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const SEED = 3;
 
 describe('demo history', () => {
   it('stores the past days of every demo meter on a transformer area, as the devices answered, with their rollups', async () => {
+    // One meter's clock far off: its clock check says so.
+    const [skewed] = await t.db
+      .select({ id: meter.id, devAddr: meter.devAddr })
+      .from(meter)
+      .innerJoin(powerGrid, eq(powerGrid.id, meter.gridId))
+      .where(eq(powerGrid.gridType, TRANSFORMER_AREA))
+      .orderBy(meter.devAddr)
+      .limit(1);
+    sim.device(skewed?.devAddr as string).setClockOffset(-300);
+    const queuedAt = Date.now();
+    // The fleet's own link changes, from its login on (none when another process records them).
+    const [first] = await t.db.select({ at: sql<Date | null>`min(${linkChange.ts})` }).from(linkChange);
+    const firstLogin = first?.at ? new Date(first.at) : new Date(queuedAt);
     const jobId = await queueDemoHistory(t.app.jobs, DAYS);
     expect(jobId).toBe(DEMO_HISTORY_JOB_ID);
     // Queued once: a second send while it is there is the same job.
@@ -99,6 +127,58 @@ describe('demo history', () => {
       // A rollup day is (00:00, 24:00], as a run counts it: the oldest day of the period is whole too.
       expect(new Set(rolled.map((r) => r.intervals))).toEqual(new Set([96]));
     }
+    // Every meter's event log over the period, as its device keeps it, with the rollups the pages read.
+    const periodFrom = midnight - DAYS * DAY_MS;
+    const serials = await t.db
+      .select({ id: meter.id, devAddr: meter.devAddr })
+      .from(meter)
+      .where(inArray(meter.id, ids));
+    const logged = serials.flatMap((m) =>
+      spontaneousEvents(SEED, meterModel(SEED, m.devAddr).key, 'meter', periodFrom + 1, queuedAt, DEFAULT_KNOBS).map(
+        (e) => `${m.id}|${Date.parse(e.time)}|${e.code}`,
+      ),
+    );
+    expect(logged.length).toBeGreaterThan(0);
+    const events = await t.db
+      .select({ meterId: meterEvent.meterId, ts: meterEvent.ts, code: meterEvent.code })
+      .from(meterEvent)
+      .where(inArray(meterEvent.meterId, ids));
+    expect(events.map((e) => `${e.meterId}|${e.ts.getTime()}|${e.code}`)).toEqual(expect.arrayContaining(logged));
+    const [rolledEvents] = await t.db
+      .select({ n: sql<number>`coalesce(sum(${rollupMeterEventDay.events}), 0)::int` })
+      .from(rollupMeterEventDay)
+      .where(inArray(rollupMeterEventDay.meterId, ids));
+    expect(rolledEvents?.n).toBe(events.length);
+    // Each meter's clock checked with the read, the far-off one among them.
+    const clocks = await t.db.select().from(meterClock).where(inArray(meterClock.meterId, ids));
+    expect(clocks).toHaveLength(210);
+    for (const c of clocks) expect(c.checkedAt.getTime()).toBeGreaterThanOrEqual(queuedAt);
+    const off = clocks.find((c) => c.meterId === skewed?.id)?.deviationSeconds;
+    expect(off).toBeGreaterThanOrEqual(-302);
+    expect(off).toBeLessThanOrEqual(-298);
+    expect(clocks.filter((c) => Math.abs(c.deviationSeconds) > 60)).toHaveLength(1);
+    // The link history before the fleet's first login (demo data): online from the period's start but
+    // through each power outage the meter's log holds, rolled up per device and day.
+    const links = await t.db
+      .select({ deviceId: linkChange.deviceId, ts: linkChange.ts, online: linkChange.online })
+      .from(linkChange)
+      .where(and(inArray(linkChange.deviceId, ids), lt(linkChange.ts, firstLogin)));
+    expect(links.filter((l) => l.ts.getTime() === periodFrom && l.online)).toHaveLength(210);
+    const outages = events.filter((e) => e.code === 1 && e.ts < firstLogin);
+    expect(outages.length).toBeGreaterThan(0);
+    expect(links.filter((l) => !l.online)).toHaveLength(outages.length);
+    const online = await t.db
+      .select({ deviceId: rollupOnlineDay.deviceId, day: rollupOnlineDay.day, seconds: rollupOnlineDay.onlineSeconds })
+      .from(rollupOnlineDay)
+      .where(and(inArray(rollupOnlineDay.deviceId, ids), lt(rollupOnlineDay.day, utcDay(midnight))));
+    expect(online).toHaveLength(210 * DAYS);
+    const [outage] = outages.filter((e) => e.ts.getTime() < midnight);
+    const short = online.filter((r) => r.seconds < 86_400);
+    expect(short.length).toBeGreaterThan(0);
+    if (outage)
+      expect(short.map((r) => `${r.deviceId}|${r.day}`)).toContain(`${outage.meterId}|${utcDay(outage.ts.getTime())}`);
+    expect(output).toMatchObject({ linkChanges: expect.any(Number) });
+
     // Nothing before the period was read.
     const [older] = await t.db
       .select({ n: sql<number>`count(*)::int` })

@@ -1,4 +1,4 @@
-import { TRANSFORMER_AREA } from '@meterdesk/contracts';
+import { POWER_EVENTS, RESULT_CODES, TRANSFORMER_AREA } from '@meterdesk/contracts';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { DEMO_ROOT_GRID_ID } from '../../db/demo-archive';
@@ -10,7 +10,10 @@ import { rowsOf } from '../../db/rows';
 import { collectionRun, planTemplate, powerGrid } from '../../db/schema';
 import { defineJob, type JobSystem } from '../../jobs/job-system';
 import { GRID_TREE } from '../../rbac/scope';
+import type { ReadingIngest } from '../../readings/ingest';
+import { rollupOnline } from '../../readings/online-rollups';
 import { foldPending } from '../../readings/rollups';
+import type { LinkChangeRow } from '../../readings/rows';
 import { type CollectionRuns, runJobId } from './run.service';
 
 export const DEMO_HISTORY_JOB = 'demo-history';
@@ -45,7 +48,7 @@ export function queueDemoHistory(jobs: JobSystem, days: number): Promise<string>
  * Each run's id follows from the job's, so a retry (the server stopped in the middle) waits for the
  * same runs instead of starting others. Then the days read are recorded as runs of the demo's daily task.
  */
-export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLogger) =>
+export const demoHistoryJob = (db: Db, runs: CollectionRuns, ingest: ReadingIngest, log: FastifyBaseLogger) =>
   defineJob<{ days: number }>({
     name: DEMO_HISTORY_JOB,
     policy: 'singleton',
@@ -64,6 +67,8 @@ export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLog
         return null;
       }
       const fleet = await fleetOnline(db, context.signal);
+      // Before anything of the history is stored, the link changes stored are the fleet's own, since it logged in.
+      const firstLogin = await firstLinkChange(db);
       const areas = await db
         .select({ id: powerGrid.id })
         .from(powerGrid)
@@ -78,7 +83,7 @@ export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLog
         for (let area = next.shift(); area; area = next.shift()) {
           const runId = stableId(`demo-history:${context.jobId}:${area.id}`);
           runIds.push(runId);
-          await runs.gapCollect({ kind: 'grid', key: area.id }, period, items, {
+          await runs.gapCollect({ kind: 'grid', key: area.id, asTask: true }, period, items, {
             username: 'admin',
             priority: PRIORITY,
             timeoutSeconds: TIMEOUT_SECONDS,
@@ -98,11 +103,15 @@ export const demoHistoryJob = (db: Db, runs: CollectionRuns, log: FastifyBaseLog
       await Promise.all(Array.from({ length: AREAS_AT_ONCE }, worker));
       // The demo's daily task shows these days as its runs, and task analysis counts them.
       const taskRuns = await runs.recordHistory(DEMO_TASK_ID, runIds, days);
+      const linkChanges = await linkHistory(db, ingest, runIds, period.from, firstLogin ?? now);
+      // The online pages show the period now, not at the next minute's fold.
+      await rollupOnline(db);
       const summary = {
         days,
         connected: fleet,
         ...totals,
         taskRuns,
+        linkChanges,
         seconds: Math.round((Date.now() - started) / 100) / 10,
       };
       log.info(summary, 'demo history collected');
@@ -145,4 +154,55 @@ async function finished(db: Db, runId: string, signal: AbortSignal) {
     if (run.status === 'finished' || run.status === 'cancelled') return run;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/** The earliest link change stored; null before any. */
+async function firstLinkChange(db: Db): Promise<Date | null> {
+  const [first] = await rowsOf<{ at: string | null }>(
+    db,
+    sql`select to_char(min(ts) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at from link_change`,
+  );
+  return first?.at ? new Date(first.at) : null;
+}
+
+/**
+ * Demo data, not collected: the fleet's link history before the server first heard from it (`until`),
+ * which no collector can learn after the fact. Told from what the history read: every meter that
+ * answered it, and its DCU, online from the period's start, and the meter offline through each power
+ * outage its event log recorded (last gasp to power-up), as the simulator's outage model made them.
+ * Stored through the readings ingest as a device's link change is, so the online-time rollups fold it
+ * like any other; keyed by device and time, so a retry adds nothing. Answers the changes pushed.
+ */
+async function linkHistory(
+  db: Db,
+  ingest: ReadingIngest,
+  runIds: readonly string[],
+  from: Date,
+  until: Date,
+): Promise<number> {
+  if (!runIds.length) return 0;
+  const { down, up } = POWER_EVENTS.meter;
+  const rows = await rowsOf<{ device_id: string; device_kind: 'meter' | 'dcu'; ts: string; online: boolean }>(
+    db,
+    sql`with answered as (
+        select distinct meter_id, dcu_id from collection_run_device
+        where run_id in (${sql.join(
+          runIds.map((id) => sql`${id}`),
+          sql`, `,
+        )}) and result_code = ${RESULT_CODES.success})
+      select meter_id as device_id, 'meter' as device_kind, ${from.toISOString()} as ts, true as online from answered
+      union all
+      select distinct dcu_id, 'dcu', ${from.toISOString()}, true from answered where dcu_id is not null
+      union all
+      select e.meter_id, 'meter', to_char(e.ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), e.code = ${up} from meter_event e join answered a on a.meter_id = e.meter_id
+      where e.code in (${down}, ${up}) and e.ts > ${from.toISOString()}::timestamptz and e.ts < ${until.toISOString()}::timestamptz`,
+  );
+  const changes: LinkChangeRow[] = rows.map((r) => ({
+    deviceId: r.device_id,
+    deviceKind: r.device_kind,
+    ts: new Date(r.ts),
+    online: r.online,
+  }));
+  if (changes.length) await ingest.push({ linkChanges: changes });
+  return changes.length;
 }

@@ -3,6 +3,7 @@ import {
   DeviceEventSchema,
   DeviceProfileRowSchema,
   nextOccurrence,
+  OBIS,
   occurrenceAt,
   RESULT_CODES,
   type TaskDevs,
@@ -29,7 +30,14 @@ import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
 import type { JobSystem } from '../../jobs/job-system';
 import { GRID_TREE, gridScope, type Scope, scopeFields, toScope } from '../../rbac/scope';
 import type { ReadingIngest } from '../../readings/ingest';
-import { dailyRows, meterEventRows, monthlyRows, profileRows, type ReadingBatch } from '../../readings/rows';
+import {
+  type ClockCheckRow,
+  dailyRows,
+  meterEventRows,
+  monthlyRows,
+  profileRows,
+  type ReadingBatch,
+} from '../../readings/rows';
 import { TASK_RUN_SCOPE, type TaskMeter, taskMeters } from './device-set';
 import {
   captureTimes,
@@ -60,6 +68,12 @@ type PlanRow = typeof plan.$inferSelect;
 export interface GapTarget {
   kind: 'meter' | 'dcu' | 'grid';
   key: string;
+  /**
+   * The run stands in for a task's own runs of the period (the demo's history): it reads every meter's
+   * event log over the period as a scheduled run does (a gap re-collection cannot tell what a log misses),
+   * and checks each meter's clock in the same read.
+   */
+  asTask?: true;
 }
 
 /** Devices expanded, readings stored and counted per statement. */
@@ -573,7 +587,10 @@ export class CollectionRuns {
     return Math.round(Math.min(MAX_WAIT_SECONDS, Math.max(60, seconds)));
   }
 
-  /** Per meter, the ranges of capture times the store misses (events only for a meter whose last read failed). */
+  /**
+   * Per meter, the ranges of capture times the store misses; the event log only for a meter whose last
+   * read failed, or for every meter of a run standing in for a task's (GapTarget.asTask).
+   */
   private async gapReads(tx: Executor, run: RunRow, items: RunItem[], period: Period, meters: TaskMeter[]) {
     const ids = meters.map((m) => m.id);
     const asks = new Map<string, Ask[]>(ids.map((id) => [id, []]));
@@ -587,7 +604,9 @@ export class CollectionRuns {
           asks.get(id)?.push({ obis: item.obis, range });
     }
     const events = items.find((i) => i.kind === 'events');
-    if (events && run.parentRunId) {
+    const whole = events && { obis: events.obis, range: { from: period.from.getTime(), to: period.to.getTime() } };
+    if (whole && (run.target as GapTarget | null)?.asTask) for (const id of ids) asks.get(id)?.push(whole);
+    else if (whole && run.parentRunId) {
       const failed = await tx
         .select({ meterId: collectionRunDevice.meterId })
         .from(collectionRunDevice)
@@ -603,8 +622,7 @@ export class CollectionRuns {
         )
         .groupBy(collectionRunDevice.meterId)
         .having(sql`bool_and(coalesce(${collectionRunDevice.resultCode}, '') <> ${RESULT_CODES.success})`);
-      for (const { meterId } of failed)
-        asks.get(meterId)?.push({ obis: events.obis, range: { from: period.from.getTime(), to: period.to.getTime() } });
+      for (const { meterId } of failed) asks.get(meterId)?.push(whole);
     }
     return asks;
   }
@@ -622,7 +640,10 @@ export class CollectionRuns {
       operation: COLLECT_CMD,
       command: {
         op: 'get',
-        items: asks.map((a) => ({ obis: a.obis, classId: 7, attribute: 2, value: rangeValue(a.range) })),
+        items: [
+          ...asks.map((a) => ({ obis: a.obis, classId: 7, attribute: 2, value: rangeValue(a.range) })),
+          ...((run.target as GapTarget | null)?.asTask ? [CLOCK_ITEM] : []),
+        ],
       },
       priority: run.priority,
       bulk: true,
@@ -665,12 +686,7 @@ export class CollectionRuns {
     // round would be one transaction of up to ANSWER_ROWS_PER_ROUND rows that every other query waits for.
     await Promise.all(
       done.map(({ meterId, command }) => {
-        const batch: Required<Pick<ReadingBatch, 'profile' | 'daily' | 'monthly' | 'meterEvents'>> = {
-          profile: [],
-          daily: [],
-          monthly: [],
-          meterEvents: [],
-        };
+        const batch: AnswerBatch = { profile: [], daily: [], monthly: [], meterEvents: [], clockChecks: [] };
         addAnswer(batch, meterId, command);
         return this.ingest.push(batch);
       }),
@@ -902,16 +918,20 @@ function keyBetween(kind: Exclude<ItemKind, 'events'>, first: number, last: numb
 
 const ProfileAnswer = z.array(DeviceProfileRowSchema);
 const EventAnswer = z.array(DeviceEventSchema);
+/** A meter's clock, read with a run standing in for a task's (GapTarget.asTask): its clock check. */
+const CLOCK_ITEM = { obis: OBIS.clock, classId: 8, attribute: 2 };
+type AnswerBatch = Required<Pick<ReadingBatch, 'profile' | 'daily' | 'monthly' | 'meterEvents' | 'clockChecks'>>;
 
 /** The readings of a read's answer, item by item; an item that failed or does not parse adds nothing. */
-function addAnswer(
-  batch: Required<Pick<ReadingBatch, 'profile' | 'daily' | 'monthly' | 'meterEvents'>>,
-  meterId: string,
-  command: CommandRow,
-): void {
+function addAnswer(batch: AnswerBatch, meterId: string, command: CommandRow): void {
   const items = (command.answer as { items?: { obis: string; code?: string; value?: unknown }[] } | null)?.items ?? [];
   for (const item of items) {
     if (item.code && item.code !== RESULT_CODES.success) continue;
+    if (item.obis === CLOCK_ITEM.obis) {
+      const check = clockCheckOf(meterId, item.value, command);
+      if (check) batch.clockChecks.push(check);
+      continue;
+    }
     const kind = ITEM_KINDS[item.obis];
     if (kind === 'events') {
       const events = EventAnswer.safeParse(item.value);
@@ -924,6 +944,18 @@ function addAnswer(
     if (kind === 'daily') batch.daily.push(...dailyRows(meterId, rows.data));
     if (kind === 'monthly') batch.monthly.push(...monthlyRows(meterId, rows.data));
   }
+}
+
+/**
+ * The clock check of a clock read: how far the device's time was from the head-end's when it answered,
+ * taken midway between the command leaving and its answer arriving (the answer's trip is unknown).
+ */
+function clockCheckOf(meterId: string, value: unknown, command: CommandRow): ClockCheckRow | null {
+  const device = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(device) || !command.answerTime) return null;
+  const answered = command.answerTime.getTime();
+  const at = command.sentAt ? (command.sentAt.getTime() + answered) / 2 : answered;
+  return { meterId, ts: command.answerTime, deviationSeconds: Math.round((device - at) / 1000) };
 }
 
 /** A gap re-collection's meters: the meter, a DCU's meters or a grid node's subtree, within the scope. */
