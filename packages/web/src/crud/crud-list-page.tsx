@@ -56,14 +56,16 @@ const CELL_PADDING = 32;
 
 type Column = CrudConfig['entity']['columns'][number];
 
-/** The entity's columns as the list draws them: each alone, or with the others of its stack (`stackedColumns`). */
-function columnGroups(crud: CrudConfig): Column[][] {
+/** The entity's columns as the list draws them: each alone, or with the others of its stack (`stackedColumns`), first its own. */
+function columnGroups(crud: CrudConfig): [Column, ...Column[]][] {
   const { columns } = crud.entity;
   const stackOf = new Map(crud.stackedColumns.flatMap((stack) => stack.map((field) => [field, stack] as const)));
-  return columns.flatMap((column) => {
+  return columns.flatMap((column): [Column, ...Column[]][] => {
     const stack = stackOf.get(column.field);
     if (!stack) return [[column]];
-    return stack[0] === column.field ? [stack.flatMap((field) => columns.filter((c) => c.field === field))] : [];
+    if (stack[0] !== column.field) return [];
+    const below = stack.slice(1).flatMap((field) => columns.filter((c) => c.field === field));
+    return [[column, ...below]];
   });
 }
 

@@ -1,12 +1,8 @@
 import { GIS_RES, gridApi, type LiveDeviceChange, type Meter, meterApi } from '@meterdesk/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-<<<<<<< HEAD
 import { describe, expect, it, vi } from 'vitest';
-=======
-import { describe, expect, it } from 'vitest';
 import { formatDateTime } from '@/fields/date-text';
->>>>>>> i17-ci-fixes
 import { ok, stubApi } from '@/test/api-stub';
 import { followers } from '@/test/fake-broker';
 import { gridNode } from '@/test/grid-fixture';
