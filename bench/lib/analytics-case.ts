@@ -137,7 +137,8 @@ export const latestLinks = (ids?: string) => `select distinct on (l.device_id) l
 /**
  * From link_change alone, CTEs over `dev` (a query of at least device_id and dcu_id, a meter's DCU or
  * null): `reachable`, the spans each device was reachable (its link up and, behind a DCU, the DCU's
- * too), and `online_days`, per device and UTC day from `from` to `to` (SQL dates), the seconds it was
+ * too), and `online_days`, per device and UTC day from `from` to `to` (SQL dates; none before the first
+ * day link_change records anything, which has no online time to know), the seconds it was
  * and the seconds it could have been (a day in progress up to now), whether it was at the day's end
  * (now, for today), and the columns of `dev` named in `keep`, so a caller groups by them without
  * joining the devices again.
@@ -153,7 +154,8 @@ export const onlineDays = (dev: string, from: string, to: string, keep: readonly
     left join spans u on u.device_id = d.dcu_id and u.online and u.t0 < o.t1 and u.t1 > o.t0
     where d.dcu_id is null or u.device_id is not null),
   days as (select g::date as day, g at time zone 'UTC' as d0, least((g + interval '1 day') at time zone 'UTC', now()) as d1
-    from generate_series((${from})::date::timestamp, (${to})::date::timestamp, interval '1 day') g),
+    from generate_series(greatest((${from})::date, (select (min(l.ts) at time zone 'UTC')::date from link_change l))::timestamp,
+      (${to})::date::timestamp, interval '1 day') g),
   online_days as (select d.device_id, ${keep.map((column) => `d.${column}, `).join('')}days.day,
       extract(epoch from days.d1 - days.d0)::float8 as possible,
       coalesce(sum(extract(epoch from least(r.t1, days.d1) - greatest(r.t0, days.d0))) filter (where r.device_id is not null),
