@@ -126,10 +126,16 @@ export const MONTHLY_CASES: AnalyticsCase[] = [
     raw: () => {
       const months = monthsOf(monthlyConsumptionAnalytics);
       return {
-        text: `with ${MONTHS}
-          select ${MONTH} as month, ${KWH('sum(d.active_import - b.active_import)')} as consumption,
+        // One pass over the period's frozen rows in each meter's day order: a day's consumption is its
+        // register less the row before, when that row is the day before's.
+        text: `with ${MONTHS},
+            days as (select date_trunc('month', d.day)::date as month,
+                d.active_import - lag(d.active_import) over w as wh, d.day - lag(d.day) over w as after
+              from reading_daily d where d.day >= $1::date - 1 and d.day < ($2::date + interval '1 month')::date
+              window w as (partition by d.meter_id order by d.day))
+          select ${MONTH} as month, ${KWH('sum(x.wh) filter (where x.after = 1)')} as consumption,
             (select count(*) from meter)::int as meters
-          from months mo left join (${DAILY_CONSUMPTION}) on ${IN_MONTH}
+          from months mo left join days x on x.month = mo.month
           group by mo.month order by mo.month`,
         values: [months.first, months.last],
       };
