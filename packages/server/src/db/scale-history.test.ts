@@ -139,6 +139,10 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
     const online = await onlineRollups(run);
     expect(online.devices).toHaveLength(93 * (days + 1));
     expect(online.nodes.length).toBe(3 * 2 * (days + 1));
+    // Every device of the archive has its rows of those days: the fill has nothing left to write.
+    const filled = await rows(sql`select day::text from rollup_online_filled
+      where day between ${isoDay(today - days)} and ${isoDay(today)} order by day`);
+    expect(filled).toHaveLength(days + 1);
     const devices = sql`select device_id from device_online where ${of.nodes(sql`grid_id`)}`;
     await t.db.execute(sql`delete from rollup_online_day where device_id in (${devices})`);
     await t.db.execute(sql`delete from rollup_online_grid_day where ${of.nodes(sql`grid_id`)}`);

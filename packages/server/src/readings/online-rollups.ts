@@ -184,7 +184,8 @@ const HISTORY_BATCH = 2000;
 
 /**
  * The rows of consecutive `days` (in order) of every device placed in `gridIds`, computed from
- * `link_change` as the fold computes a day, with their node and DCU rows, and the days marked filled:
+ * `link_change` as the fold computes a day, with their node and DCU rows, and the days on which every
+ * device now has its row marked filled (the fill's work done):
  * for a bulk load that wrote `link_change` itself (the scale seed's history), which the fold would
  * otherwise recompute key by key with a probe of the changes per device and day. COPY in the writer's
  * transaction; a device's rows of those days already there are replaced. Answers the device rows written.
@@ -255,10 +256,14 @@ export async function rollupOnlineHistory(
     tx,
     days.flatMap((day) => [...places.values()].map((p) => ({ ...p, day }))),
   );
-  await tx
-    .insert(rollupOnlineFilled)
-    .values(days.map((day) => ({ day })))
-    .onConflictDoNothing();
+  // A day is filled once every device of the archive has its row, others' as well as these.
+  await tx.execute(
+    sql`insert into ${rollupOnlineFilled} (day)
+      select r.day from rollup_online_day r join device_online o on o.device_id = r.device_id
+      where r.day between ${first}::date and ${last}::date
+      group by r.day having count(*) = (select count(*) from device_online)
+      on conflict do nothing`,
+  );
   return written;
 }
 
