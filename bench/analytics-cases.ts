@@ -7,70 +7,28 @@
 
 import { consumptionAnalytics, consumptionDetailAnalytics } from '../packages/contracts/src/analytics/consumption';
 import { ALARM_DAYS } from '../packages/contracts/src/dashboard/dashboard.api';
+import { ENERGY_CASES } from './analytics-cases-energy';
+import { EVENT_CASES } from './analytics-cases-events';
+import { MONTHLY_CASES } from './analytics-cases-monthly';
+import { NETWORK_CASES } from './analytics-cases-network';
+import {
+  type AnalyticsCase,
+  addDays,
+  type BenchContext,
+  DAILY_CONSUMPTION,
+  daysAgoStart,
+  firstPage,
+  KWH,
+  meterDays,
+  num,
+  periodEnds,
+  profileBetween,
+  REPORTING,
+  summaryOf,
+} from './lib/analytics-case';
 
-/** What the cases need to know of the seeded archive (bench/analytics.ts reads it for each case). */
-export interface BenchContext {
-  /** UTC days: today, and the first day whose load profile rows are written for every meter. */
-  today: string;
-  profileFrom: string;
-  /** The first moment of today and of the task-analysis period (30 days back), ISO. */
-  todayStart: string;
-  monthAgo: string;
-  /** The moment of the last instant of today, ISO. */
-  todayEnd: string;
-  /** The seeded run's region (its grid node) and collection task. */
-  regionId: string;
-  planId: string;
-  /** A meter whose load profile rows are kept for the whole history (`--profile-every`), or any meter. */
-  meterId: string;
-}
+export type { AnalyticsCase, BenchContext } from './lib/analytics-case';
 
-export interface RawQuery {
-  text: string;
-  values?: unknown[];
-}
-
-type Row = Record<string, unknown>;
-
-export interface AnalyticsCase {
-  /** What the dashboard or page shows. */
-  name: string;
-  /** The API call: its path (under /apis) and the body of its first page. */
-  path: string;
-  body: (c: BenchContext) => Record<string, unknown>;
-  /** The same figure from raw rows. */
-  raw: (c: BenchContext) => RawQuery;
-  /** Whether the API's answer (`data`) and the raw rows agree, where both hold the same figure. */
-  same?: (data: never, rows: Row[], c: BenchContext) => boolean;
-  /** Why the figures cannot be compared, printed instead. */
-  note?: string;
-}
-
-/** Meters a report expects to read (REPORTING_METER_STATUSES, not virtual). */
-const REPORTING = `m.status in (1, 2, 3) and not m.virtual`;
-/** A load profile row's UTC day: its interval's end, so 24:00 closes the day before. */
-const PROFILE_DAY = `((p.ts at time zone 'UTC') - interval '1 minute')::date`;
-const profileBetween = (from: string, to: string) =>
-  `p.ts > (${from}::date)::timestamp at time zone 'UTC' and p.ts <= (${to}::date + 1)::timestamp at time zone 'UTC'`;
-/** Per meter and day of the period: the intervals stored. */
-const meterDays = (from: string, to: string, where = 'true') =>
-  `select p.meter_id, ${PROFILE_DAY} as day, count(*) as n from reading_profile p
-   where ${profileBetween(from, to)} and ${where} group by 1, 2`;
-
-const num = (value: unknown) => Number(value ?? 0);
-const DAY_MS = 86_400_000;
-const addDays = (day: string, n: number) => new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
-/** The days of an analytics page's default period (its last `defaultDays`), as the kit settles them. */
-const defaultPeriod = (c: BenchContext, spec: { period: { defaultDays?: number } }) => [
-  addDays(c.today, 1 - (spec.period.defaultDays ?? 1)),
-  c.today,
-];
-/** The first moment of the day `n` days before today, ISO. */
-const daysAgoStart = (c: BenchContext, n: number) => `${addDays(c.today, -n)}T00:00:00Z`;
-/** Wh as the pages show it: kWh with three decimals. */
-const KWH = (expression: string) => `round((${expression})::numeric / 1000, 3)::float8`;
-/** A meter's consumption of each day: its daily frozen register less the day before's. */
-const DAILY_CONSUMPTION = `reading_daily d join reading_daily b on b.meter_id = d.meter_id and b.day = d.day - 1`;
 const period = (c: BenchContext) => ({ startDay: c.profileFrom, endDay: c.today });
 const taskPeriod = (c: BenchContext) => ({ startTime: c.monthAgo, endTime: c.todayEnd });
 /** The occurrences task analysis counts in its period, and their device rows' figures per occurrence. */
@@ -224,8 +182,8 @@ export const CASES: AnalyticsCase[] = [
   {
     name: 'consumption: first page (meters by serial)',
     path: '/analytics/consumption/list',
-    body: () => ({ curPage: 1, pageSize: 10 }),
-    raw: (c) => ({
+    body: () => firstPage(consumptionAnalytics),
+    raw: () => ({
       text: `with page as (select id, dev_addr from meter order by lower(dev_addr), id limit 10)
         select page.id, (select count(*) from meter) as total,
           (select ${KWH('sum(d.active_import - b.active_import)')} from ${DAILY_CONSUMPTION}
@@ -233,7 +191,7 @@ export const CASES: AnalyticsCase[] = [
           (select ${KWH('max(p.active_power)')} from reading_profile p where p.meter_id = page.id
             and ${profileBetween('$1', '$2')}) as demand_max
         from page`,
-      values: defaultPeriod(c, consumptionAnalytics),
+      values: [...periodEnds(consumptionAnalytics)],
     }),
     same: (data: { list: { meterId: string; consumption: number | null }[] }, rows) =>
       data.list.every((m) => (rows.find((r) => r.id === m.meterId)?.consumption ?? null) === m.consumption),
@@ -241,11 +199,11 @@ export const CASES: AnalyticsCase[] = [
   {
     name: 'consumption: summary and chart (all meters)',
     path: '/analytics/consumption/summary',
-    body: () => ({}),
-    raw: (c) => ({
+    body: () => summaryOf(consumptionAnalytics),
+    raw: () => ({
       text: `select d.day::text as day, ${KWH('sum(d.active_import - b.active_import)')} as consumption
         from ${DAILY_CONSUMPTION} where d.day between $1 and $2 group by d.day`,
-      values: defaultPeriod(c, consumptionAnalytics),
+      values: [...periodEnds(consumptionAnalytics)],
     }),
     // Days whose consumption raw rows know (the page shows 0 for a day none is known, where rows are null).
     same: (data: { points: { day: string; consumption: number | null }[] }, rows) =>
@@ -254,7 +212,7 @@ export const CASES: AnalyticsCase[] = [
   {
     name: "consumption detail: a meter's days",
     path: '/analytics/consumptionDetail/list',
-    body: (c) => ({ meterId: c.meterId, curPage: 1, pageSize: 10 }),
+    body: (c) => firstPage(consumptionDetailAnalytics, { meterId: c.meterId }),
     raw: (c) => ({
       text: `select d.day::text as day, ${KWH('d.active_import - b.active_import')} as consumption, p.*
         from ${DAILY_CONSUMPTION}
@@ -262,7 +220,7 @@ export const CASES: AnalyticsCase[] = [
           from reading_profile p where p.meter_id = d.meter_id
             and p.ts > d.day::timestamp at time zone 'UTC' and p.ts <= (d.day + 1)::timestamp at time zone 'UTC') p
         where d.meter_id = $3 and d.day between $1 and $2 order by d.day desc limit 10`,
-      values: [...defaultPeriod(c, consumptionDetailAnalytics), c.meterId],
+      values: [...periodEnds(consumptionDetailAnalytics), c.meterId],
     }),
     same: (data: { list: { day: string; consumption: number | null }[] }, rows) =>
       data.list
@@ -272,25 +230,32 @@ export const CASES: AnalyticsCase[] = [
   {
     name: "consumption detail: a meter's summary and chart",
     path: '/analytics/consumptionDetail/summary',
-    body: (c) => ({ meterId: c.meterId }),
+    body: (c) => summaryOf(consumptionDetailAnalytics, { meterId: c.meterId }),
     raw: (c) => ({
       text: `select ${KWH('sum(d.active_import - b.active_import)')} as consumption,
           (select ${KWH('max(p.active_power)')} from reading_profile p where p.meter_id = $3
             and ${profileBetween('$1', '$2')}) as demand_max
         from ${DAILY_CONSUMPTION} where d.meter_id = $3 and d.day between $1 and $2`,
-      values: [...defaultPeriod(c, consumptionDetailAnalytics), c.meterId],
+      values: [...periodEnds(consumptionDetailAnalytics), c.meterId],
     }),
     same: (data: { figures: { consumption: number | null } }, rows) =>
       (rows[0]?.consumption ?? null) === data.figures.consumption,
   },
+  // The other analytics pages, by area.
+  ...NETWORK_CASES,
+  ...EVENT_CASES,
+  ...ENERGY_CASES,
+  ...MONTHLY_CASES,
   // The dashboard's cards, each its own call.
   {
     name: 'dashboard: alarm log (first page)',
     path: '/dashboard/alarms',
     body: () => ({}),
     raw: (c) => ({
-      text: `select (select count(*) from meter_event e where e.level = 2 and e.ts >= $1)::int as total, e.meter_id, e.ts, e.code
-        from meter_event e where e.level = 2 and e.ts >= $1 order by e.ts desc, e.meter_id, e.code limit 5`,
+      // The card's alarms: severe events nobody has acknowledged.
+      text: `select (select count(*) from meter_event e where e.level = 2 and e.ack_at is null and e.ts >= $1)::int as total,
+          e.meter_id, e.ts, e.code
+        from meter_event e where e.level = 2 and e.ack_at is null and e.ts >= $1 order by e.ts desc, e.meter_id, e.code limit 5`,
       values: [daysAgoStart(c, ALARM_DAYS - 1)],
     }),
     same: (data: { total: number }, rows) => num(rows[0]?.total) === data.total,

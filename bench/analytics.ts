@@ -4,7 +4,7 @@
  * HTTP by 10 concurrent clients for a fixed time, beside the same figure computed from raw rows (one
  * statement, run alone in this process, several times), and beside HTTP's own cost on this machine (a
  * server answering the same body and doing nothing else, as bench/profile-read.ts measures it). The
- * cases are bench/analytics-cases.ts. Run with
+ * cases are bench/analytics-cases.ts (with one file per area of pages beside it). Run with
  *   npm run bench:analytics     (BENCH_DATABASE_URL names the PostgreSQL server; BENCH_METERS, BENCH_DAYS,
  *                                BENCH_PROFILE_DAYS, BENCH_PROFILE_EVERY size the archive; BENCH_SECONDS each
  *                                case's time; BENCH_RAW_RUNS the raw statement's runs; BENCH_CASES a pattern
@@ -53,7 +53,8 @@ async function context(): Promise<BenchContext> {
   const { rows } = await pool.query(
     `select (select id from power_grid where grid_name like 'Scale region %' order by create_time desc limit 1) as region,
       (select id from plan where plan_name like 'Scale daily collection %' order by create_time desc limit 1) as plan,
-      coalesce((select meter_id from reading_profile where ts < $1 limit 1), (select id from meter limit 1)) as meter`,
+      coalesce((select meter_id from reading_profile where ts < $1 limit 1), (select id from meter limit 1)) as meter,
+      coalesce((select meter_id from meter_event order by ts desc limit 1), (select id from meter limit 1)) as event_meter`,
     [new Date(todayMs - PROFILE_DAYS * DAY_MS)],
   );
   return {
@@ -65,6 +66,7 @@ async function context(): Promise<BenchContext> {
     regionId: rows[0].region,
     planId: rows[0].plan,
     meterId: rows[0].meter,
+    eventMeterId: rows[0].event_meter,
   };
 }
 

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeRunKpi } from '../modules/collection/run-kpi';
+import { foldOnlinePending } from '../readings/online-rollups';
 import { rollupDay } from '../readings/rollups';
 import { FRESH_START } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
@@ -28,10 +29,16 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
     };
   };
 
+  const rows = (query: SQL) => rowsOf<Record<string, unknown>>(t.db, query);
+  /** A table's rows as JSON without the time each was computed. */
+  const stored = (table: string, where: SQL, order: string) =>
+    rows(
+      sql`select to_jsonb(r) - 'updated_at' as row from ${sql.raw(table)} r where ${where} order by ${sql.raw(order)}`,
+    );
+
   /** Every rollup row of the run's meters, nodes and DCUs, without the time each was computed. */
   const rollups = async (run: string) => {
     const of = ofRun(run);
-    const rows = (query: SQL) => rowsOf<Record<string, unknown>>(t.db, query);
     return {
       meterDays: await rows(sql`select meter_id, day::text, grid_id, dcu_id, consumption, intervals, reporting,
           demand_min, demand_max, demand_avg, events_regular, events_medium, events_severe
@@ -43,6 +50,21 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
         from rollup_dcu_day where ${of.dcus(sql`dcu_id`)} order by dcu_id, day`),
       lastRead: await rows(sql`select meter_id, last_day::text from meter_last_read
         where ${of.meters(sql`meter_id`)} order by meter_id`),
+      meterEventDays: await stored('rollup_meter_event_day', of.meters(sql`meter_id`), 'meter_id, day, code'),
+      gridEventDays: await stored('rollup_grid_event_day', of.nodes(sql`grid_id`), 'grid_id, dcu_id, day, code'),
+      meterMonths: await stored('rollup_meter_month', of.meters(sql`meter_id`), 'meter_id, month'),
+      gridMonths: await stored('rollup_grid_month', of.nodes(sql`grid_id`), 'grid_id, month'),
+    };
+  };
+
+  /** The online-time rollups of the run's devices, nodes and DCUs. */
+  const onlineRollups = async (run: string) => {
+    const of = ofRun(run);
+    const devices = sql`(${of.meters(sql`device_id`)} or ${of.dcus(sql`device_id`)})`;
+    return {
+      devices: await stored('rollup_online_day', devices, 'device_id, day'),
+      nodes: await stored('rollup_online_grid_day', of.nodes(sql`grid_id`), 'grid_id, day, device_kind'),
+      dcus: await stored('rollup_online_dcu_day', of.dcus(sql`dcu_id`), 'dcu_id, day'),
     };
   };
 
@@ -83,14 +105,53 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
     expect(counts?.supplies).toBe(counts?.powered);
     expect(seeded.meterDays.length).toBeGreaterThan(80 * days);
     expect(seeded.gridDays.length).toBe(3 * (days + 1));
+    // Two months at least: a month with its billing freeze and the month it bills.
+    for (const kind of ['meterEventDays', 'gridEventDays', 'meterMonths', 'gridMonths'] as const)
+      expect(seeded[kind].length, kind).toBeGreaterThan(0);
+    expect(seeded.gridMonths.length).toBeGreaterThanOrEqual(2 * 3);
 
-    await t.db.execute(sql`delete from rollup_meter_day where ${of.meters(sql`meter_id`)}`);
-    await t.db.execute(sql`delete from rollup_grid_day where ${of.nodes(sql`grid_id`)}`);
-    await t.db.execute(sql`delete from rollup_dcu_day where ${of.dcus(sql`dcu_id`)}`);
-    await t.db.execute(sql`delete from meter_last_read where ${of.meters(sql`meter_id`)}`);
+    for (const [table, where] of [
+      ['rollup_meter_day', of.meters(sql`meter_id`)],
+      ['rollup_grid_day', of.nodes(sql`grid_id`)],
+      ['rollup_dcu_day', of.dcus(sql`dcu_id`)],
+      ['meter_last_read', of.meters(sql`meter_id`)],
+      ['rollup_meter_event_day', of.meters(sql`meter_id`)],
+      ['rollup_grid_event_day', of.nodes(sql`grid_id`)],
+      ['rollup_meter_month', of.meters(sql`meter_id`)],
+      ['rollup_grid_month', of.nodes(sql`grid_id`)],
+    ] as const)
+      await t.db.execute(sql`delete from ${sql.raw(table)} where ${where}`);
     const today = Math.floor(Date.now() / DAY_MS);
     for (let day = today - days; day <= today; day++) await rollupDay(t.db, isoDay(day));
     expect(await rollups(run)).toEqual(seeded);
+
+    // Each meter's latest clock check, as the readings writer keeps it.
+    const latestClock = (table: string) =>
+      rows(sql`select meter_id, checked_at, deviation_seconds from ${sql.raw(table)} c
+        where ${of.meters(sql`meter_id`)} order by meter_id`);
+    expect(
+      await latestClock(
+        `(select distinct on (meter_id) meter_id, ts as checked_at, deviation_seconds from clock_check order by meter_id, ts desc)`,
+      ),
+    ).toEqual(await latestClock('meter_clock'));
+
+    // The devices' online time: what the fold makes of every device's link changes from the first day on.
+    const online = await onlineRollups(run);
+    expect(online.devices).toHaveLength(93 * (days + 1));
+    expect(online.nodes.length).toBe(3 * 2 * (days + 1));
+    // Every device of the archive has its rows of those days: the fill has nothing left to write.
+    const filled = await rows(sql`select day::text from rollup_online_filled
+      where day between ${isoDay(today - days)} and ${isoDay(today)} order by day`);
+    expect(filled).toHaveLength(days + 1);
+    const devices = sql`select device_id from device_online where ${of.nodes(sql`grid_id`)}`;
+    await t.db.execute(sql`delete from rollup_online_day where device_id in (${devices})`);
+    await t.db.execute(sql`delete from rollup_online_grid_day where ${of.nodes(sql`grid_id`)}`);
+    await t.db.execute(sql`delete from rollup_online_dcu_day where ${of.dcus(sql`dcu_id`)}`);
+    await t.db.execute(
+      sql`insert into rollup_online_pending (device_id, day) select device_id, ${isoDay(today - days)}::date from (${devices}) d`,
+    );
+    await foldOnlinePending(t.db);
+    expect(await onlineRollups(run)).toEqual(online);
 
     // The task's runs: what a finished run's chain writes of its device rows.
     const kpis = await runKpis(run);

@@ -16,9 +16,11 @@ import {
   spontaneousEvents,
 } from '@meterdesk/simulator';
 import { captureTimes, type RunItem } from '../modules/collection/run-items';
+import { keepLatestClock } from '../readings/meter-clock';
+import { rollupOnlineHistory } from '../readings/online-rollups';
 import { ensurePartitions } from '../readings/partitions';
 import { recordPower } from '../readings/power-state';
-import { rollupNodes } from '../readings/rollups';
+import { lockRollups, monthsOf, recomputeEventDays, rollupMonths, rollupNodes } from '../readings/rollups';
 import {
   dailyRows,
   FROZEN_CHANNELS,
@@ -66,7 +68,9 @@ import { seededRandom } from './seeded-random';
  *   last going offline; and each device's current link state (device_link) and supply (device_power,
  *   as the readings writer folds the power events);
  * - the rollups of every meter-day (rollup_meter_day, and from them rollup_grid_day, rollup_dcu_day,
- *   meter_last_read), as if every interval collected had been stored;
+ *   meter_last_read, the month rows), as if every interval collected had been stored; the event rollups
+ *   and each meter's latest clock check, from the events and checks written; every device's online time
+ *   per day (rollup_online_day and its node and DCU sums), from the link changes written;
  * - a daily collection task over the run's region with one finished run per day, its device rows and
  *   the run KPIs task analysis reads.
  * Raw 15-minute load profile rows are the exception: 96 a meter a day (864 M for 100,000 meters over 90
@@ -106,6 +110,14 @@ export const HISTORY_TABLES = [
   'rollup_grid_day',
   'rollup_dcu_day',
   'meter_last_read',
+  'rollup_meter_event_day',
+  'rollup_grid_event_day',
+  'rollup_meter_month',
+  'rollup_grid_month',
+  'meter_clock',
+  'rollup_online_day',
+  'rollup_online_grid_day',
+  'rollup_online_dcu_day',
   'collection_run',
   'collection_run_device',
   'collection_run_kpi',
@@ -260,6 +272,7 @@ export class ScaleHistory {
       rows += await bulk(meterEvent, out.events);
       await recordPower(tx, { meterEvents: out.events });
       rows += await bulk(clockCheck, out.clockChecks);
+      await keepLatestClock(tx, out.clockChecks);
       rows += await bulk(linkChange, out.links);
       rows += await bulk(deviceLink, out.deviceLinks);
       rows += await bulk(rollupMeterDay, out.rollups);
@@ -269,10 +282,12 @@ export class ScaleHistory {
   }
 
   /**
-   * The rows that follow from every meter's: the DCUs' events and links, the grid and DCU rollups, each
-   * meter's last read day, and the collection task with its runs and their KPIs. Answers the rows written.
+   * The rows that follow from every meter's: the DCUs' events and links, the grid and DCU rollups, the
+   * event, month and online-time rollups, each meter's last read day, and the collection task with its
+   * runs and their KPIs. Answers the rows written.
    */
-  async finish({ tx, bulk }: AtomicWriter, regionId: string, run: string, meters: number): Promise<number> {
+  async finish(writer: AtomicWriter, regionId: string, run: string, meters: number): Promise<number> {
+    const { tx, bulk } = writer;
     let rows = 0;
     const dcuEvents: (typeof dcuEvent.$inferInsert)[] = [];
     const links: (typeof linkChange.$inferInsert)[] = [];
@@ -304,11 +319,21 @@ export class ScaleHistory {
     rows += await bulk(meterLastRead, this.lastRead);
 
     const days = Array.from({ length: this.today - this.firstDay + 1 }, (_, i) => isoDay(this.firstDay + i));
+    await lockRollups(tx);
     await rollupNodes(tx, {
       gridIds: this.areas.map((a) => a.id),
       dcuIds: this.areas.map((a) => a.dcuId),
       days,
     });
+    // What the fold makes of the events, the months and the link changes written above: rollupDay's
+    // event and month statements over whole days, and each device's online days from its changes.
+    for (const day of days) await recomputeEventDays(tx, day);
+    await rollupMonths(tx, [...new Set(days.flatMap(monthsOf))]);
+    rows += await rollupOnlineHistory(
+      writer,
+      this.areas.map((a) => a.id),
+      days,
+    );
 
     const orders = this.items.map((item) => ({ cgcode: item.cgcode, cmd: 'collect', params: {}, isCyclePlan: false }));
     // Plain inserts: COPY's text would write the orders (an array) as a PostgreSQL array, not JSON.

@@ -1,7 +1,9 @@
 import { addUtcDays, utcToday } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
+import type { AtomicWriter } from '../db/bulk-insert';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
+import { rollupOnlineDay, rollupOnlineFilled } from '../db/schema';
 import { ensurePartitions } from './partitions';
 import type { LinkChangeRow } from './rows';
 
@@ -155,6 +157,114 @@ async function recomputeDays(tx: Executor, keys: readonly { deviceId: string; da
       select distinct grid_id, dcu_id, day::text as day from (select * from up union all select * from old) t`,
   );
   await recomputeNodes(tx, touched);
+}
+
+/**
+ * A device's link over consecutive `days` from its changes in time order ([epoch seconds, online]), as
+ * the fold reads each day: its state before the day began and its changes within it.
+ */
+function dayLinks(changes: readonly [number, boolean][], days: readonly string[]): DayLink[] {
+  const first = Date.parse(`${days[0]}T00:00:00Z`) / 1000;
+  const within: [number, boolean][][] = days.map(() => []);
+  let state: boolean | null = null;
+  for (const change of changes) {
+    const k = Math.floor((change[0] - first) / DAY_SECONDS);
+    if (k < 0) state = change[1];
+    else within[k]?.push(change);
+  }
+  return within.map((changes) => {
+    const link = { start: state, changes };
+    state = changes.at(-1)?.[1] ?? state;
+    return link;
+  });
+}
+
+/** Devices whose days are computed and written at a time: a few hundred thousand rows. */
+const HISTORY_BATCH = 2000;
+
+/**
+ * The rows of consecutive `days` (in order) of every device placed in `gridIds`, computed from
+ * `link_change` as the fold computes a day, with their node and DCU rows, and the days on which every
+ * device now has its row marked filled (the fill's work done):
+ * for a bulk load that wrote `link_change` itself (the scale seed's history), which the fold would
+ * otherwise recompute key by key with a probe of the changes per device and day. COPY in the writer's
+ * transaction; a device's rows of those days already there are replaced. Answers the device rows written.
+ */
+export async function rollupOnlineHistory(
+  { tx, bulk }: AtomicWriter,
+  gridIds: readonly string[],
+  days: readonly string[],
+): Promise<number> {
+  const [first, last] = [days[0], days.at(-1)];
+  if (!gridIds.length || !first || !last) return 0;
+  const devices = await rowsOf<Placed>(
+    tx,
+    sql`select device_id, device_kind, grid_id, dcu_id, counted from device_online
+      where grid_id in (select jsonb_array_elements_text(${JSON.stringify(gridIds)}::jsonb)) order by device_id`,
+  );
+  const changesOf = async (ids: readonly string[]) => {
+    const rows = await rowsOf<{ device_id: string; at: number; online: boolean }>(
+      tx,
+      sql`select device_id, extract(epoch from ts)::float8 as at, online from link_change
+        where device_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+          and ts < ${dayEnd(sql`${last}::date`)} order by device_id, ts`,
+    );
+    const byDevice = new Map<string, [number, boolean][]>();
+    for (const r of rows) {
+      const list = byDevice.get(r.device_id) ?? [];
+      list.push([r.at, r.online]);
+      byDevice.set(r.device_id, list);
+    }
+    return byDevice;
+  };
+  const dcus = await changesOf([...new Set(devices.flatMap((d) => (d.dcu_id ? [d.dcu_id] : [])))]);
+  const dcuDays = new Map([...dcus].map(([id, changes]) => [id, dayLinks(changes, days)]));
+  const never = dayLinks([], days);
+  await ensurePartitions(tx, new Date(first), new Date(last), ['rollup_online_day']);
+  let written = 0;
+  for (let i = 0; i < devices.length; i += HISTORY_BATCH) {
+    const batch = devices.slice(i, i + HISTORY_BATCH);
+    const ids = batch.map((d) => d.device_id);
+    const own = await changesOf(ids);
+    const rows = batch.flatMap((device) => {
+      const links = dayLinks(own.get(device.device_id) ?? [], days);
+      const dcu = device.dcu_id ? (dcuDays.get(device.dcu_id) ?? never) : null;
+      return days.map((day, k) => {
+        const link = links[k] as DayLink;
+        const { seconds, atEnd } = onlineOfDay(Date.parse(`${day}T00:00:00Z`) / 1000, link, dcu?.[k] ?? null);
+        return {
+          deviceId: device.device_id,
+          day,
+          deviceKind: device.device_kind,
+          gridId: device.grid_id,
+          dcuId: device.dcu_id,
+          counted: device.counted,
+          onlineSeconds: seconds,
+          onlineAtEnd: atEnd,
+          changes: link.changes.length,
+        };
+      });
+    });
+    await tx.execute(
+      sql`delete from rollup_online_day where device_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+        and day between ${first}::date and ${last}::date`,
+    );
+    written += await bulk(rollupOnlineDay, rows);
+  }
+  const places = new Map(devices.map((d) => [`${d.grid_id}|${d.dcu_id}`, { grid_id: d.grid_id, dcu_id: d.dcu_id }]));
+  await recomputeNodes(
+    tx,
+    days.flatMap((day) => [...places.values()].map((p) => ({ ...p, day }))),
+  );
+  // A day is filled once every device of the archive has its row, others' as well as these.
+  await tx.execute(
+    sql`insert into ${rollupOnlineFilled} (day)
+      select r.day from rollup_online_day r join device_online o on o.device_id = r.device_id
+      where r.day between ${first}::date and ${last}::date
+      group by r.day having count(*) = (select count(*) from device_online)
+      on conflict do nothing`,
+  );
+  return written;
 }
 
 /** A node's or DCU's figures of a day from its counted devices' rows `r`. */

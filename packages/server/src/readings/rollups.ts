@@ -41,7 +41,7 @@ function addMonth(day: string, months: number): string {
  * The months (first days) whose rows a day's key changes: its own, and on the first of a month the
  * month before, whose billing freeze is captured that midnight.
  */
-function monthsOf(day: string): string[] {
+export function monthsOf(day: string): string[] {
   const own = `${day.slice(0, 7)}-01`;
   return day === own ? [addMonth(day, -1), own] : [own];
 }
