@@ -87,7 +87,11 @@ test('the dashboard, a blackout seen live, a storm acknowledged, a meter found o
     // The area's storm: its meters' power-downs behind their DCU, acknowledged at once with a remark.
     await openInApp(page, '/dataAnalytic/meterEvents');
     const storm = `${AREA_DCU}-${POWER_DOWN}`;
-    await expect(page.getByTestId(`storm-row-${storm}`)).toBeVisible();
+    // Storms are read from the event rollups, folded once a minute: refreshed until the fold has run.
+    await expect(async () => {
+      await page.getByTestId('crud-refresh').click();
+      await expect(page.getByTestId(`storm-row-${storm}`)).toBeVisible({ timeout: 5_000 });
+    }).toPass({ timeout: 150_000 });
     await page.getByTestId(`storm-ack-${storm}`).click();
     const dialog = page.getByTestId('ack-dialog');
     await expect(dialog).toBeVisible();
