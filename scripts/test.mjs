@@ -30,6 +30,18 @@ function run(title, command, args, env = {}) {
   return ok;
 }
 
+/** How many of a step's slowest files or journeys the summary names, so CI's tail says where the time went. */
+const SLOWEST = 6;
+
+/** `     slowest: a 12 s, b 9 s, …` of `[name, seconds]` pairs, largest first. */
+function slowest(timings) {
+  const named = [...timings]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, SLOWEST)
+    .map(([name, seconds]) => `${name} ${Math.round(seconds)} s`);
+  return `     slowest: ${named.join(', ')}`;
+}
+
 /** A step without test cases of its own (lint, type check, build) counts as one. */
 function step(title, command, args, env) {
   if (run(title, command, args, env)) passed++;
@@ -58,6 +70,9 @@ function vitest(title, projects, reportName, env, files = []) {
     return;
   }
   const report = JSON.parse(readFileSync(outputFile, 'utf8'));
+  summary.push(
+    slowest(report.testResults.map((file) => [path.relative(root, file.name), (file.endTime - file.startTime) / 1000])),
+  );
   // CI keeps only the end of the output: the failed tests are named again in the summary.
   for (const file of report.testResults) {
     const where = path.relative(root, file.name);
@@ -188,8 +203,17 @@ if (ensureChromium()) {
   if (existsSync(outputFile)) {
     const report = JSON.parse(readFileSync(outputFile, 'utf8'));
     let failedJourneys = 0;
+    const all = journeys(report.suites);
+    summary.push(
+      slowest(
+        all.map((test) => [
+          test.title.length > 70 ? `${test.title.slice(0, 69)}…` : test.title,
+          test.results.reduce((sum, result) => sum + result.duration, 0) / 1000,
+        ]),
+      ),
+    );
     // A journey that passed only on its retry is a failure: the retry is there so the flake is seen, not hidden.
-    for (const test of journeys(report.suites)) {
+    for (const test of all) {
       if (test.status === 'expected') passed++;
       else if (test.status !== 'skipped') {
         failedJourneys++;
