@@ -11,7 +11,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
-import { metersIn, NEIGHBOURS } from './consumption';
+import { countMeters, metersIn, NEIGHBOURS } from './consumption';
 import { type AnalyticsRequest, type PageRequest, registerAnalytics } from './kit';
 
 /*
@@ -77,11 +77,11 @@ async function clockSummary(db: Db, request: AnalyticsRequest) {
       from (${checkedMeters(request)}) x`,
   );
   const figures = row as Record<string, number | null>;
-  const [meters] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from (${metersIn(request)}) m`);
+  const meters = await countMeters(db, request);
   const { lowest, highest } = figures;
   return {
     figures: {
-      meters: meters?.n ?? 0,
+      meters,
       checked: figures.checked ?? 0,
       threshold: thresholdOf(request),
       beyond: figures.beyond ?? 0,

@@ -10,6 +10,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
+import { archiveCount } from '../../db/schema';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';
 
 /** Wh (or W) as the screens show them: kWh (kW) with three decimals. */
@@ -26,6 +27,28 @@ export function metersIn({ place }: AnalyticsRequest): SQL {
 
 /** Whether the request reaches whole grid nodes, so the grid rollups answer its totals. */
 export const wholeNodes = ({ place }: AnalyticsRequest) => !place.dcuId && !place.meterId && !place.consumerType;
+
+/**
+ * How many meters a request reaches, of `statuses` only (real meters) when given; `meters`, when a page
+ * narrows them further, are counted as they are. Whole grid nodes add up their archive counts (a few rows per node, kept by
+ * the meter table's triggers) instead of counting every meter of the scope on each call.
+ */
+export async function countMeters(
+  db: Db,
+  request: AnalyticsRequest,
+  { statuses, meters }: { statuses?: readonly number[]; meters?: SQL } = {},
+): Promise<number> {
+  const [row] = await rowsOf<{ n: number }>(
+    db,
+    wholeNodes(request) && !meters
+      ? sql`select coalesce(sum(c.n), 0)::int as n from ${archiveCount} c
+          where ${statuses ? sql`c.facet = 'meter' and c.value in (${sql.join(statuses.map(String), sql`, `)})` : sql`c.facet in ('meter', 'virtualMeter')`}
+            and ${inPlace(request.place, sql.raw('c.grid_id'))}`
+      : sql`select count(*)::int as n from (${meters ?? metersIn(request)}
+          ${statuses && !meters ? sql`and m.status in (${sql.join([...statuses], sql`, `)}) and not m.virtual` : sql``}) m`,
+  );
+  return Number(row?.n ?? 0);
+}
 
 const SORTS: Record<string, string> = {
   devAddr: 'lower(dev_addr)',
@@ -68,10 +91,12 @@ async function consumptionRows(db: Db, request: AnalyticsRequest, page: PageRequ
                 order by ${sql.raw(order)} ${direction}, x.id limit ${page.pageSize} offset ${offset}) x
           order by ${sql.raw(order)} ${direction}, x.id`,
   );
-  const [{ total }] = (await rowsOf<{ total: number }>(db, sql`select count(*)::int as total from (${meters}) m`)) as [
-    { total: number },
-  ];
-  return { list: rows as ConsumptionRow[], total, curPage: page.curPage, pageSize: page.pageSize };
+  return {
+    list: rows as ConsumptionRow[],
+    total: await countMeters(db, request),
+    curPage: page.curPage,
+    pageSize: page.pageSize,
+  };
 }
 
 async function consumptionSummary(db: Db, request: AnalyticsRequest) {
@@ -87,10 +112,7 @@ async function consumptionSummary(db: Db, request: AnalyticsRequest) {
     sql`select to_char(d.day, 'YYYY-MM-DD') as day, ${kilo(sql`p.wh`)} as consumption
       from (${days}) d left join (${perDay}) p on p.day = d.day order by d.day`,
   );
-  const [{ meters }] = (await rowsOf<{ meters: number }>(
-    db,
-    sql`select count(*)::int as meters from (${metersIn(request)}) m`,
-  )) as [{ meters: number }];
+  const meters = await countMeters(db, request);
   const known = points.filter((p) => p.consumption !== null);
   const total = known.reduce((sum, p) => sum + (p.consumption ?? 0), 0);
   const peak = known.reduce<(typeof known)[number] | undefined>(

@@ -23,7 +23,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
-import { kilo, metersIn, NEIGHBOURS, wholeNodes } from './consumption';
+import { countMeters, kilo, metersIn, NEIGHBOURS, wholeNodes } from './consumption';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';
 
 type RegisterField = (typeof REGISTER_FIELDS)[number];
@@ -53,11 +53,6 @@ const registersOf = (alias: string, sum = false) =>
 const direction = (page: PageRequest, byDefault: 'asc' | 'desc') =>
   page.sortOrder === 'ascend' ? 'asc' : page.sortOrder === 'descend' ? 'desc' : byDefault;
 const offsetOf = (page: PageRequest) => (page.curPage - 1) * page.pageSize;
-
-async function countMeters(db: Db, request: AnalyticsRequest): Promise<number> {
-  const [row] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from (${metersIn(request)}) m`);
-  return row?.n ?? 0;
-}
 
 /*
  * Cumulative energy: each meter's registers at a date, a page of meters at a time in serial order, each

@@ -19,7 +19,7 @@ import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
 import { fieldError } from '../../http/api-error';
 import { gridScope } from '../../rbac/scope';
-import { kilo, metersIn, NEIGHBOURS, wholeNodes } from './consumption';
+import { countMeters, kilo, metersIn, NEIGHBOURS, wholeNodes } from './consumption';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';
 
 const DAY_MS = 86_400_000;
@@ -71,9 +71,7 @@ async function profileRows(db: Db, request: AnalyticsRequest, page: PageRequest)
       from (${paged}) x left join rollup_meter_day r on r.meter_id = x.id and r.day = ${day}
       ${order}`,
   );
-  const [{ total }] = (await rowsOf<{ total: number }>(db, sql`select count(*)::int as total from (${meters}) m`)) as [
-    { total: number },
-  ];
+  const total = await countMeters(db, request, { meters: request.body.state ? meters : undefined });
   const list = rows.map((row) => ({ ...row, state: profileStateOf(row.intervals) }));
   return { list, total, curPage: page.curPage, pageSize: page.pageSize };
 }
@@ -89,10 +87,10 @@ const EXPECTED = sql.raw(`m.status in (${REPORTING_METER_STATUSES.join(', ')}) a
 async function profileSummary(db: Db, request: AnalyticsRequest) {
   const day = sql`${request.period.start}::date`;
   const expected = sql`${profileMeters(request)} and ${EXPECTED}`;
-  const [{ meters }] = (await rowsOf<{ meters: number }>(
-    db,
-    sql`select count(*)::int as meters from (${expected}) m`,
-  )) as [{ meters: number }];
+  const meters = await countMeters(db, request, {
+    statuses: REPORTING_METER_STATUSES,
+    meters: request.body.state ? expected : undefined,
+  });
   const [stored] = (await rowsOf<{ complete: number; read: number; intervals: number; demandMax: number | null }>(
     db,
     wholeNodes(request) && !request.body.state
