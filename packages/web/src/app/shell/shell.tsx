@@ -1,14 +1,15 @@
 import { authApi, RES, RESULT } from '@meterdesk/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Layout, Result } from 'antd';
-import { type CSSProperties, useEffect, useMemo, useState } from 'react';
+import { Layout } from 'antd';
+import { type CSSProperties, lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation } from 'react-router';
 import { ApiError, callApi } from '@/api/api-client';
 import { AntdRoot } from '@/app/antd-root';
 import { PermissionProvider, usePermissions } from '@/app/permissions/permission-context';
 import { indexPermissions, pageTitle } from '@/app/permissions/permission-index';
-import { PageLoading } from '@/app/routing/page-boundary';
+import { lazyPage } from '@/app/routing/lazy-page';
+import { PageBoundary, PageLoading } from '@/app/routing/page-boundary';
 import { LOGIN_PATH, SHELL_PATHS } from '@/app/routing/paths';
 import { buildRouteTable, normalizePath } from '@/app/routing/route-table';
 import { type SessionUser, useSession } from '@/app/session/session-store';
@@ -17,7 +18,6 @@ import { TabsProvider } from '@/app/tabs/tabs-context';
 import { formDrafts } from '@/crud/form-drafts';
 import { messageText } from '@/i18n/message-text';
 import { AppHeader, HEADER_HEIGHT } from './app-header';
-import { ChangePasswordModal } from './change-password-modal';
 import { PageBreadcrumb } from './page-breadcrumb';
 import { PageTabs } from './page-tabs';
 import { ShellRoutes } from './shell-routes';
@@ -37,14 +37,12 @@ function pageAreaStyle(windowHeight: number): CSSProperties {
   return windowHeight < COMPACT_HEIGHT ? { height: available, overflow: 'auto' } : { minHeight: available };
 }
 
-/**
- * A user whose password an administrator set works only after changing it: the server refuses every
- * other call until then, so the shell shows no page, only the prompt that cannot be dismissed.
- */
-function PasswordGate() {
-  const { t } = useTranslation();
-  return <Result status="warning" title={t('password.mustChange')} data-testid="password-gate" />;
-}
+// The password form, its dialog and the gate (antd's Form and Result) load when asked for: a user who must
+// change the password, or the user menu's entry. The way to the dashboard does without them.
+const PasswordGate = lazyPage(() => import('./password-gate').then((m) => m.PasswordGate));
+const ChangePasswordModal = lazy(() =>
+  import('./change-password-modal').then((m) => ({ default: m.ChangePasswordModal })),
+);
 
 function ShellLayout({ user }: { user: SessionUser }) {
   const { t } = useTranslation();
@@ -53,6 +51,8 @@ function ShellLayout({ user }: { user: SessionUser }) {
   const windowHeight = useWindowHeight();
   const endSession = useEndSession(user.username);
   const [changingPassword, setChangingPassword] = useState(user.mustChangePassword);
+  // Once opened, the dialog stays mounted, so that it closes with its animation.
+  const [passwordDialog, setPasswordDialog] = useState(false);
   const table = useMemo(() => buildRouteTable(permissions), [permissions]);
   const tabs = useMemo(
     () =>
@@ -87,12 +87,17 @@ function ShellLayout({ user }: { user: SessionUser }) {
         <AppHeader
           user={user}
           notices={!gated}
-          onChangePassword={() => setChangingPassword(true)}
+          onChangePassword={() => {
+            setPasswordDialog(true);
+            setChangingPassword(true);
+          }}
           onLogout={() => void endSession()}
         />
         <Layout.Content style={{ padding: '8px 16px 16px' }}>
           {gated ? (
-            <PasswordGate />
+            <PageBoundary>
+              <PasswordGate />
+            </PageBoundary>
           ) : (
             <>
               <PageTabs />
@@ -107,16 +112,20 @@ function ShellLayout({ user }: { user: SessionUser }) {
           )}
         </Layout.Content>
       </Layout>
-      <ChangePasswordModal
-        open={changingPassword || gated}
-        prompted={gated}
-        onClose={() => setChangingPassword(false)}
-        onChanged={() => {
-          setChangingPassword(false);
-          // spec §4: logged out and sent to /login, which says why (a message here would leave with the shell).
-          void endSession({ callServer: false, notice: { text: t('password.changed'), tone: 'success' } });
-        }}
-      />
+      {(passwordDialog || gated) && (
+        <Suspense fallback={null}>
+          <ChangePasswordModal
+            open={changingPassword || gated}
+            prompted={gated}
+            onClose={() => setChangingPassword(false)}
+            onChanged={() => {
+              setChangingPassword(false);
+              // spec §4: logged out and sent to /login, which says why (a message here would leave with the shell).
+              void endSession({ callServer: false, notice: { text: t('password.changed'), tone: 'success' } });
+            }}
+          />
+        </Suspense>
+      )}
     </TabsProvider>
   );
 }
