@@ -15,6 +15,7 @@ import {
   registersOf,
   spontaneousEvents,
 } from '@meterdesk/simulator';
+import { sql } from 'drizzle-orm';
 import { captureTimes, type RunItem } from '../modules/collection/run-items';
 import { keepLatestClock } from '../readings/meter-clock';
 import { rollupOnlineHistory } from '../readings/online-rollups';
@@ -316,6 +317,10 @@ export class ScaleHistory {
     await recordPower(tx, { dcuEvents });
     rows += await bulk(linkChange, links);
     rows += await bulk(deviceLink, deviceLinks);
+    // Their meters' rows are there since their insert, empty; the read ones are written again whole.
+    await tx.execute(
+      sql`delete from ${meterLastRead} where ${meterLastRead.meterId} in (select jsonb_array_elements_text(${JSON.stringify(this.lastRead.map((r) => r.meterId))}::jsonb))`,
+    );
     rows += await bulk(meterLastRead, this.lastRead);
 
     const days = Array.from({ length: this.today - this.firstDay + 1 }, (_, i) => isoDay(this.firstDay + i));

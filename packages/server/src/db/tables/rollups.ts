@@ -12,6 +12,7 @@ import {
   unique,
   varchar,
 } from 'drizzle-orm/pg-core';
+import { meter } from './archive';
 
 /*
  * Rollups of the readings store (readings/rollups.ts), so a dashboard card or a report reads one row
@@ -159,13 +160,24 @@ export const rollupDcuDay = pgTable(
 
 /**
  * Each meter's last day with load profile intervals, kept by the rollup fold (a day only moves it
- * later): the collection report finds never-read and stopped meters by one join over the archive
- * instead of a probe of rollup_meter_day per meter.
+ * later); null while the meter has never stored one. Every meter has its row from its insert on (a
+ * trigger, migration 0033) until it is deleted (cascade), so the collection report walks the few
+ * never-read rows (a partial index) or the days before a date (the day index) and joins their meters,
+ * instead of joining every meter of the scope on each call.
  */
-export const meterLastRead = pgTable('meter_last_read', {
-  meterId: varchar({ length: 32 }).primaryKey(),
-  lastDay: date({ mode: 'string' }).notNull(),
-});
+export const meterLastRead = pgTable(
+  'meter_last_read',
+  {
+    meterId: varchar({ length: 32 })
+      .primaryKey()
+      .references(() => meter.id, { onDelete: 'cascade' }),
+    lastDay: date({ mode: 'string' }),
+  },
+  (t) => [
+    index('meter_last_read_never_idx').on(t.meterId).where(sql`${t.lastDay} is null`),
+    index('meter_last_read_day_idx').on(t.lastDay, t.meterId),
+  ],
+);
 
 /**
  * The archive counted per grid node (its own records, not its subtree's) and facet: meters by status,

@@ -327,8 +327,9 @@ export class CollectionReportService {
 
   /**
    * Meters expected to report in the node's subtree, with the last day they stored an interval
-   * (meter_last_read, kept by the rollup fold: one join, not a probe per meter): never read (`before`
-   * null), or not since before `before`; narrowed to one group's meters by `filters`.
+   * (meter_last_read, kept by the rollup fold, a row per meter): never read (`before` null, its partial
+   * index), or not since before `before` (its day index); narrowed to one group's meters by `filters`.
+   * The query starts from those rows, so its cost follows the silent meters, not the archive.
    */
   private silent(node: ReportNode, scope: Scope, before: string | null, filters: SilentFilters): SQL {
     const nullable = (column: string, value: string | null | undefined) =>
@@ -364,7 +365,7 @@ export class CollectionReportService {
     if (!node.gridId && node.roots.length === 0)
       return { list: [], total: 0, curPage: page.curPage, pageSize: page.pageSize };
     const where = this.silent(node, scope, before, filters);
-    const from = sql`from meter left join meter_last_read l on l.meter_id = meter.id`;
+    const from = sql`from meter_last_read l join meter on meter.id = l.meter_id`;
     const [count] = await rowsOf<{ total: number }>(this.db, sql`select count(*)::int as total ${from} where ${where}`);
     const list = await rowsOf<ReportMeterRow>(
       this.db,
@@ -400,7 +401,7 @@ export class CollectionReportService {
       this.db,
       sql`select g.key, g.meters, count(*) over ()::int as groups from (
           select ${key} as key, count(*)::int as meters
-          from meter left join meter_last_read l on l.meter_id = meter.id
+          from meter_last_read l join meter on meter.id = l.meter_id
           where ${this.silent(node, scope, before, filters)}
           group by 1) g
         order by g.meters desc, g.key nulls last
@@ -436,8 +437,8 @@ export class CollectionReportService {
   ): Promise<number> {
     const [row] = await rowsOf<{ n: number }>(
       this.db,
-      sql`select count(*)::int as n from (select ${GROUPS[groupBy].key} from meter
-          left join meter_last_read l on l.meter_id = meter.id
+      sql`select count(*)::int as n from (select ${GROUPS[groupBy].key} from meter_last_read l
+          join meter on meter.id = l.meter_id
           where ${this.silent(node, scope, before, filters)} group by 1) g`,
     );
     return Number(row?.n ?? 0);
