@@ -250,6 +250,8 @@ export const rollupGridEventDay = pgTable(
   (t) => [
     unique('rollup_grid_event_day_key').on(t.gridId, t.day, t.dcuId, t.code, t.level).nullsNotDistinct(),
     index('rollup_grid_event_day_dcu_idx').on(t.dcuId, t.day),
+    // A period over the whole scope (the storms, the summary of an administrator): its days only.
+    index('rollup_grid_event_day_day_idx').on(t.day),
   ],
 );
 

@@ -225,23 +225,28 @@ async function storms(db: Db, request: AnalyticsRequest, page: PageRequest) {
     inPlace(request.place, sql.raw('c.grid_id')),
     request.body.level !== undefined ? sql`c.level = ${levelIndex(request.body.level)}` : undefined,
   ]);
-  const rows = await rowsOf<Omit<StormGroup, 'key' | 'level'> & { level: number }>(
+  const rows = await rowsOf<Omit<StormGroup, 'key' | 'level'> & { level: number; total: number }>(
     db,
     sql`select x.dcu_id as "dcuId", x.code, x.level, x.events, x.acknowledged, x.unacknowledged,
         ${isoText(sql.raw('x.first_ts'))} as "firstTime", ${isoText(sql.raw('x.last_ts'))} as "lastTime",
         coalesce((select d.dcu_no from dcu d where d.id = x.dcu_id), '') as "dcuNo",
         (select g.grid_name from dcu d join power_grid g on g.id = d.grid_id where d.id = x.dcu_id) as "gridName",
         coalesce((select d.name from event_definition d where d.code = x.code), '') as name,
-        (select count(distinct c.meter_id)::int from rollup_meter_event_day c where ${meterRows}) as meters
-      from (select * from (${groups}) g order by ${order} ${direction}, dcu_id, code
+        (select count(distinct c.meter_id)::int from rollup_meter_event_day c where ${meterRows}) as meters, x.total
+      from (select *, count(*) over ()::int as total from (${groups}) g order by ${order} ${direction}, dcu_id, code
         limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}) x
       order by x.${order} ${direction}, x.dcu_id, x.code`,
   );
-  const [{ total }] = (await rowsOf<{ total: number }>(db, sql`select count(*)::int as total from (${groups}) g`)) as [
-    { total: number },
-  ];
+  // The groups are counted with the page's rows; a page past the last group has none to carry the count.
+  const total = rows[0]
+    ? Number(rows[0].total)
+    : Number((await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from (${groups}) g`))[0]?.n ?? 0);
   return {
-    list: rows.map(({ level, ...row }) => ({ ...row, key: `${row.dcuId}/${row.code}`, level: levelName(level) })),
+    list: rows.map(({ level, total: _, ...row }) => ({
+      ...row,
+      key: `${row.dcuId}/${row.code}`,
+      level: levelName(level),
+    })),
     total,
     curPage: page.curPage,
     pageSize: page.pageSize,

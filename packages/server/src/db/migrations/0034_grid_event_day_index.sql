@@ -1,0 +1,1 @@
+CREATE INDEX "rollup_grid_event_day_day_idx" ON "rollup_grid_event_day" USING btree ("day");
