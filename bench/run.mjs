@@ -2,7 +2,7 @@
  * `npm run bench` measures the bundle size, as it always has; `npm run bench -- NAME` runs another
  * benchmark by name (`field`: the collection field run).
  *
- * `node bench/run.mjs --smoke` runs every benchmark at a tiny size, one after another: each must start,
+ * `node bench/run.mjs --smoke` runs every benchmark at a tiny size, two at a time: each must start,
  * measure and print its figures, so a change that breaks one fails; no timing decides anything. Where
  * PostgreSQL does not answer, a benchmark that needs it is skipped (saying so) unless it runs on PGlite.
  * Ends with `N passed, N failed` and exits non-zero when any failed.
@@ -76,36 +76,64 @@ const SMOKE_TIMEOUT_MS = 10 * 60_000;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Runs `args` with `env` added; answers the exit code (1 for a signal or a time-out). */
-function run(args, env = {}, timeoutMs = 0) {
+/**
+ * Runs `args` with `env` added; answers the exit code (1 for a signal or a time-out). With `output`, the
+ * child's output is collected there instead of shown as it comes.
+ */
+function run(args, env = {}, timeoutMs = 0, output = null) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: output ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: { ...process.env, ...env },
+    });
+    if (output) {
+      child.stdout.on('data', (chunk) => output.push(chunk));
+      child.stderr.on('data', (chunk) => output.push(chunk));
+    }
     // SIGTERM lets the bench stop its servers and drop its databases (lib/cleanup.mjs).
     const timer = timeoutMs ? setTimeout(() => child.kill('SIGTERM'), timeoutMs) : null;
-    child.on('exit', (code, signal) => {
+    child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       resolve(signal ? 1 : (code ?? 1));
     });
   });
 }
 
+/**
+ * Smoke runs side by side: most of a smoke run's time is a server starting or a database being made,
+ * not CPU, and no figure of a smoke run decides anything. Each run's output is shown whole when it ends.
+ */
+const SMOKE_LANES = Number(process.env.BENCH_SMOKE_LANES ?? 2);
+/** The longest smoke run goes first, so the other lane takes the short ones meanwhile. */
+const SMOKE_FIRST = 'analytics';
+
 async function smoke() {
   const postgres = await postgresAnswers();
   if (!postgres) console.log('PostgreSQL does not answer: benchmarks that need it are skipped');
   const results = [];
   const started = performance.now();
-  for (const [name, bench] of Object.entries(BENCHES)) {
-    if (bench.postgres !== false && !postgres) {
-      results.push({ name, outcome: 'skipped', note: 'needs PostgreSQL, which does not answer' });
-      continue;
+  const queue = Object.entries(BENCHES).sort(([a], [b]) => Number(b === SMOKE_FIRST) - Number(a === SMOKE_FIRST));
+  const lane = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [name, bench] = next;
+      if (bench.postgres !== false && !postgres) {
+        results.push({ name, outcome: 'skipped', note: 'needs PostgreSQL, which does not answer' });
+        continue;
+      }
+      const output = [];
+      const t0 = performance.now();
+      const code = await run([...bench.args, ...(bench.smokeArgs ?? [])], bench.smoke, SMOKE_TIMEOUT_MS, output);
+      const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+      console.log(`\n── ${name} (smoke, ${seconds} s) ──`);
+      process.stdout.write(Buffer.concat(output));
+      results.push({ name, outcome: code === 0 ? 'passed' : 'failed', note: `${seconds} s` });
     }
-    console.log(`\n── ${name} (smoke) ──`);
-    const t0 = performance.now();
-    const code = await run([...bench.args, ...(bench.smokeArgs ?? [])], bench.smoke, SMOKE_TIMEOUT_MS);
-    const seconds = ((performance.now() - t0) / 1000).toFixed(1);
-    results.push({ name, outcome: code === 0 ? 'passed' : 'failed', note: `${seconds} s` });
-  }
-  console.log(`\nSmoke run of every benchmark, ${((performance.now() - started) / 1000).toFixed(0)} s:`);
+  };
+  await Promise.all(Array.from({ length: SMOKE_LANES }, lane));
+  console.log(
+    `\nSmoke run of every benchmark, ${SMOKE_LANES} at a time, ${((performance.now() - started) / 1000).toFixed(0)} s:`,
+  );
   for (const r of results) console.log(`${r.outcome.padEnd(8)} ${r.name.padEnd(16)} ${r.note}`);
   const count = (outcome) => results.filter((r) => r.outcome === outcome).length;
   const skipped = count('skipped');
