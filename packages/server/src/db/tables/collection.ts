@@ -118,3 +118,22 @@ export const collectionRunKpi = pgTable(
   },
   (t) => [index('collection_run_kpi_run_idx').on(t.runId)],
 );
+
+/**
+ * collection_run_kpi summed per occurrence and last result code, over every grid node and DCU: what task
+ * analysis reads for a caller who sees the whole archive, a few rows per occurrence instead of one per
+ * DCU (600 per day's run at 100,000 meters). Written with the occurrence's collection_run_kpi rows.
+ */
+export const collectionRunCodeKpi = pgTable(
+  'collection_run_code_kpi',
+  {
+    runId: varchar({ length: 32 }).notNull(),
+    code: varchar({ length: 2 }),
+    devices: integer().notNull(),
+    expected: bigint({ mode: 'number' }).notNull(),
+    received: bigint({ mode: 'number' }).notNull(),
+    firstReceived: bigint({ mode: 'number' }).notNull(),
+    failed: integer().notNull(),
+  },
+  (t) => [index('collection_run_code_kpi_run_idx').on(t.runId)],
+);

@@ -38,9 +38,19 @@ export const KPI_SUMS = sql.raw(`count(*)::int as devices, sum(expected)::float8
  */
 export async function writeRunKpi(tx: Executor, occurrenceId: string): Promise<void> {
   await tx.execute(sql`delete from collection_run_kpi where run_id = ${occurrenceId}`);
+  await tx.execute(sql`delete from collection_run_code_kpi where run_id = ${occurrenceId}`);
   await tx.execute(sql`
     insert into collection_run_kpi (run_id, grid_id, dcu_no, code, devices, expected, received, first_received, failed)
     select run_id, grid_id, dcu_no, code, ${KPI_SUMS}
     from (${chainMeters(sql`select id, plan_id from ${collectionRun} where id = ${occurrenceId}`)}) m
     group by run_id, grid_id, dcu_no, code`);
+  await writeCodeKpi(tx, sql`${occurrenceId}`);
+}
+
+/** collection_run_code_kpi's rows of the occurrences `runIds` selects, summed from their collection_run_kpi rows. */
+export async function writeCodeKpi(tx: Executor, runIds: SQL): Promise<void> {
+  await tx.execute(sql`
+    insert into collection_run_code_kpi (run_id, code, devices, expected, received, first_received, failed)
+    select run_id, code, sum(devices), sum(expected), sum(received), sum(first_received), sum(failed)
+    from collection_run_kpi where run_id in (${runIds}) group by run_id, code order by run_id, code`);
 }

@@ -59,10 +59,19 @@ export function checkPeriod(q: Period, now: Date): { from: Date; to: Date } {
  * The occurrences (scheduled and run-now runs) of the selected tasks due in the period, and `kpi`: per
  * occurrence, grid node, DCU and last result code, what its chain made of the meters in the caller's
  * grid scope. A settled occurrence is read from collection_run_kpi (written when a run of its chain
- * finishes); one whose chain is still reading, or that has no rows there, from its device rows.
+ * finishes), or its per-code sums for a caller who sees everything and asks for no DCU (`byDcu`); one
+ * whose chain is still reading, or that has no rows there, from its device rows.
  */
-function chainCtes(tasks: SQL | undefined, period: { from: Date; to: Date }, scope: Scope): SQL {
+function chainCtes(tasks: SQL | undefined, period: { from: Date; to: Date }, scope: Scope, byDcu = false): SQL {
   const inScope = (column: SQL) => gridScope(scope, column) ?? sql`true`;
+  // A caller who sees the whole archive needs no grid node's rows: the per-code sums answer, unless DCUs are asked for.
+  const settled =
+    scope.all && !byDcu
+      ? sql`select k.run_id, o.plan_id, null::varchar as dcu_no, k.code, k.devices, k.expected, k.received,
+          k.first_received, k.failed
+        from collection_run_code_kpi k join occ o on o.id = k.run_id`
+      : sql`select k.run_id, o.plan_id, k.dcu_no, k.code, k.devices, k.expected, k.received, k.first_received, k.failed
+        from collection_run_kpi k join occ o on o.id = k.run_id`;
   return sql`occ as (
       select r.id, r.plan_id, r.kind, r.status, r.due_at
       from ${collectionRun} r
@@ -77,9 +86,8 @@ function chainCtes(tasks: SQL | undefined, period: { from: Date; to: Date }, sco
         or not exists (select 1 from collection_run_kpi k where k.run_id = o.id)
     ),
     kpi as (
-      select k.run_id, o.plan_id, k.dcu_no, k.code, k.devices, k.expected, k.received, k.first_received, k.failed
-      from collection_run_kpi k join occ o on o.id = k.run_id
-      where o.id not in (select id from live_occ) and ${inScope(sql`k.grid_id`)}
+      ${settled}
+      where o.id not in (select id from live_occ) and ${scope.all ? sql`true` : inScope(sql`k.grid_id`)}
       union all
       select run_id, plan_id, dcu_no, code, ${KPI_SUMS}
       from (${chainMeters(sql`select id, plan_id from live_occ`, inScope(sql`d.grid_id`))}) m
@@ -276,7 +284,7 @@ export class TaskAnalysisService {
     const { limit, offset } = pageWindow(q);
     const rows = await rowsOf<DcuRow>(
       this.db,
-      sql`with ${chainCtes(eq(plan.id, q.planid), period, scope)},
+      sql`with ${chainCtes(eq(plan.id, q.planid), period, scope, true)},
         per_dcu as (
           select dcu_no, max(devices)::int as devices, sum(expected)::float8 as expected,
             sum(received)::float8 as received, ${rateOf(sql`sum(received)`, sql`sum(expected)`)} as success_rate,
@@ -291,7 +299,7 @@ export class TaskAnalysisService {
     if (!rows.length && q.curPage > 1) {
       const [count] = await rowsOf<{ n: number }>(
         this.db,
-        sql`with ${chainCtes(eq(plan.id, q.planid), period, scope)}
+        sql`with ${chainCtes(eq(plan.id, q.planid), period, scope, true)}
           select count(distinct coalesce(dcu_no, ''))::int as n from kpi`,
       );
       total = Number(count?.n ?? 0);
