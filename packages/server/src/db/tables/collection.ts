@@ -94,6 +94,16 @@ export const collectionRunDevice = pgTable(
   (t) => [primaryKey({ columns: [t.runId, t.meterId] }), index('collection_run_device_dcu_idx').on(t.runId, t.dcuId)],
 );
 
+/** Meters of an occurrence summed (task analysis's figures), as both KPI tables keep them. */
+const kpiFigures = () => ({
+  devices: integer().notNull(),
+  expected: bigint({ mode: 'number' }).notNull(),
+  received: bigint({ mode: 'number' }).notNull(),
+  /** Received by the occurrence's own run, before any repair. */
+  firstReceived: bigint({ mode: 'number' }).notNull(),
+  failed: integer().notNull(),
+});
+
 /**
  * What an occurrence's chain (a scheduled or run-now run and its repairs) made of its meters, summed
  * per grid node, DCU and last result code: written when a run of the chain finishes, so task analysis
@@ -109,12 +119,7 @@ export const collectionRunKpi = pgTable(
     dcuNo: varchar({ length: 50 }),
     /** The last answered result code of the meters counted here; null: none answered. */
     code: varchar({ length: 2 }),
-    devices: integer().notNull(),
-    expected: bigint({ mode: 'number' }).notNull(),
-    received: bigint({ mode: 'number' }).notNull(),
-    /** Received by the occurrence's own run, before any repair. */
-    firstReceived: bigint({ mode: 'number' }).notNull(),
-    failed: integer().notNull(),
+    ...kpiFigures(),
   },
   (t) => [index('collection_run_kpi_run_idx').on(t.runId)],
 );
@@ -129,11 +134,7 @@ export const collectionRunCodeKpi = pgTable(
   {
     runId: varchar({ length: 32 }).notNull(),
     code: varchar({ length: 2 }),
-    devices: integer().notNull(),
-    expected: bigint({ mode: 'number' }).notNull(),
-    received: bigint({ mode: 'number' }).notNull(),
-    firstReceived: bigint({ mode: 'number' }).notNull(),
-    failed: integer().notNull(),
+    ...kpiFigures(),
   },
   (t) => [index('collection_run_code_kpi_run_idx').on(t.runId)],
 );
