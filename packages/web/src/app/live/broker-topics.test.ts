@@ -1,5 +1,5 @@
 import type { MqttConfig } from '@meterdesk/contracts';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stubApi } from '@/test/api-stub';
 import { followTopics, MQTT_CONFIG_URL, RECONNECT_MS } from './broker-topics';
 
@@ -86,7 +86,7 @@ function follow(topics: string[], url: string | null = config.url) {
 
 /** The client's next socket, opened and its CONNECT accepted. */
 async function connected(count: number) {
-  await vi.waitFor(() => expect(FakeSocket.all).toHaveLength(count));
+  await vi.waitFor(() => expect(FakeSocket.all).toHaveLength(count), { timeout: 10_000 });
   const socket = FakeSocket.all[count - 1] as FakeSocket;
   socket.open();
   socket.receive(0x20, 2, 0, 0);
@@ -94,6 +94,12 @@ async function connected(count: number) {
 }
 
 describe('followTopics', () => {
+  // The client loads its MQTT library on first use; loaded here first, a busy machine's first
+  // transform of it does not count against the waits below (CI: 4 of 5 tests timed out waiting).
+  beforeAll(async () => {
+    await import('paho-mqtt');
+  }, 60_000);
+
   afterEach(() => {
     FakeSocket.all = [];
     vi.useRealTimers();
@@ -148,7 +154,7 @@ describe('followTopics', () => {
     expect(FakeSocket.all).toHaveLength(1);
     vi.advanceTimersByTime(1);
     // A try that fails is followed by another.
-    await vi.waitFor(() => expect(FakeSocket.all).toHaveLength(2));
+    await vi.waitFor(() => expect(FakeSocket.all).toHaveLength(2), { timeout: 10_000 });
     FakeSocket.all[1]?.close();
     vi.advanceTimersByTime(RECONNECT_MS);
     const third = await connected(3);
@@ -181,7 +187,9 @@ describe('followTopics', () => {
     vi.stubGlobal('WebSocket', FakeSocket);
     const warn = vi.spyOn(console, 'warn');
     const { live } = follow(['a/1'], null);
-    await vi.waitFor(() => expect(vi.mocked(fetch)).toHaveBeenCalledWith(MQTT_CONFIG_URL, expect.anything()));
+    await vi.waitFor(() => expect(vi.mocked(fetch)).toHaveBeenCalledWith(MQTT_CONFIG_URL, expect.anything()), {
+      timeout: 10_000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(FakeSocket.all).toEqual([]);
     expect(live).toEqual([]);
