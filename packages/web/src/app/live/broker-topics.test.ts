@@ -1,5 +1,5 @@
 import type { MqttConfig } from '@meterdesk/contracts';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stubApi } from '@/test/api-stub';
 import { followTopics, MQTT_CONFIG_URL, RECONNECT_MS } from './broker-topics';
 
@@ -94,11 +94,13 @@ async function connected(count: number) {
 }
 
 describe('followTopics', () => {
-  // The client loads its MQTT library on first use; loaded here first, a busy machine's first
-  // transform of it does not count against the waits below (CI: 4 of 5 tests timed out waiting).
-  beforeAll(async () => {
-    await import('paho-mqtt');
-  }, 60_000);
+  // The broker is behind this page's host. The files sharing this worker may leave the page at a URL
+  // without one (ws:///mqtt, which paho refuses), so each test sets the page it runs on.
+  beforeEach(() => {
+    (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(
+      'http://meterdesk.test/dashboard',
+    );
+  });
 
   afterEach(() => {
     FakeSocket.all = [];
@@ -111,7 +113,7 @@ describe('followTopics', () => {
     const { heard, live, stop } = follow(['a/1', 'a/2', 'a/1']);
     const socket = await connected(1);
 
-    expect(socket.url).toBe(`ws://${window.location.host}/mqtt`);
+    expect(socket.url).toBe('ws://meterdesk.test/mqtt');
     expect(socket.protocols).toEqual(['mqtt']);
     expect(socket.binaryType).toBe('arraybuffer');
     const connect = socket.sent[0] as Sent;
