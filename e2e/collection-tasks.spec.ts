@@ -129,7 +129,7 @@ test('an administrator builds a collection template, creates a daily task from i
   await expect(page.getByTestId('profile-received')).toContainText('96 of 96');
   await expect(page.getByTestId('profile-chart')).toBeVisible();
 
-  // The data collection report counts the day once the rollups have folded it (a job each minute).
+  // The data collection report counts the day once the rollups have folded it (asked for as the run ends).
   const yesterday = utcDay(Date.now() - DAY_MS);
   await openInApp(page, REPORT);
   const day = page.getByTestId('report-daily').getByRole('row').filter({ hasText: yesterday });

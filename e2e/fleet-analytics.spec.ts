@@ -87,7 +87,7 @@ test('the dashboard, a blackout seen live, a storm acknowledged, a meter found o
     // The area's storm: its meters' power-downs behind their DCU, acknowledged at once with a remark.
     await openInApp(page, '/dataAnalytic/meterEvents');
     const storm = `${AREA_DCU}-${POWER_DOWN}`;
-    // Storms are read from the event rollups, folded once a minute: refreshed until the fold has run.
+    // Storms are read from the event rollups, folded a few seconds after the power change: refreshed until then.
     await expect(async () => {
       await page.getByTestId('crud-refresh').click();
       await expect(page.getByTestId(`storm-row-${storm}`)).toBeVisible({ timeout: 5_000 });

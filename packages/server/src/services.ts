@@ -43,7 +43,7 @@ import { ReadingIngest } from './readings/ingest';
 import { MeterLiveState } from './readings/live-state';
 import { readingPartitionsJob } from './readings/partitions';
 import { ReadingRetentionSetting, readingRetentionJob } from './readings/retention';
-import { readingRollupsJob } from './readings/rollups';
+import { foldSoon, readingRollupsJob } from './readings/rollups';
 import { ReadingWriter } from './readings/writer';
 
 export interface ServiceDeps {
@@ -94,7 +94,9 @@ export function createServices({
   const readingRetention = new ReadingRetentionSetting(db, config.readingsRetentionMonths);
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);
-  const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest);
+  // What a finished run stored, and a storm's events, are folded within seconds, not at the next minute.
+  const fold = foldSoon(jobs, log);
+  const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest, fold);
   const liveState = new MeterLiveState(db, log);
   headEnd.onDone((row) => liveState.commandDone(row));
   const liveDevices = new LiveDeviceFeed(db, broker, log);
@@ -103,6 +105,7 @@ export function createServices({
     onLinkChange: (listener) => readingWriter.onLinkChange(listener),
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
   });
+  readingWriter.onPowerChange(fold);
   jobs.register(
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),

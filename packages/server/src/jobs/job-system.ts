@@ -218,6 +218,16 @@ export class JobSystem {
     return id;
   }
 
+  /**
+   * Queues a run of a stately job now, unless one already waits (it will do the same work), or the job
+   * system is not running (a server started without jobs: nothing would run it).
+   */
+  async nudge(name: string): Promise<void> {
+    if (!this.definitions.has(name)) throw new Error(`no job "${name}" is declared`);
+    if (!this.boss) return;
+    await this.boss.send(name, {});
+  }
+
   /** A job run, live or archived; null when the id names none. */
   async getJob(jobId: string): Promise<JobRecord | null> {
     if (!UUID.test(jobId)) return null;

@@ -1,9 +1,10 @@
 import { INTERVALS_PER_DAY, REPORTING_METER_STATUSES } from '@meterdesk/contracts';
 import { type SQL, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
 import { compactArchiveCounts } from '../db/archive-counts';
 import type { Db, Executor } from '../db/driver';
 import { rowsOf } from '../db/rows';
-import { defineJob } from '../jobs/job-system';
+import { defineJob, type JobSystem } from '../jobs/job-system';
 import { rollupOnline } from './online-rollups';
 import { ensurePartitions } from './partitions';
 
@@ -568,3 +569,20 @@ export const readingRollupsJob = (db: Db) =>
       online: await rollupOnline(db),
     }),
   });
+
+/**
+ * Asks for a fold `delayMs` after the first ask, once for every ask meanwhile, instead of waiting for
+ * the minute: a storm's events reach the alarm card and the storms page, and a finished run's day the
+ * collection report, within seconds.
+ */
+export function foldSoon(jobs: Pick<JobSystem, 'nudge'>, log: FastifyBaseLogger, delayMs = 5_000): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  return () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      jobs.nudge(READING_ROLLUPS_JOB).catch((err: unknown) => log.warn({ err }, 'fold not queued'));
+    }, delayMs);
+    timer.unref();
+  };
+}

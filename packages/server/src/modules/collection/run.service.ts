@@ -113,6 +113,8 @@ export class CollectionRuns {
     private readonly jobs: JobSystem,
     /** Answers go through the one readings pipeline, like pushed values: `push` resolves once they are stored. */
     private readonly ingest: Pick<ReadingIngest, 'push'>,
+    /** Asks for the rollups to fold what a finished run stored (readings/rollups.ts foldSoon). */
+    private readonly foldSoon: () => void = () => {},
   ) {}
 
   /**
@@ -787,6 +789,7 @@ export class CollectionRuns {
       .returning();
     // A task's occurrence: what task analysis reads of it, now with this run's reads.
     if (finished && run.planId) await this.db.transaction((tx) => writeRunKpi(tx, run.parentRunId ?? run.id));
+    if (finished) this.foldSoon();
     if (run.planId)
       await this.db.execute(sql`
         update ${plan} set plan_status = case
