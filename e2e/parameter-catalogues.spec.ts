@@ -19,7 +19,6 @@ test('an administrator adds an OBIS item and an event definition rolling up into
   await expect(page.getByRole('cell', { name: '0-0:1.0.0.255', exact: true })).toBeVisible();
   await page.getByTestId('crud-add').click();
   await expect(page).toHaveURL(/\/parameterSetting\/obisManagement\/addObis(\?|$)/);
-  await page.getByTestId('field-obis').fill('1-0:1.8.0');
   await page.getByTestId('field-classId').fill('3');
   await page.getByTestId('field-attribute').fill('2');
   await page.getByTestId('field-description').fill(`E2E register ${suffix}`);
@@ -28,6 +27,9 @@ test('an administrator adds an OBIS item and an event definition rolling up into
   await page.getByTestId('field-scaler').fill('-1');
   await page.getByTestId('field-cgName').fill(cgName);
   await page.getByTestId('field-readInstantly').click();
+  // Typed last: a CI run found the code typed first gone while the fields after it kept theirs (the form
+  // seems to reset once on opening; not found why), and it said mandatory instead of the format.
+  await page.getByTestId('field-obis').fill('1-0:1.8.0');
   await page.getByTestId('crud-save').click();
   await expect(page.getByText('Please enter an OBIS code as A-B:C.D.E.F, each part 0-255')).toBeVisible();
   await page.getByTestId('field-obis').fill(code);

@@ -30,8 +30,8 @@ export const wholeNodes = ({ place }: AnalyticsRequest) => !place.dcuId && !plac
 
 /**
  * How many meters a request reaches, of `statuses` only (real meters) when given; `meters`, when a page
- * narrows them further, are counted as they are. Whole grid nodes add up their archive counts (a few rows per node, kept by
- * the meter table's triggers) instead of counting every meter of the scope on each call.
+ * narrows them further, are counted as they are. Whole grid nodes add up their archive counts (a few
+ * rows per node, kept by the meter table's triggers) instead of counting every meter on each call.
  */
 export async function countMeters(
   db: Db,
