@@ -33,6 +33,15 @@ import {
 const RATE_TOLERANCE = 0.1;
 /** Online hours (one decimal) likewise: an online device gains the seconds between the two readings. */
 const HOURS_TOLERANCE = 0.1;
+
+/** A device's online rate, hours and link changes from raw link spans (`online`, `possible` seconds) as the API's. */
+const onlineFiguresMatch = (
+  r: Record<string, unknown>,
+  d: { onlineRate: number | null; onlineHours: number | null; changes: number },
+) =>
+  near(percent(r.online, r.possible), d.onlineRate, RATE_TOLERANCE) &&
+  near(Math.round(num(r.online) / 360) / 10, d.onlineHours, HOURS_TOLERANCE) &&
+  num(r.changes) === d.changes;
 const RATE_NOTE =
   'online rates and hours to within 0.1: the API and raw rows read today so far moments apart, and the rollups round each day to the second';
 
@@ -363,11 +372,7 @@ export const NETWORK_CASES: AnalyticsCase[] = [
       data.list.every((d, i) => {
         const r = rows[i];
         return (
-          r?.device_id === d.deviceId &&
-          near(percent(r.online, r.possible), d.onlineRate, RATE_TOLERANCE) &&
-          near(Math.round(num(r.online) / 360) / 10, d.onlineHours, HOURS_TOLERANCE) &&
-          num(r.changes) === d.changes &&
-          d.state === (r.online_now ? 'online' : 'offline')
+          r?.device_id === d.deviceId && onlineFiguresMatch(r, d) && d.state === (r.online_now ? 'online' : 'offline')
         );
       }),
     note: RATE_NOTE,
@@ -443,13 +448,7 @@ export const NETWORK_CASES: AnalyticsCase[] = [
       data.list.length === rows.length &&
       data.list.every((d, i) => {
         const r = rows[i];
-        return (
-          r?.day === d.day &&
-          near(percent(r.online, r.possible), d.onlineRate, RATE_TOLERANCE) &&
-          near(Math.round(num(r.online) / 360) / 10, d.onlineHours, HOURS_TOLERANCE) &&
-          num(r.changes) === d.changes &&
-          d.stateAtEnd === (r.at_end ? 'online' : 'offline')
-        );
+        return r?.day === d.day && onlineFiguresMatch(r, d) && d.stateAtEnd === (r.at_end ? 'online' : 'offline');
       }),
     note: RATE_NOTE,
   },
