@@ -68,7 +68,7 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
     };
   };
 
-  /** The run's task's KPI rows (what task analysis reads), per DCU and per code, in one order. */
+  /** The run's task's KPI rows (what task analysis reads), per DCU and code, per code and per DCU, in one order. */
   const runKpis = async (run: string) => {
     const ofTask = sql`join collection_run r on r.id = k.run_id join plan p on p.id = r.plan_id
       where p.plan_name = ${`Scale daily collection ${run}`}`;
@@ -82,6 +82,11 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
         t.db,
         sql`select k.run_id, k.code, k.devices, k.expected, k.received, k.first_received, k.failed
           from collection_run_code_kpi k ${ofTask} order by 1, 2`,
+      ),
+      perDcu: await rowsOf<Record<string, unknown>>(
+        t.db,
+        sql`select k.run_id, k.dcu_no, k.devices, k.expected, k.received, k.first_received, k.failed
+          from collection_run_dcu_kpi k ${ofTask} order by 1, 2`,
       ),
     };
   };
@@ -167,6 +172,7 @@ describe('scale seed history (npm run seed -- --days)', FRESH_START, () => {
     const kpis = await runKpis(run);
     expect(kpis.byDcu.length).toBeGreaterThan(days);
     expect(kpis.byCode.length).toBeGreaterThanOrEqual(days);
+    expect(kpis.perDcu.length).toBeGreaterThan(days);
     const runs = await rowsOf<{ id: string }>(
       t.db,
       sql`select r.id from collection_run r join plan p on p.id = r.plan_id where p.plan_name = ${`Scale daily collection ${run}`}`,

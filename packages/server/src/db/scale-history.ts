@@ -17,7 +17,7 @@ import {
 } from '@meterdesk/simulator';
 import { sql } from 'drizzle-orm';
 import { captureTimes, type RunItem } from '../modules/collection/run-items';
-import { writeCodeKpi } from '../modules/collection/run-kpi';
+import { writeKpiSummaries } from '../modules/collection/run-kpi';
 import { keepLatestClock } from '../readings/meter-clock';
 import { rollupOnlineHistory } from '../readings/online-rollups';
 import { ensurePartitions } from '../readings/partitions';
@@ -124,6 +124,7 @@ export const HISTORY_TABLES = [
   'collection_run_device',
   'collection_run_kpi',
   'collection_run_code_kpi',
+  'collection_run_dcu_kpi',
 ] as const;
 
 const LEVEL = new Map(STANDARD_EVENTS.map((e) => [e.code, e.level]));
@@ -405,7 +406,7 @@ export class ScaleHistory {
     );
     rows += this.runIds.length;
     rows += await bulk(collectionRunKpi, [...this.kpis.values()]);
-    await writeCodeKpi(tx, sql`select jsonb_array_elements_text(${JSON.stringify(this.runIds)}::jsonb)`);
+    await writeKpiSummaries(tx, sql`select jsonb_array_elements_text(${JSON.stringify(this.runIds)}::jsonb)`);
     return rows;
   }
 

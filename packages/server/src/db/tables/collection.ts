@@ -138,3 +138,19 @@ export const collectionRunCodeKpi = pgTable(
   },
   (t) => [index('collection_run_code_kpi_run_idx').on(t.runId)],
 );
+
+/**
+ * collection_run_kpi summed per occurrence and DCU, over every grid node and code: a task's DCUs for a
+ * caller who sees the whole archive, one row per DCU and occurrence instead of one per DCU, grid node and
+ * code (a month of a 100,000-meter task's daily runs: 18,000 rows to group instead of twice as many, grouped
+ * twice). Written with the occurrence's collection_run_kpi rows.
+ */
+export const collectionRunDcuKpi = pgTable(
+  'collection_run_dcu_kpi',
+  {
+    runId: varchar({ length: 32 }).notNull(),
+    dcuNo: varchar({ length: 50 }),
+    ...kpiFigures(),
+  },
+  (t) => [index('collection_run_dcu_kpi_run_idx').on(t.runId)],
+);

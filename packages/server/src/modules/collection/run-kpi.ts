@@ -39,18 +39,27 @@ export const KPI_SUMS = sql.raw(`count(*)::int as devices, sum(expected)::float8
 export async function writeRunKpi(tx: Executor, occurrenceId: string): Promise<void> {
   await tx.execute(sql`delete from collection_run_kpi where run_id = ${occurrenceId}`);
   await tx.execute(sql`delete from collection_run_code_kpi where run_id = ${occurrenceId}`);
+  await tx.execute(sql`delete from collection_run_dcu_kpi where run_id = ${occurrenceId}`);
   await tx.execute(sql`
     insert into collection_run_kpi (run_id, grid_id, dcu_no, code, devices, expected, received, first_received, failed)
     select run_id, grid_id, dcu_no, code, ${KPI_SUMS}
     from (${chainMeters(sql`select id, plan_id from ${collectionRun} where id = ${occurrenceId}`)}) m
     group by run_id, grid_id, dcu_no, code`);
-  await writeCodeKpi(tx, sql`${occurrenceId}`);
+  await writeKpiSummaries(tx, sql`${occurrenceId}`);
 }
 
-/** collection_run_code_kpi's rows of the occurrences `runIds` selects, summed from their collection_run_kpi rows. */
-export async function writeCodeKpi(tx: Executor, runIds: SQL): Promise<void> {
+/**
+ * collection_run_code_kpi's and collection_run_dcu_kpi's rows of the occurrences `runIds` selects,
+ * summed from their collection_run_kpi rows.
+ */
+export async function writeKpiSummaries(tx: Executor, runIds: SQL): Promise<void> {
+  const sums = sql.raw('sum(devices), sum(expected), sum(received), sum(first_received), sum(failed)');
   await tx.execute(sql`
     insert into collection_run_code_kpi (run_id, code, devices, expected, received, first_received, failed)
-    select run_id, code, sum(devices), sum(expected), sum(received), sum(first_received), sum(failed)
+    select run_id, code, ${sums}
     from collection_run_kpi where run_id in (${runIds}) group by run_id, code order by run_id, code`);
+  await tx.execute(sql`
+    insert into collection_run_dcu_kpi (run_id, dcu_no, devices, expected, received, first_received, failed)
+    select run_id, dcu_no, ${sums}
+    from collection_run_kpi where run_id in (${runIds}) group by run_id, dcu_no order by run_id, dcu_no`);
 }

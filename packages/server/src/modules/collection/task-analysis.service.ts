@@ -59,19 +59,26 @@ export function checkPeriod(q: Period, now: Date): { from: Date; to: Date } {
  * The occurrences (scheduled and run-now runs) of the selected tasks due in the period, and `kpi`: per
  * occurrence, grid node, DCU and last result code, what its chain made of the meters in the caller's
  * grid scope. A settled occurrence is read from collection_run_kpi (written when a run of its chain
- * finishes), or its per-code sums for a caller who sees everything and asks for no DCU (`byDcu`); one
- * whose chain is still reading, or that has no rows there, from its device rows.
+ * finishes), or, for a caller who sees everything, from its sums per code (`per: 'task'`, no DCU) or per
+ * DCU (`per: 'dcu'`, no code); one whose chain is still reading, or that has no rows there, from its
+ * device rows.
  */
-function chainCtes(tasks: SQL | undefined, period: { from: Date; to: Date }, scope: Scope, byDcu = false): SQL {
+function chainCtes(
+  tasks: SQL | undefined,
+  period: { from: Date; to: Date },
+  scope: Scope,
+  per: 'task' | 'dcu' = 'task',
+): SQL {
   const inScope = (column: SQL) => gridScope(scope, column) ?? sql`true`;
-  // A caller who sees the whole archive needs no grid node's rows: the per-code sums answer, unless DCUs are asked for.
-  const settled =
-    scope.all && !byDcu
-      ? sql`select k.run_id, o.plan_id, null::varchar as dcu_no, k.code, k.devices, k.expected, k.received,
-          k.first_received, k.failed
+  const figures = sql`k.devices, k.expected, k.received, k.first_received, k.failed`;
+  const settled = !scope.all
+    ? sql`select k.run_id, o.plan_id, k.dcu_no, k.code, ${figures}
+        from collection_run_kpi k join occ o on o.id = k.run_id`
+    : per === 'task'
+      ? sql`select k.run_id, o.plan_id, null::varchar as dcu_no, k.code, ${figures}
         from collection_run_code_kpi k join occ o on o.id = k.run_id`
-      : sql`select k.run_id, o.plan_id, k.dcu_no, k.code, k.devices, k.expected, k.received, k.first_received, k.failed
-        from collection_run_kpi k join occ o on o.id = k.run_id`;
+      : sql`select k.run_id, o.plan_id, k.dcu_no, null::varchar as code, ${figures}
+        from collection_run_dcu_kpi k join occ o on o.id = k.run_id`;
   return sql`occ as (
       select r.id, r.plan_id, r.kind, r.status, r.due_at
       from ${collectionRun} r
@@ -284,7 +291,7 @@ export class TaskAnalysisService {
     const { limit, offset } = pageWindow(q);
     const rows = await rowsOf<DcuRow>(
       this.db,
-      sql`with ${chainCtes(eq(plan.id, q.planid), period, scope, true)},
+      sql`with ${chainCtes(eq(plan.id, q.planid), period, scope, 'dcu')},
         per_dcu as (
           select dcu_no, max(devices)::int as devices, sum(expected)::float8 as expected,
             sum(received)::float8 as received, ${rateOf(sql`sum(received)`, sql`sum(expected)`)} as success_rate,
@@ -299,7 +306,7 @@ export class TaskAnalysisService {
     if (!rows.length && q.curPage > 1) {
       const [count] = await rowsOf<{ n: number }>(
         this.db,
-        sql`with ${chainCtes(eq(plan.id, q.planid), period, scope, true)}
+        sql`with ${chainCtes(eq(plan.id, q.planid), period, scope, 'dcu')}
           select count(distinct coalesce(dcu_no, ''))::int as n from kpi`,
       );
       total = Number(count?.n ?? 0);
