@@ -62,7 +62,8 @@ export function client(port) {
 
 /**
  * Starts the server on `databaseUrl` (migrating it, as a start does), waits until it answers and
- * logs in. `call(path, body)` fails on anything but code 200; `capture(fn)` answers the statements
+ * logs in. `call(path, body)` fails on anything but code 200, `refused(path, body)` on anything but a
+ * refusal (4xx); `capture(fn)` answers the statements
  * the server sent while `fn` ran.
  */
 export async function startServer(databaseUrl, { logLevel = 'info', execArgv = [] } = {}) {
@@ -134,6 +135,16 @@ export async function startServer(databaseUrl, { logLevel = 'info', execArgv = [
     return answer;
   };
 
+  /**
+   * A call the server refuses after its access check (a body that fails validation): what a call costs
+   * the server before any SQL of its own (HTTP, the session statement, validation, the answer).
+   */
+  const refused = async (path, body) => {
+    const answer = await api.post(path, body);
+    if (answer.body?.code === 200 || answer.status >= 500) throw new Error(`${path}: not refused: ${answer.status}`);
+    return answer;
+  };
+
   const capture = async (fn) => {
     const released = new Promise((resolve) => child.once('message', (m) => resolve(m.statements)));
     child.send('capture');
@@ -150,5 +161,5 @@ export async function startServer(databaseUrl, { logLevel = 'info', execArgv = [
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   };
 
-  return { call, capture, stop, cpuMs, port };
+  return { call, refused, capture, stop, cpuMs, port };
 }

@@ -211,7 +211,7 @@ export class ScaleHistory {
   private readonly dcuNos: Map<string, string>;
   private readonly planId: string;
   private readonly templateId: string;
-  private readonly lastRead: { meterId: string; lastDay: string }[] = [];
+  private readonly lastRead: { meter_id: string; last_day: string }[] = [];
   private meterIndex = 0;
 
   constructor(
@@ -320,11 +320,13 @@ export class ScaleHistory {
     await recordPower(tx, { dcuEvents });
     rows += await bulk(linkChange, links);
     rows += await bulk(deviceLink, deviceLinks);
-    // Their meters' rows are there since their insert, empty; the read ones are written again whole.
+    // Their meters' rows are there since their insert, empty: the read ones get their day.
     await tx.execute(
-      sql`delete from ${meterLastRead} where ${meterLastRead.meterId} in (select jsonb_array_elements_text(${JSON.stringify(this.lastRead.map((r) => r.meterId))}::jsonb))`,
+      sql`update ${meterLastRead} l set last_day = r.last_day
+        from jsonb_to_recordset(${JSON.stringify(this.lastRead)}::jsonb) as r(meter_id varchar, last_day date)
+        where l.meter_id = r.meter_id`,
     );
-    rows += await bulk(meterLastRead, this.lastRead);
+    rows += this.lastRead.length;
 
     const days = Array.from({ length: this.today - this.firstDay + 1 }, (_, i) => isoDay(this.firstDay + i));
     await lockRollups(tx);
@@ -597,7 +599,7 @@ export class ScaleHistory {
     out.daily.push(...dailyRows(m.id, frozen));
     out.monthly.push(...monthlyRows(m.id, monthly));
     out.profile.push(...profileRows(m.id, profile));
-    if (lastDay !== null) this.lastRead.push({ meterId: m.id, lastDay: isoDay(lastDay) });
+    if (lastDay !== null) this.lastRead.push({ meter_id: m.id, last_day: isoDay(lastDay) });
   }
 
   /**

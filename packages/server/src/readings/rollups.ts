@@ -199,9 +199,15 @@ async function recompute(
         returning r.meter_id, r.grid_id, r.dcu_id, r.day, r.intervals
       ),
       last_read as (
-        insert into meter_last_read as l (meter_id, last_day)
-        select meter_id, max(day) from upserted where intervals > 0 group by meter_id order by meter_id
-        on conflict (meter_id) do update set last_day = greatest(l.last_day, excluded.last_day)
+        -- Every meter has its row since its insert: the fold moves its day, the rows locked in key order.
+        update meter_last_read l set last_day = greatest(l.last_day, n.last_day)
+        from (
+          select locked.meter_id, r.last_day
+          from (select meter_id, max(day) as last_day from upserted where intervals > 0 group by meter_id) r
+          join meter_last_read locked on locked.meter_id = r.meter_id
+          order by locked.meter_id for update of locked
+        ) n
+        where l.meter_id = n.meter_id
       ),
       changed as (select grid_id, dcu_id, day, 1 as meters from upserted
         union all select grid_id, dcu_id, day, 0 from old)

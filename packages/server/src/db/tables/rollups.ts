@@ -161,9 +161,13 @@ export const rollupDcuDay = pgTable(
 /**
  * Each meter's last day with load profile intervals, kept by the rollup fold (a day only moves it
  * later); null while the meter has never stored one. Every meter has its row from its insert on (a
- * trigger, migration 0033) until it is deleted (cascade), so the collection report walks the few
- * never-read rows (a partial index) or the days before a date (the day index) and joins their meters,
- * instead of joining every meter of the scope on each call.
+ * trigger, migration 0033) until it is deleted (cascade), with a copy of what the collection report
+ * filters and sorts its silent meters by: the grid node, the serial and whether the meter is expected to
+ * report (in service and not virtual, REPORTING_METER_STATUSES), which the meter's own statements keep
+ * (triggers, migration 0037). So the report walks the never-read rows in serial order (a partial index)
+ * or the days before a date (the day index), and reads only its page's meters, instead of reading every
+ * silent meter by its key to learn its serial and node: 19 ms against 3 for 3,000 never-read meters of
+ * 100,000.
  */
 export const meterLastRead = pgTable(
   'meter_last_read',
@@ -172,10 +176,13 @@ export const meterLastRead = pgTable(
       .primaryKey()
       .references(() => meter.id, { onDelete: 'cascade' }),
     lastDay: date({ mode: 'string' }),
+    gridId: varchar({ length: 32 }).notNull(),
+    devAddr: varchar({ length: 50 }).notNull(),
+    reporting: boolean().notNull(),
   },
   (t) => [
-    index('meter_last_read_never_idx').on(t.meterId).where(sql`${t.lastDay} is null`),
-    index('meter_last_read_day_idx').on(t.lastDay, t.meterId),
+    index('meter_last_read_never_idx').on(t.devAddr, t.meterId).where(sql`${t.lastDay} is null and ${t.reporting}`),
+    index('meter_last_read_day_idx').on(t.lastDay, t.meterId).where(sql`${t.reporting}`),
   ],
 );
 

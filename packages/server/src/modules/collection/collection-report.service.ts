@@ -95,10 +95,11 @@ const idList = (ids: readonly string[]) =>
   );
 
 /**
- * A silent meter's last-read row, then its meter by key. The few rows the partial or day index finds
- * come first, and each meter is read by its key (`offset 0` keeps the planner from flattening the
- * lateral join into a hash join, which costs the key reads as disk reads and scans the whole archive
- * instead: 30 ms against 5 at 100,000 meters with 1,120 stopped, the archive cached).
+ * A silent meter's last-read row, then its meter by key, for what only the meter holds (a grouping's key,
+ * a group's filter). The few rows the indexes find come first, and each meter is read by its key
+ * (`offset 0` keeps the planner from flattening the lateral join into a hash join, which costs the key
+ * reads as disk reads and scans the whole archive instead: 30 ms against 5 at 100,000 meters with 1,120
+ * stopped, the archive cached).
  */
 const SILENT_FROM = sql`from meter_last_read l cross join lateral (select * from meter where meter.id = l.meter_id offset 0) meter`;
 
@@ -335,9 +336,11 @@ export class CollectionReportService {
 
   /**
    * Meters expected to report in the node's subtree, with the last day they stored an interval
-   * (meter_last_read, kept by the rollup fold, a row per meter): never read (`before` null, its partial
-   * index), or not since before `before` (its day index); narrowed to one group's meters by `filters`.
-   * The query starts from those rows, so its cost follows the silent meters, not the archive.
+   * (meter_last_read: a row per meter, kept by the rollup fold, with the meter's node, serial and whether
+   * it reports): never read (`before` null, its partial index in serial order), or not since before
+   * `before` (its day index); narrowed to one group's meters by `filters`, which only the meter row holds
+   * (`meter`, joined when a filter asks for it). The query starts from those rows, so its cost follows the
+   * silent meters, not the archive.
    */
   private silent(node: ReportNode, scope: Scope, before: string | null, filters: SilentFilters): SQL {
     const nullable = (column: string, value: string | null | undefined) =>
@@ -348,12 +351,12 @@ export class CollectionReportService {
           : sql`${sql.raw(column)} = ${value}`;
     const { moduleType } = filters;
     return and(
-      reporting('meter'),
-      this.placed(meter.gridId, node, scope),
+      sql`l.reporting`,
+      this.placed(sql`l.grid_id`, node, scope),
       before === null ? sql`l.last_day is null` : sql`l.last_day < ${before}::date`,
       nullable('meter.dcu_id', filters.dcuId),
       nullable('meter.supplier_id', filters.supplierId),
-      filters.nodeId === undefined ? undefined : sql`meter.grid_id = ${filters.nodeId}`,
+      filters.nodeId === undefined ? undefined : sql`l.grid_id = ${filters.nodeId}`,
       moduleType === undefined
         ? undefined
         : moduleType === null
@@ -373,6 +376,10 @@ export class CollectionReportService {
     if (!node.gridId && node.roots.length === 0)
       return { list: [], total: 0, curPage: page.curPage, pageSize: page.pageSize };
     const where = this.silent(node, scope, before, filters);
+    // Without a group's filter the page and its count are the last-read rows alone; the meters are read for the page's rows.
+    const from = [filters.dcuId, filters.supplierId, filters.moduleType].every((f) => f === undefined)
+      ? sql`from meter_last_read l`
+      : SILENT_FROM;
     const rows = await rowsOf<ReportMeterRow & { total: number }>(
       this.db,
       sql`select meter.id as "meterId", meter.dev_addr as "devAddr",
@@ -381,14 +388,16 @@ export class CollectionReportService {
           meter.status::int as status,
           (select mo.device_type::int from comm_module mo where mo.id = meter.module_id) as "moduleType",
           (select s.supplier_name from supplier s where s.id = meter.supplier_id) as "supplierName",
-          l.last_day::text as "lastDay", count(*) over ()::int as total
-        ${SILENT_FROM} where ${where}
-        order by meter.dev_addr, meter.id limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}`,
+          p.last_day::text as "lastDay", p.total
+        from (select l.meter_id, l.dev_addr, l.last_day, count(*) over ()::int as total ${from} where ${where}
+          order by l.dev_addr, l.meter_id limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}) p
+        join meter on meter.id = p.meter_id
+        order by p.dev_addr, p.meter_id`,
     );
     // The meters are counted with the page's rows; a page past the last one has none to carry the count.
     const [count] = rows[0]
       ? [rows[0]]
-      : await rowsOf<{ total: number }>(this.db, sql`select count(*)::int as total ${SILENT_FROM} where ${where}`);
+      : await rowsOf<{ total: number }>(this.db, sql`select count(*)::int as total ${from} where ${where}`);
     const list = rows.map(({ total: _, ...row }) => row);
     return { list, total: count?.total ?? 0, curPage: page.curPage, pageSize: page.pageSize };
   }

@@ -1,4 +1,12 @@
-import { COLLECTION_REPORT_RES, OBIS, type Page, type ReportMeterRow, type SilentGroupRow } from '@meterdesk/contracts';
+import {
+  COLLECTION_REPORT_RES,
+  METER_STATUSES,
+  OBIS,
+  type Page,
+  REPORTING_METER_STATUSES,
+  type ReportMeterRow,
+  type SilentGroupRow,
+} from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -221,5 +229,25 @@ describe('never-read and stopped meters by group', () => {
     const text = pdfText(pdf.rawPayload);
     expect(text).toContain('Meters stopped reading by DCU');
     expect(text).toContain(sites.b.dcuNo);
+  });
+
+  it('follows a meter’s serial, grid node, status and virtual flag as they are edited', async () => {
+    const id = await meter('mover', grid.west);
+    const edit = (values: Partial<typeof meterTable.$inferInsert>) =>
+      t.db.update(meterTable).set(values).where(eq(meterTable.id, id));
+    const listed = async (gridId: string) =>
+      (await meters('/collectionreport/neverread', { gridId, pageSize: 500 })).filter((s) => s.startsWith(`${tag}M`));
+    for (const status of METER_STATUSES) {
+      await edit({ status });
+      const expected = (REPORTING_METER_STATUSES as readonly number[]).includes(status) ? [serial.mover] : [];
+      expect(await listed(grid.region), `status ${status}`).toEqual(expected);
+    }
+    await edit({ status: 2, virtual: true });
+    expect(await listed(grid.region)).toEqual([]);
+    await edit({ virtual: false, devAddr: `${tag}MOVED` });
+    expect(await listed(grid.region)).toEqual([`${tag}MOVED`]);
+    await edit({ gridId: grid.other });
+    expect(await listed(grid.region)).toEqual([]);
+    expect(await listed(grid.other)).toEqual([`${tag}MOVED`]);
   });
 });
