@@ -60,8 +60,8 @@ export function checkPeriod(q: Period, now: Date): { from: Date; to: Date } {
  * occurrence, grid node, DCU and last result code, what its chain made of the meters in the caller's
  * grid scope. A settled occurrence is read from collection_run_kpi (written when a run of its chain
  * finishes), or, for a caller who sees everything, from its sums per code (`per: 'task'`, no DCU) or per
- * DCU (`per: 'dcu'`, no code); one whose chain is still reading, or that has no rows there, from its
- * device rows.
+ * DCU (`per: 'dcu'`, no code: then `kpi` holds one row per occurrence and DCU); one whose chain is still
+ * reading, or that has no rows there, from its device rows, summed alike.
  */
 function chainCtes(
   tasks: SQL | undefined,
@@ -79,6 +79,12 @@ function chainCtes(
         from collection_run_code_kpi k join occ o on o.id = k.run_id`
       : sql`select k.run_id, o.plan_id, k.dcu_no, null::varchar as code, ${figures}
         from collection_run_dcu_kpi k join occ o on o.id = k.run_id`;
+  // The occurrences still reading, summed from their meters as the settled ones are kept.
+  const live = !scope.all
+    ? { columns: sql`dcu_no, code`, keys: sql`grid_id, dcu_no, code` }
+    : per === 'task'
+      ? { columns: sql`null::varchar as dcu_no, code`, keys: sql`code` }
+      : { columns: sql`dcu_no, null::varchar as code`, keys: sql`dcu_no` };
   return sql`occ as (
       select r.id, r.plan_id, r.kind, r.status, r.due_at
       from ${collectionRun} r
@@ -96,9 +102,9 @@ function chainCtes(
       ${settled}
       where o.id not in (select id from live_occ) and ${scope.all ? sql`true` : inScope(sql`k.grid_id`)}
       union all
-      select run_id, plan_id, dcu_no, code, ${KPI_SUMS}
+      select run_id, plan_id, ${live.columns}, ${KPI_SUMS}
       from (${chainMeters(sql`select id, plan_id from live_occ`, inScope(sql`d.grid_id`))}) m
-      group by run_id, plan_id, grid_id, dcu_no, code
+      group by run_id, plan_id, ${live.keys}
     )`;
 }
 
@@ -296,7 +302,7 @@ export class TaskAnalysisService {
           select dcu_no, max(devices)::int as devices, sum(expected)::float8 as expected,
             sum(received)::float8 as received, ${rateOf(sql`sum(received)`, sql`sum(expected)`)} as success_rate,
             sum(failed)::int as failed
-          from (${PER_OCCURRENCE(sql`dcu_no`)}) r group by dcu_no
+          from ${scope.all ? sql`kpi` : sql`(${PER_OCCURRENCE(sql`dcu_no`)})`} r group by dcu_no
         )
         select *, count(*) over () as total from per_dcu
         order by ${orderOf(columns, q, sql`success_rate asc nulls last`, sql`dcu_no asc nulls first`)}

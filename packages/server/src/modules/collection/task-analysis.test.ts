@@ -341,6 +341,9 @@ describe('task analysis detail', () => {
       { dcuNo: 'D1', devices: 2, expected: 388, received: 339, successRate: 87.4, failedDevices: 1 },
       { dcuNo: null, devices: 1, expected: 194, received: 194, successRate: 100, failedDevices: 0 },
     ]);
+    // The run-now occurrence alone: D1's two meters ended on different codes, and are still its two meters.
+    const runNow = await call<Page<DcuKpi>>('dcus', { startTime: ago(1.5).toISOString(), sortField: 'dcuNo' });
+    expect(runNow.body.data.list.find((d) => d.dcuNo === 'D1')).toMatchObject({ devices: 2, expected: 194 });
     const mine = await call<Page<DcuKpi>>('dcus', { sortField: 'dcuNo', sortOrder: 'ascend' }, operator);
     expect(mine.body.data.list.map((d) => d.dcuNo)).toEqual(['D1', 'D2']);
     const beyond = await call<Page<DcuKpi>>('dcus', { curPage: 3, pageSize: 2 }, operator);
