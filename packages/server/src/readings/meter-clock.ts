@@ -9,7 +9,8 @@ import type { ClockCheckRow } from './rows';
  * Moves each meter's latest clock check (meter_clock) forward to the newest of the checks a write has
  * just stored, in the write's transaction. The deviation is read back from clock_check by key, so a
  * check stored through the merge (which answers keys only) counts like one COPY'd. Meters in key
- * order: two writers meeting on a meter lock its row alike.
+ * order: two writers meeting on a meter lock its row alike. A meter deleted meanwhile keeps no row (its
+ * rows leave with it, so clock monitoring counts a whole archive's clocks from this table alone).
  */
 export async function keepLatestClock(
   tx: Executor,
@@ -27,6 +28,7 @@ export async function keepLatestClock(
       select c.meter_id, c.ts, c.deviation_seconds
       from json_to_recordset(${keys}::json) as k(meter_id varchar, ts timestamptz)
       join clock_check c on c.meter_id = k.meter_id and c.ts = k.ts
+      where exists (select 1 from meter where meter.id = c.meter_id)
       order by c.meter_id
       on conflict (meter_id) do update set checked_at = excluded.checked_at, deviation_seconds = excluded.deviation_seconds
         where excluded.checked_at > m.checked_at`,

@@ -131,7 +131,9 @@ export const rollupGridRegisters = pgTable(
 export const meterClock = pgTable(
   'meter_clock',
   {
-    meterId: varchar({ length: 32 }).primaryKey(),
+    meterId: varchar({ length: 32 })
+      .primaryKey()
+      .references(() => meter.id, { onDelete: 'cascade' }),
     checkedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
     /** Meter clock − head-end clock, seconds. */
     deviationSeconds: integer().notNull(),

@@ -118,6 +118,26 @@ describe('clock monitoring: the latest deviation per meter, and a clock sync of 
     ]);
   });
 
+  it('counts every meter’s clock for a caller holding everything, a deleted meter’s leaving with it', async () => {
+    const admin = await t.loginAdmin();
+    const gone = await meterAt(t, area);
+    await new ReadingWriter(t.database).write({
+      clockChecks: [{ meterId: gone.id, ts: ago(1), deviationSeconds: 700 }],
+    });
+    const figures = async () => {
+      const [page, summary] = await Promise.all([
+        list({}, admin),
+        t.call<{ figures: { checked: number; beyond: number } }>('/analytics/clockMonitoring/summary', {}, admin),
+      ]);
+      const { checked, beyond } = summary.body.data.figures;
+      return { total: page.body.data.total, checked, beyond };
+    };
+    // p, q, s and the one to go beyond 60 s, r within; the one checked 40 days ago outside the period.
+    expect(await figures()).toEqual({ total: 4, checked: 5, beyond: 4 });
+    expect((await t.call('/meter/delete', { ids: [gone.id] }, admin)).status).toBe(200);
+    expect(await figures()).toEqual({ total: 3, checked: 4, beyond: 3 });
+  });
+
   it('syncs the selected clocks through the batch operation: the meter leaves the list once it confirms', async () => {
     const device = await scriptedDevice(t.broker, 'meter', m.p.devAddr);
     await device.setOnline(true);
