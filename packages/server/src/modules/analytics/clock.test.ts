@@ -11,13 +11,12 @@ import { ReadingWriter } from '../../readings/writer';
 import { exportedRows, gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { headEndOnline, scriptedDevice } from '../../test/scripted-device';
 
 const DAY_MS = 86_400_000;
 const NOW = Date.now();
 const ago = (days: number) => new Date(NOW - days * DAY_MS);
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 const CLOCK_SYNC = '/serviceRequest/batchOperation/clockSync';
 
 describe('clock monitoring: the latest deviation per meter, and a clock sync of the selected', () => {
@@ -91,7 +90,7 @@ describe('clock monitoring: the latest deviation per meter, and a clock sync of 
     ] as const) {
       const res = await list({ deviationSeconds: value });
       expect(res.status, String(value)).toBe(400);
-      expect(issuesOf(res.body)).toEqual([['deviationSeconds', key]]);
+      expect(fieldIssues(res.body)).toEqual([['deviationSeconds', key]]);
     }
   });
 
@@ -160,7 +159,7 @@ describe('clock monitoring: the latest deviation per meter, and a clock sync of 
     // What the batch operation refuses, the clock page's sync is refused too: before anything is sent.
     const tooMany = await sync(Array.from({ length: MAX_BATCH_DEVICES + 1 }, (_, i) => `CLOCK${i}`));
     expect(tooMany.status).toBe(400);
-    expect(issuesOf(tooMany.body)).toEqual([['devs.devList', 'batchTooLarge']]);
+    expect(fieldIssues(tooMany.body)).toEqual([['devs.devList', 'batchTooLarge']]);
     expect((await sync([m.s.devAddr])).body).toMatchObject({ msg: 'deviceNotFound', data: { devices: [m.s.devAddr] } });
     expect((await sync([m.q.devAddr])).body).toMatchObject({ msg: 'MThasOffline', data: { devices: [m.q.devAddr] } });
     expect((await sync([m.p.devAddr], viewer)).status).toBe(403);

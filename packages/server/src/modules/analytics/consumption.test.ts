@@ -12,6 +12,7 @@ import { dailyRows, profileRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { pdfText } from '../../test/pdf-text';
 
 const DAY_MS = 86_400_000;
@@ -24,8 +25,6 @@ const frozen = (day: string, activeImport: number) => ({
 });
 const demand = (day: string, watts: number) =>
   Array.from({ length: 4 }, (_, i) => ({ ts: at(day, (i + 1) * 15), values: { [OBIS.activePower]: watts + i } }));
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 
 describe('consumption analytics (the analytics kit)', () => {
   let t: TestApp;
@@ -38,6 +37,7 @@ describe('consumption analytics (the analytics kit)', () => {
   const D0 = daysAgo(4);
   const D1 = daysAgo(3);
   const D2 = daysAgo(2);
+  const D3 = daysAgo(1);
   const PERIOD = { startDay: D1, endDay: D2 };
 
   beforeAll(async () => {
@@ -56,7 +56,8 @@ describe('consumption analytics (the analytics kit)', () => {
         ...dailyRows(m.b.id, [frozen(D0, 5_000), frozen(D1, 6_000)]),
         ...dailyRows(m.c.id, [frozen(D0, 1_000), frozen(D1, 10_000)]),
       ],
-      profile: [...profileRows(m.a.id, demand(D2, 2500))],
+      // b's intervals on D3, but no register frozen after them: the day holds no consumption yet.
+      profile: [...profileRows(m.a.id, demand(D2, 2500)), ...profileRows(m.b.id, demand(D3, 800))],
     });
     await foldPending(t.db);
     scoped = await userOfGrid(t, area, [
@@ -98,6 +99,14 @@ describe('consumption analytics (the analytics kit)', () => {
       { day: D2, consumption: 3.5 },
     ]);
     expect(res.body.data.figures).toEqual({ meters: 2, consumption: 6.5, dailyAverage: 3.25, peakDay: D2 });
+    // A day of intervals and no frozen register is unknown, not 0: the average is over the days known.
+    const withD3 = await t.call<{ figures: { dailyAverage: number }; points: { consumption: number | null }[] }>(
+      '/analytics/consumption/summary',
+      { startDay: D1, endDay: D3 },
+      scoped,
+    );
+    expect(withD3.body.data.points.map((p) => p.consumption)).toEqual([3, 3.5, null]);
+    expect(withD3.body.data.figures.dailyAverage).toBe(3.25);
     // Narrowed to one meter the meter rollups answer, not the grid's.
     const one = await t.call<{ points: { consumption: number | null }[] }>(
       '/analytics/consumption/summary',
@@ -120,7 +129,7 @@ describe('consumption analytics (the analytics kit)', () => {
     for (const [body, issue] of cases) {
       const res = await t.call('/analytics/consumption/list', body, scoped);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(issuesOf(res.body)).toContainEqual(issue);
+      expect(fieldIssues(res.body)).toContainEqual(issue);
     }
   });
 
@@ -134,7 +143,7 @@ describe('consumption analytics (the analytics kit)', () => {
       const path = field === 'meterId' ? '/analytics/consumptionDetail/list' : '/analytics/consumption/list';
       const res = await t.call(path, { ...PERIOD, ...body }, scoped);
       expect(res.status, JSON.stringify(body)).toBe(404);
-      expect(issuesOf(res.body)).toEqual([[field, 'notFound']]);
+      expect(fieldIssues(res.body)).toEqual([[field, 'notFound']]);
     }
     // The administrator reaches the other grid.
     const all = await t.call<Page<ConsumptionRow>>('/analytics/consumption/list', { ...PERIOD, gridId: other }, admin);
@@ -143,7 +152,7 @@ describe('consumption analytics (the analytics kit)', () => {
 
   it("shows one meter's days in the detail, which needs the meter", async () => {
     const missing = await t.call('/analytics/consumptionDetail/list', PERIOD, scoped);
-    expect(issuesOf(missing.body)).toContainEqual(['meterId', 'mandatory']);
+    expect(fieldIssues(missing.body)).toContainEqual(['meterId', 'mandatory']);
     const res = await t.call<Page<ConsumptionDayRow>>(
       '/analytics/consumptionDetail/list',
       { ...PERIOD, meterId: m.a.id },

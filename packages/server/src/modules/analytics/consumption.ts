@@ -103,7 +103,8 @@ async function consumptionSummary(db: Db, request: AnalyticsRequest) {
   const { start, end } = request.period;
   const days = sql`select generate_series(${start}::date, ${end}::date, interval '1 day')::date as day`;
   const perDay = wholeNodes(request)
-    ? sql`select g.day, sum(g.consumption) as wh from rollup_grid_day g
+    ? // A node's day with no meter's consumption yet (today's, before its register is frozen) is unknown, not 0.
+      sql`select g.day, case when sum(g.meters_with_consumption) > 0 then sum(g.consumption) end as wh from rollup_grid_day g
         where g.day between ${start} and ${end} and ${inPlace(request.place, sql.raw('g.grid_id'))} group by g.day`
     : sql`select r.day, sum(r.consumption) as wh from (${metersIn(request)}) m
         join rollup_meter_day r on r.meter_id = m.id and r.day between ${start} and ${end} group by r.day`;

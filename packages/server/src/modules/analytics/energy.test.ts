@@ -18,6 +18,7 @@ import { dailyRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, exportedRows, gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { pdfText } from '../../test/pdf-text';
 
 const DAY_MS = 86_400_000;
@@ -35,8 +36,6 @@ const frozen = (day: string, wh: number) => ({
     [OBIS.reactiveImport]: wh / 2,
   },
 });
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 type Summary<F> = { figures: F; points: Record<string, unknown>[] };
 
 describe('cumulative energy and energy gain (registers at a date, gains between two)', () => {
@@ -185,7 +184,7 @@ describe('cumulative energy and energy gain (registers at a date, gains between 
       ] as const) {
         const res = await t.call('/analytics/cumulativeEnergy/list', body, scoped);
         expect(res.status, JSON.stringify(body)).toBe(400);
-        expect(issuesOf(res.body)).toContainEqual(issue);
+        expect(fieldIssues(res.body)).toContainEqual(issue);
       }
       for (const [path, body, field] of [
         ['cumulativeEnergy/summary', { gridId: other }, 'gridId'],
@@ -194,7 +193,7 @@ describe('cumulative energy and energy gain (registers at a date, gains between 
       ] as const) {
         const res = await t.call(`/analytics/${path}`, { ...AT, ...body }, scoped);
         expect(res.status, path).toBe(404);
-        expect(issuesOf(res.body)).toEqual([[field, 'notFound']]);
+        expect(fieldIssues(res.body)).toEqual([[field, 'notFound']]);
       }
     });
 
@@ -323,7 +322,7 @@ describe('cumulative energy and energy gain (registers at a date, gains between 
       ] as const) {
         const res = await t.call('/analytics/energyGain/list', body, scoped);
         expect(res.status, JSON.stringify(body)).toBe(400);
-        expect(issuesOf(res.body)).toContainEqual(issue);
+        expect(fieldIssues(res.body)).toContainEqual(issue);
       }
     });
 

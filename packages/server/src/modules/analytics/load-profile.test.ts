@@ -14,6 +14,7 @@ import { profileRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 
 const DAY_MS = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
@@ -25,8 +26,6 @@ const intervals = (day: string, base: number, from = 1, to = 96) =>
     ts: new Date(Date.parse(`${day}T00:00:00Z`) + (from + i) * 15 * 60_000).toISOString(),
     values: { [OBIS.activePower]: base + from + i, [OBIS.voltageL1]: 2301, [OBIS.currentL1]: 5500 },
   }));
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 
 describe('load profile analytics', () => {
   let t: TestApp;
@@ -183,7 +182,7 @@ describe('load profile analytics', () => {
     for (const [page, body, issue, status] of cases) {
       const res = await t.call(`/analytics/${page}/summary`, body, scoped);
       expect(res.status, JSON.stringify(body)).toBe(status);
-      expect(issuesOf(res.body)).toContainEqual(issue);
+      expect(fieldIssues(res.body)).toContainEqual(issue);
     }
   });
 });

@@ -17,6 +17,7 @@ import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { pdfText } from '../../test/pdf-text';
 import { unacknowledgedSevereCount, unacknowledgedSevereEvents } from './meter-event-alarms';
 
@@ -24,8 +25,6 @@ const DAY_MS = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
 const at = (day: string, minutes: number, seconds = 0) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + minutes * 60_000 + seconds * 1000).toISOString();
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 
 type Summary = {
   figures: Record<string, number | string>;
@@ -233,9 +232,9 @@ describe('meter events analytics, storms and acknowledgements', () => {
     const foreign = { meterId: outside.id, time: DOWN(0), code: 1 };
     const refused = await acknowledge({ events: [own, foreign], remark: 'Checked on site' });
     expect(refused.status).toBe(404);
-    expect(issuesOf(refused.body)).toEqual([['events.1', 'notFound']]);
+    expect(fieldIssues(refused.body)).toEqual([['events.1', 'notFound']]);
     const missing = await acknowledge({ events: [{ ...own, code: 41 }], remark: 'Checked on site' });
-    expect(issuesOf(missing.body)).toEqual([['events.0', 'notFound']]);
+    expect(fieldIssues(missing.body)).toEqual([['events.0', 'notFound']]);
     // Nothing of a refused call is acknowledged.
     expect((await list({ code: 40 })).body.data.list[0]?.acknowledged).toBe(false);
     const otherStorm = await acknowledge({
@@ -243,7 +242,7 @@ describe('meter events analytics, storms and acknowledgements', () => {
       remark: 'Not mine',
     });
     expect(otherStorm.status).toBe(404);
-    expect(issuesOf(otherStorm.body)).toEqual([['storm.dcuId', 'notFound']]);
+    expect(fieldIssues(otherStorm.body)).toEqual([['storm.dcuId', 'notFound']]);
 
     const done = await acknowledge({ events: [own], remark: 'Checked on site' });
     expect(done.body.data).toEqual({ acknowledged: 1, already: 0 });
@@ -282,9 +281,9 @@ describe('meter events analytics, storms and acknowledgements', () => {
       for (const path of ['list', 'summary', 'storms']) {
         const res = await t.call(`/analytics/meterEvents/${path}`, { ...PERIOD, ...body }, scoped);
         expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(400);
-        expect(issuesOf(res.body)).toContainEqual(issue);
+        expect(fieldIssues(res.body)).toContainEqual(issue);
       }
-    expect(issuesOf((await storms({ sortField: 'name' })).body)).toContainEqual(['sortField', 'invalidValue']);
+    expect(fieldIssues((await storms({ sortField: 'name' })).body)).toContainEqual(['sortField', 'invalidValue']);
 
     const stormKey = { dcuId: box.id, code: 1, from: DOWN(0), to: DOWN(2) };
     const acks: [object, [string, string]][] = [
@@ -307,7 +306,7 @@ describe('meter events analytics, storms and acknowledgements', () => {
     for (const [body, issue] of acks) {
       const res = await acknowledge(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(issuesOf(res.body)).toContainEqual(issue);
+      expect(fieldIssues(res.body)).toContainEqual(issue);
     }
   });
 
@@ -321,13 +320,13 @@ describe('meter events analytics, storms and acknowledgements', () => {
     ] as const) {
       const res = await t.call(`/analytics/${path}`, { ...PERIOD, ...body }, scoped);
       expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(404);
-      expect(issuesOf(res.body)).toEqual([[field, 'notFound']]);
+      expect(fieldIssues(res.body)).toEqual([[field, 'notFound']]);
     }
   });
 
   it("draws a meter's timeline and lists its events with their acknowledgement", async () => {
     const missing = await t.call('/analytics/meterEventsDetail/list', PERIOD, scoped);
-    expect(issuesOf(missing.body)).toContainEqual(['meterId', 'mandatory']);
+    expect(fieldIssues(missing.body)).toContainEqual(['meterId', 'mandatory']);
     const meterId = storm[0]!.id;
     const rows = await t.call<Page<MeterTimelineRecord>>(
       '/analytics/meterEventsDetail/list',

@@ -14,6 +14,7 @@ import { monthlyRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 
 const THIS_MONTH = new Date().toISOString().slice(0, 7);
 const M1 = addMonths(THIS_MONTH, -1);
@@ -30,8 +31,6 @@ const freeze = (month: string, total: number, rates: [number, number, number, nu
     [OBIS.maxDemand]: maxDemand,
   },
 });
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 const BILLING = { startMonth: M1, endMonth: M1 };
 
 describe('monthly billing analytics', () => {
@@ -158,7 +157,7 @@ describe('monthly billing analytics', () => {
     for (const [body, issue] of cases) {
       const res = await t.call('/analytics/monthlyBilling/list', body, scoped);
       expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
-      expect(issuesOf(res.body)).toContainEqual(issue);
+      expect(fieldIssues(res.body)).toContainEqual(issue);
     }
   });
 

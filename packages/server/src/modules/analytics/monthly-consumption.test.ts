@@ -15,6 +15,7 @@ import { dailyRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { pdfText } from '../../test/pdf-text';
 
 const THIS_MONTH = new Date().toISOString().slice(0, 7);
@@ -29,8 +30,6 @@ const frozen = (d: string, activeImport: number) => ({
   ts: new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString(),
   values: { [OBIS.activeImport]: activeImport },
 });
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 const PERIOD = { startMonth: M2, endMonth: M1 };
 
 describe('monthly consumption analytics', () => {
@@ -151,7 +150,7 @@ describe('monthly consumption analytics', () => {
     for (const [body, issue] of cases) {
       const res = await t.call('/analytics/monthlyConsumption/list', body, scoped);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(issuesOf(res.body)).toContainEqual(issue);
+      expect(fieldIssues(res.body)).toContainEqual(issue);
     }
     // Twelve months are the limit, this one included.
     const year = await t.call(
@@ -185,9 +184,9 @@ describe('monthly consumption analytics', () => {
     });
     const outside = await t.call('/analytics/monthlyConsumptionDetail/list', { ...PERIOD, meterId: m.c.id }, scoped);
     expect(outside.status).toBe(404);
-    expect(issuesOf(outside.body)).toEqual([['meterId', 'notFound']]);
+    expect(fieldIssues(outside.body)).toEqual([['meterId', 'notFound']]);
     const unknownGrid = await t.call('/analytics/monthlyConsumption/list', { ...PERIOD, gridId: other }, scoped);
-    expect(issuesOf(unknownGrid.body)).toEqual([['gridId', 'notFound']]);
+    expect(fieldIssues(unknownGrid.body)).toEqual([['gridId', 'notFound']]);
   });
 
   it('exports the months as a workbook and as a PDF that reads in Chinese', async () => {

@@ -23,6 +23,7 @@ import { profileRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { pdfText } from '../../test/pdf-text';
 import { scriptedDevice } from '../../test/scripted-device';
 import { intervalsDue } from '../collection/collection-report.service';
@@ -30,8 +31,6 @@ import { intervalsDue } from '../collection/collection-report.service';
 const DAY_MS = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
 const at = (day: string, hours: number) => new Date(Date.parse(`${day}T00:00:00Z`) + hours * 3_600_000);
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 type Summary<F> = { figures: F; points: Record<string, unknown>[] };
 
 /*
@@ -391,7 +390,7 @@ describe('network analytics', () => {
     for (const [path, body, issue] of cases) {
       const res = await t.call(`/analytics/${path}`, body, user);
       expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(400);
-      expect(issuesOf(res.body)).toContainEqual(issue);
+      expect(fieldIssues(res.body)).toContainEqual(issue);
     }
     // A page about now takes no period.
     const dated = await t.call('/analytics/networkMonitor/list', { startDay: D1, endDay: D1 }, user);
@@ -409,7 +408,7 @@ describe('network analytics', () => {
     ] as const) {
       const res = await t.call(`/analytics/${path}`, body, user);
       expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(404);
-      expect(issuesOf(res.body)).toEqual([[field, 'notFound']]);
+      expect(fieldIssues(res.body)).toEqual([[field, 'notFound']]);
     }
     // The administrator reaches region O: its DCU and meter, online all along.
     const o = await t.call<Summary<Record<string, unknown>>>(

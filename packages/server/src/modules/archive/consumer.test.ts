@@ -11,13 +11,13 @@ import { meter, poc } from '../../db/schema';
 import { exportedRows } from '../../test/archive-fixtures';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { issuesIn } from '../../test/issues';
 
 interface Issue {
   field: string;
   key: string;
   message: string;
 }
-const issuesOf = (body: unknown) => (body as { data: { issues: Issue[] } }).data.issues;
 
 describe('consumer archive', () => {
   let t: TestApp;
@@ -110,7 +110,7 @@ describe('consumer archive', () => {
     const refused = async (over: Record<string, unknown>, field: string, key: string, message?: string) => {
       const res = await t.call('/consumer/save', { ...consumer({ consumerCode: 'VALID01' }), ...over }, admin);
       expect(res.status, JSON.stringify(over)).toBe(400);
-      expect(issuesOf(res.body), JSON.stringify(over)).toEqual(
+      expect(issuesIn(res.body), JSON.stringify(over)).toEqual(
         expect.arrayContaining([expect.objectContaining({ field, key, ...(message ? { message } : {}) })]),
       );
     };
@@ -143,7 +143,7 @@ describe('consumer archive', () => {
     expect((await t.call('/consumer/list', { sortField: 'remark' }, admin)).status).toBe(400);
     const badFlag = await t.call('/consumer/list', { protected: 'maybe' }, admin);
     expect(badFlag.status).toBe(400);
-    expect(issuesOf(badFlag.body)).toEqual([expect.objectContaining({ field: 'protected' })]);
+    expect(issuesIn(badFlag.body)).toEqual([expect.objectContaining({ field: 'protected' })]);
     expect((await t.call('/consumer/list', { gridId: 'x' }, admin)).status).toBe(400);
     expect((await t.call('/consumer/delete', { ids: [] }, admin)).status).toBe(400);
   });
@@ -272,7 +272,7 @@ describe('consumer archive', () => {
     it('cannot place a consumer under a grid node outside their scope, by saving or by moving it', async () => {
       const saved = await t.call('/consumer/save', consumer({ consumerCode: 'S0004', gridId: gridB }), clerk);
       expect(saved.status).toBe(400);
-      expect(issuesOf(saved.body)).toEqual([expect.objectContaining({ field: 'gridId', key: 'gridNotFound' })]);
+      expect(issuesIn(saved.body)).toEqual([expect.objectContaining({ field: 'gridId', key: 'gridNotFound' })]);
       const moved = await t.call(
         '/consumer/update',
         { ...consumer({ consumerCode: 'S0001', consumerName: 'Scope A', gridId: gridB }), id: inA },

@@ -25,9 +25,9 @@ import {
 import { exportedRows } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { issuesIn } from '../../test/issues';
 
 type Issue = { field: string; key: string; message: string };
-const issuesOf = (body: unknown) => (body as { data: { issues: Issue[] } }).data.issues;
 
 describe('meter', () => {
   let t: TestApp;
@@ -125,7 +125,7 @@ describe('meter', () => {
 
     // A meter type is one supplier's model: another supplier contradicts it.
     const contradicting = await t.call('/meter/update', { ...meterInput({ supplierId: otherSupplierId }), id }, admin);
-    expect(issuesOf(contradicting.body)).toEqual([
+    expect(issuesIn(contradicting.body)).toEqual([
       expect.objectContaining({ field: 'supplierId', key: 'supplierNotOfMeterType' }),
     ]);
     const same = await t.call('/meter/update', { ...meterInput({ supplierId }), id }, admin);
@@ -196,7 +196,7 @@ describe('meter', () => {
     const refused = async (over: Record<string, unknown>) => {
       const res = await t.call('/meter/save', meterInput(over), admin);
       expect(res.status, JSON.stringify(over)).toBe(400);
-      return issuesOf(res.body).map((i) => [i.field, i.key, i.message]);
+      return issuesIn(res.body).map((i) => [i.field, i.key, i.message]);
     };
     expect(await refused({ devAddr: undefined })).toEqual([['devAddr', 'mandatory', 'This part is mandatory']]);
     expect(await refused({ devAddr: '   ' })).toEqual([['devAddr', 'mandatory', 'This part is mandatory']]);
@@ -216,7 +216,7 @@ describe('meter', () => {
     expect(again.status).toBe(200);
     const caseOnly = await t.call('/meter/save', meterInput({ devAddr: 'AB-cd_0001' }), admin);
     expect(caseOnly.status).toBe(409);
-    expect(issuesOf(caseOnly.body)).toEqual([
+    expect(issuesIn(caseOnly.body)).toEqual([
       { field: 'devAddr', key: 'existed', message: 'Meter SN existed', params: { label: 'meter.fields.devAddr' } },
     ]);
     expect((await t.call('/meter/check', { field: 'devAddr', value: 'AB-CD_0001' }, admin)).body.data).toEqual({
@@ -228,7 +228,7 @@ describe('meter', () => {
     const refused = async (over: Record<string, unknown>) => {
       const res = await t.call('/meter/save', meterInput({ devAddr: 'BAD00001', ...over }), admin);
       expect(res.status, JSON.stringify(over)).toBe(400);
-      return issuesOf(res.body).map((i) => [i.field, i.key]);
+      return issuesIn(res.body).map((i) => [i.field, i.key]);
     };
     expect(await refused({ gridId: undefined })).toEqual([['gridId', 'mandatory']]);
     expect(await refused({ gridId: 'nope' })).toEqual([['gridId', 'invalidId']]);
@@ -284,7 +284,7 @@ describe('meter', () => {
     const m2 = await module('Sn-Same-01');
     const same = await t.call('/meter/save', meterInput({ devAddr: 'sn-same-01', moduleId: m2 }), admin);
     expect(same.status).toBe(400);
-    expect(issuesOf(same.body)).toEqual([
+    expect(issuesIn(same.body)).toEqual([
       { field: 'devAddr', key: 'meterSnSameAsModule', message: 'Meter SN and module SN must differ' },
     ]);
 
@@ -352,9 +352,9 @@ describe('meter', () => {
         ],
       },
     });
-    expect(issuesOf((await maintain(2)).body)[0]?.message).toBe('A meter cannot go from Activated to Activated');
-    expect(issuesOf((await maintain(1, '  ')).body)).toMatchObject([{ field: 'reason', key: 'mandatory' }]);
-    expect(issuesOf((await maintain(9)).body)).toMatchObject([{ field: 'toStatus', key: 'invalidValue' }]);
+    expect(issuesIn((await maintain(2)).body)[0]?.message).toBe('A meter cannot go from Activated to Activated');
+    expect(issuesIn((await maintain(1, '  ')).body)).toMatchObject([{ field: 'reason', key: 'mandatory' }]);
+    expect(issuesIn((await maintain(9)).body)).toMatchObject([{ field: 'toStatus', key: 'invalidValue' }]);
     expect((await t.call('/meter/maintain', { id: newId(), toStatus: 1, reason: 'x' }, admin)).status).toBe(404);
 
     expect((await maintain(5, 'Display broken')).status).toBe(200);
@@ -441,17 +441,17 @@ describe('meter', () => {
 
     it('cannot place a meter under another grid, nor give it a module or DCU from there', async () => {
       const under = await t.call('/meter/save', meterInput({ devAddr: 'SCOPEB02', gridId: gridB }), scoped);
-      expect(issuesOf(under.body)).toMatchObject([{ field: 'gridId', key: 'gridNotFound' }]);
+      expect(issuesIn(under.body)).toMatchObject([{ field: 'gridId', key: 'gridNotFound' }]);
       const moved = await t.call(
         '/meter/update',
         { ...meterInput({ devAddr: 'SCOPEA01', gridId: gridB }), id: meterA1 },
         scoped,
       );
-      expect(issuesOf(moved.body)).toMatchObject([{ field: 'gridId', key: 'gridNotFound' }]);
+      expect(issuesIn(moved.body)).toMatchObject([{ field: 'gridId', key: 'gridNotFound' }]);
       const withModule = await t.call('/meter/save', meterInput({ devAddr: 'SCOPEA02', moduleId: moduleB }), scoped);
-      expect(issuesOf(withModule.body)).toMatchObject([{ field: 'moduleId', key: 'moduleNotFound' }]);
+      expect(issuesIn(withModule.body)).toMatchObject([{ field: 'moduleId', key: 'moduleNotFound' }]);
       const withDcu = await t.call('/meter/save', meterInput({ devAddr: 'SCOPEA02', dcuId: dcuB }), scoped);
-      expect(issuesOf(withDcu.body)).toMatchObject([{ field: 'dcuId', key: 'dcuNotFound' }]);
+      expect(issuesIn(withDcu.body)).toMatchObject([{ field: 'dcuId', key: 'dcuNotFound' }]);
       expect((await t.call('/meter/save', meterInput({ devAddr: 'SCOPEA02', gridId: gridA1 }), scoped)).status).toBe(
         200,
       );

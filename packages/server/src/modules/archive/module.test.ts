@@ -5,13 +5,13 @@ import { meter } from '../../db/schema';
 import { exportedRows } from '../../test/archive-fixtures';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { issuesIn } from '../../test/issues';
 
 interface Issue {
   field: string;
   key: string;
   message: string;
 }
-const issuesOf = (body: unknown) => (body as { data: { issues: Issue[] } }).data.issues;
 
 describe('module archive', () => {
   let t: TestApp;
@@ -81,7 +81,7 @@ describe('module archive', () => {
     const refused = async (over: Record<string, unknown>, field: string, key: string, message?: string) => {
       const res = await t.call('/module/save', { ...module({ moduleNo: 'VALID01' }), ...over }, admin);
       expect(res.status, JSON.stringify(over)).toBe(400);
-      expect(issuesOf(res.body), JSON.stringify(over)).toEqual(
+      expect(issuesIn(res.body), JSON.stringify(over)).toEqual(
         expect.arrayContaining([expect.objectContaining({ field, key, ...(message ? { message } : {}) })]),
       );
     };
@@ -100,7 +100,7 @@ describe('module archive', () => {
     await refused({ gridId: 'grid-a' }, 'gridId', 'invalidId');
     const numeric = await t.call('/module/save', { ...module({ moduleNo: 'VALID01' }), gridId: 42 }, admin);
     expect(numeric.status).toBe(400);
-    expect(issuesOf(numeric.body)).toEqual([expect.objectContaining({ field: 'gridId' })]);
+    expect(issuesIn(numeric.body)).toEqual([expect.objectContaining({ field: 'gridId' })]);
 
     expect((await t.call('/module/list', { deviceType: 9 }, admin)).status).toBe(400);
     expect((await t.call('/module/list', { sortField: 'remark' }, admin)).status).toBe(400);
@@ -176,7 +176,7 @@ describe('module archive', () => {
     const res = await t.call<BatchDeleteResult>('/module/delete', { ids: [beside, mine] }, clerk);
     expect(res.body.data).toEqual({ deleted: 1, failures: [{ id: beside, name: '', key: 'notFound' }] });
     const outside = await t.call('/module/save', module({ moduleNo: 'SCP04', gridId: gridA }), clerk);
-    expect(issuesOf(outside.body)).toEqual([expect.objectContaining({ field: 'gridId', key: 'gridNotFound' })]);
+    expect(issuesIn(outside.body)).toEqual([expect.objectContaining({ field: 'gridId', key: 'gridNotFound' })]);
     expect((await t.call('/module/detail', { id: beside }, admin)).status).toBe(200);
   });
 });

@@ -18,6 +18,7 @@ import { profileRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { pdfText } from '../../test/pdf-text';
 import { intervalsDue } from './collection-report.service';
 
@@ -33,8 +34,6 @@ const intervals = (day: string, count = 96) =>
     ts: new Date(Date.parse(`${day}T00:00:00Z`) + (i + 1) * 15 * 60_000).toISOString(),
     values: { [OBIS.activePower]: 500 + i },
   }));
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 
 describe('the data collection report', () => {
   let t: TestApp;
@@ -253,7 +252,7 @@ describe('the data collection report', () => {
     const refused = async (path: string, body: object) => {
       const res = await t.call(path, body, admin);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      return issuesOf(res.body);
+      return fieldIssues(res.body);
     };
     expect(await refused('/collectionreport/daily', { startDay: daysAgo(31), endDay: TODAY })).toEqual([
       ['endDay', 'timeRangeTooLong'],
@@ -276,7 +275,7 @@ describe('the data collection report', () => {
     expect(await refused('/collectionreport/export', { table: 'grid', startDay: daysAgo(40), endDay: D2 })).toEqual([
       ['endDay', 'timeRangeTooLong'],
     ]);
-    expect(issuesOf((await t.call('/collectionreport/daily', [], admin)).body).length).toBeGreaterThan(0);
+    expect(fieldIssues((await t.call('/collectionreport/daily', [], admin)).body).length).toBeGreaterThan(0);
   });
 
   const download = async (body: object) => {

@@ -13,9 +13,8 @@ import { dailyRows, meterEventRows, profileRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 const DAY = '2026-10-31';
 const at = (day: string, minutes: number) => new Date(Date.parse(`${day}T00:00:00Z`) + minutes * 60_000).toISOString();
 const utcToday = () => new Date().toISOString().slice(0, 10);
@@ -152,7 +151,7 @@ describe("a meter's readings", () => {
     const refused = async (path: string, body: object) => {
       const res = await t.call(path, { meterId: mine, ...body }, admin);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      return issuesOf(res.body);
+      return fieldIssues(res.body);
     };
     expect(await refused('/readings/profile', { day: utcTomorrow() })).toEqual([['day', 'dateAfterToday']]);
     expect(await refused('/readings/profile', { day: '2026-02-30' })).toEqual([['day', 'invalidDate']]);

@@ -13,6 +13,7 @@ import { newId } from '../../db/ids';
 import { collectionRun, collectionRunDevice, plan } from '../../db/schema';
 import { exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { uniqueName } from '../../test/unique';
 import { writeRunKpi } from './run-kpi';
 import { checkPeriod } from './task-analysis.service';
@@ -42,8 +43,6 @@ const period = () => {
   end.setUTCHours(23, 59, 59, 0);
   return { startTime: new Date(end.getTime() - 7 * DAY_MS + 1000).toISOString(), endTime: end.toISOString() };
 };
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 
 async function task(name: string, gridIds: string[], status = 'waiting'): Promise<string> {
   const id = newId();
@@ -232,21 +231,21 @@ describe('task analysis list', () => {
 
   it('refuses a period too long, after today or reversed, and a column that does not sort, naming the field', async () => {
     const { endTime } = period();
-    expect(issuesOf((await list({ startTime: ago(40).toISOString(), endTime })).body)).toEqual([
+    expect(fieldIssues((await list({ startTime: ago(40).toISOString(), endTime })).body)).toEqual([
       ['endTime', 'timeRangeTooLong'],
     ]);
     const late = await list({ endTime: new Date(Date.now() + 2 * DAY_MS).toISOString() });
     expect(late.status).toBe(400);
-    expect(issuesOf(late.body)).toEqual([['endTime', 'afterToday']]);
-    expect(issuesOf((await list({ startTime: endTime, endTime: ago(1).toISOString() })).body)).toEqual([
+    expect(fieldIssues(late.body)).toEqual([['endTime', 'afterToday']]);
+    expect(fieldIssues((await list({ startTime: endTime, endTime: ago(1).toISOString() })).body)).toEqual([
       ['startTime', 'timeRangeInvalid'],
     ]);
     const sort = await list({ sortField: 'planStatus' });
     expect(sort.status).toBe(400);
-    expect(issuesOf(sort.body)).toEqual([['sortField', 'invalidValue']]);
-    expect(issuesOf((await list({ startTime: 'yesterday' })).body)).toEqual([['startTime', 'invalidValue']]);
+    expect(fieldIssues(sort.body)).toEqual([['sortField', 'invalidValue']]);
+    expect(fieldIssues((await list({ startTime: 'yesterday' })).body)).toEqual([['startTime', 'invalidValue']]);
     const runs = await t.call('/taskanalysis/runs', { planid: ids.t1, ...period(), sortField: 'kind' }, admin);
-    expect(issuesOf(runs.body)).toEqual([['sortField', 'invalidValue']]);
+    expect(fieldIssues(runs.body)).toEqual([['sortField', 'invalidValue']]);
   });
 
   it('answers 403 to a user without the page', async () => {
@@ -264,7 +263,7 @@ describe('the period', () => {
       checkPeriod({ startTime, endTime }, now);
       return undefined;
     } catch (err) {
-      return issuesOf({ data: (err as { data: unknown }).data });
+      return fieldIssues({ data: (err as { data: unknown }).data });
     }
   };
 

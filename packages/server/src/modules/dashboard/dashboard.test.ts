@@ -27,6 +27,7 @@ import { profileRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { consumerAt, dcuAt, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { fieldIssues } from '../../test/issues';
 import { uniqueName } from '../../test/unique';
 
 const DAY_MS = 86_400_000;
@@ -40,8 +41,6 @@ const intervals = (day: string) =>
 const CARD_PATHS = DASHBOARD_CARD_KEYS.map((key) => dashboardApi[key].path);
 /** Every page a card summarises, once. */
 const CARD_PAGES = [...new Set(Object.values(DASHBOARD_CARDS))];
-const issuesOf = (body: unknown) =>
-  (body as { data: { issues: ValidationIssue[] } }).data.issues.map((i) => [i.field, i.key]);
 
 describe('the dashboard cards', () => {
   let t: TestApp;
@@ -288,7 +287,7 @@ describe('the dashboard cards', () => {
     ] as const) {
       const res = await t.call('/dashboard/alarms', body, mine);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(issuesOf(res.body).map(([f]) => f)).toContain(field);
+      expect(fieldIssues(res.body).map(([f]) => f)).toContain(field);
     }
     expect((await t.call('/dashboard/archive', { gridId: grid.other }, mine)).status).toBe(400);
   });
