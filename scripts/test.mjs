@@ -1,7 +1,7 @@
-// `npm test`: the whole suite, as CI runs it. Lint, type check, contracts and simulator tests, the server
-// tests on PostgreSQL / Mosquitto when they answer locally with those of the embedded path again on PGlite
-// + the embedded broker (all of them there when neither answers), web tests, the production build, the
-// benchmarks' smoke runs, then the Playwright journeys in Debian's Chromium.
+// `npm test`: the whole suite, as CI runs it. Lint, the production dependencies' licences, type check, contracts
+// and simulator tests, the server tests on PostgreSQL / Mosquitto when they answer locally with those of the
+// embedded path again on PGlite + the embedded broker (all of them there when neither answers), web tests, the
+// production build, the benchmarks' smoke runs, then the Playwright journeys in Debian's Chromium.
 // Ends with a plain `N passed, N failed` line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
@@ -152,6 +152,7 @@ function ensureChromium() {
 }
 
 step('lint (biome)', 'npx', ['biome', 'check', '.']);
+step('licences of the production dependencies', 'node', ['scripts/check-licences.mjs']);
 step('type check', 'npm', ['run', 'typecheck']);
 vitest('contracts and simulator tests', ['contracts', 'simulator'], 'packages');
 

@@ -1,5 +1,5 @@
+import { parse } from 'bowser';
 import type { FastifyRequest } from 'fastify';
-import { UAParser } from 'ua-parser-js';
 
 export interface ClientInfo {
   ip: string;
@@ -12,11 +12,13 @@ const join = (name?: string, version?: string) => [name, version].filter(Boolean
 
 export function clientInfo(req: FastifyRequest): ClientInfo {
   const ua = String(req.headers['user-agent'] ?? '').slice(0, 500);
-  const parsed = UAParser(ua);
+  // bowser refuses an empty user agent; a client that sends none has neither column.
+  const { os, browser } = ua ? parse(ua) : { os: {}, browser: {} };
   return {
     ip: req.ip,
     ua,
-    os: join(parsed.os.name, parsed.os.version),
-    browser: join(parsed.browser.name, parsed.browser.version),
+    // Windows gives its NT version (`NT 10.0`); the release a reader knows (`10`) is its version name.
+    os: join(os.name, os.name === 'Windows' ? os.versionName : os.version),
+    browser: join(browser.name, browser.version),
   };
 }
