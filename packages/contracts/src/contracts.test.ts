@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldMeta } from './common/entity';
 import { BROWSER_TOPICS } from './common/topics';
+import * as contracts from './index';
 import { flattenResourceTree, RES, RESOURCE_TREE } from './permissions';
 import * as noticeApi from './system/notice.api';
 import { noticeEntity } from './system/notice.api';
@@ -18,6 +19,25 @@ describe('resource tree', () => {
     for (const { resource } of Object.values(BROWSER_TOPICS))
       for (const uri of resource === null ? [] : typeof resource === 'string' ? [resource] : resource)
         expect(uris).toContain(uri);
+  });
+
+  it("holds every resource an operation needs, so each can be granted (a detail page's export too)", () => {
+    const uris = new Set(flat.map((n) => n.seed.uri));
+    const operations: { path: string; access: unknown }[] = [];
+    const collect = (value: unknown, depth: number) => {
+      if (!value || typeof value !== 'object' || depth > 3) return;
+      if ('path' in value && 'access' in value && typeof value.path === 'string')
+        operations.push(value as { path: string; access: unknown });
+      else for (const inner of Object.values(value)) collect(inner, depth + 1);
+    };
+    for (const exported of Object.values(contracts)) collect(exported, 0);
+    expect(operations.length).toBeGreaterThan(100);
+    const missing = operations.flatMap(({ path, access }) => {
+      if (typeof access !== 'object' || access === null) return [];
+      const needed = access as { anyOf: string[]; allOf?: string[] };
+      return [...needed.anyOf, ...(needed.allOf ?? [])].filter((uri) => !uris.has(uri)).map((uri) => `${path} ${uri}`);
+    });
+    expect(missing).toEqual([]);
   });
 
   it('covers every area and page of spec §2', () => {

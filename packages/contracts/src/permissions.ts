@@ -42,6 +42,8 @@ const button = node(3);
 const add = () => hidden('add', '新增', 'Add');
 const edit = () => hidden('edit', '编辑', 'Edit');
 const detail = () => hidden('detail', '详情', 'Detail');
+/** An analytics page's detail: a page of the analytics kit, exported as its list is. */
+const analyticsDetail = (seg = 'detail', zh = '详情', en = 'Detail') => hidden(seg, zh, en, exp());
 const del = () => button('delete', '删除', 'Delete');
 const exp = () => button('export', '导出', 'Export');
 const imp = () => button('import', '导入', 'Import');
@@ -164,24 +166,24 @@ const TREE: Draft[] = [
       'meterEvents',
       '电表事件',
       'Meter Events',
-      hidden('meterEventsDetail', '事件详情', 'Event Detail'),
+      analyticsDetail('meterEventsDetail', '事件详情', 'Event Detail'),
       button('acknowledge', '确认事件', 'Acknowledge events'),
       exp(),
     ),
-    page('cumulativeEnergy', '累计电量', 'Cumulative Energy', detail(), exp()),
+    page('cumulativeEnergy', '累计电量', 'Cumulative Energy', analyticsDetail(), exp()),
     page('energyGain', '电量增量', 'Energy Gain', exp()),
     page('clockMonitoring', '时钟监测', 'Clock Monitoring', exp()),
     page('concentratorMonitoring', '集中器监测', 'Concentrator Monitoring', exp()),
-    page('consumptionData', '用电数据', 'Consumption Data', detail(), exp()),
-    page('monthlyConsumption', '月用电量', 'Monthly Consumption', detail(), exp()),
-    page('monthlyBilling', '月结算数据', 'Monthly Billing', detail(), exp()),
-    page('loadProfile', '负荷曲线', 'Load Profile', detail(), exp()),
+    page('consumptionData', '用电数据', 'Consumption Data', analyticsDetail(), exp()),
+    page('monthlyConsumption', '月用电量', 'Monthly Consumption', analyticsDetail(), exp()),
+    page('monthlyBilling', '月结算数据', 'Monthly Billing', analyticsDetail(), exp()),
+    page('loadProfile', '负荷曲线', 'Load Profile', analyticsDetail(), exp()),
     page('taskAnalysis', '任务分析', 'Task Analysis', detail(), exp()),
     page(
       'deviceOnlineReport',
       '设备在线报告',
       'Device Online Report',
-      hidden('deviceOnlineDetail', '在线详情', 'Online Detail'),
+      analyticsDetail('deviceOnlineDetail', '在线详情', 'Online Detail'),
       exp(),
     ),
   ),
