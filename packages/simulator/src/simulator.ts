@@ -5,12 +5,10 @@ import {
   type DeviceEvent,
   type DeviceKind,
   type DeviceReply,
-  type DeviceReplyItem,
   deviceTopic,
   type Fleet,
   type FleetCredentials,
   type FleetMeter,
-  HEX_FRAME,
   OBIS,
   parseDeviceTopic,
   RESULT_CODES,
@@ -20,13 +18,12 @@ import mqtt, { type MqttClient } from 'mqtt';
 import {
   Device,
   type ExecutionContext,
-  executeItem,
+  executeCommand,
   type Faults,
   firmwareFor,
   frozenReadings,
-  itemKnown,
-  type Operation,
   pushesAt,
+  wellFormed,
 } from './device';
 import { DAY_MS, meterModel } from './energy';
 import { EVENT, makeEvent, spontaneousEvents } from './events';
@@ -667,13 +664,6 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     });
   }
 
-  function wellFormed(d: Device, cmd: DeviceCommand): boolean {
-    if (!Number.isFinite(Date.parse(cmd.deadline))) return false;
-    if (cmd.op === 'frame') return d.kind === 'dcu' && typeof cmd.frame === 'string' && HEX_FRAME.test(cmd.frame);
-    if (cmd.op === 'reboot') return d.kind === 'dcu';
-    return cmd.items.length > 0 && cmd.items.every((item) => itemKnown(d, cmd.op as Operation, item));
-  }
-
   const context = (now: number): ExecutionContext => ({
     now,
     emit: (device, event) => emit(device, event),
@@ -681,36 +671,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     eventLog,
   });
 
-  function execute(d: Device, cmd: DeviceCommand): DeviceReply {
-    const now = Date.now();
-    if (cmd.op === 'frame') {
-      // A DLMS answer starts with the LLC header of a response (E6 E7 00).
-      return {
-        reqId: cmd.reqId,
-        code: RESULT_CODES.success,
-        frame: `E6E700${cmd.frame!.replace(/\s/g, '').toUpperCase()}`,
-      };
-    }
-    if (cmd.op === 'reboot') return { reqId: cmd.reqId, code: RESULT_CODES.success };
-    const failAll = d.faults.failNext > 0;
-    if (failAll) d.faults = { ...d.faults, failNext: d.faults.failNext - 1 };
-    const ctx = context(now);
-    const items: DeviceReplyItem[] = cmd.items.map((item) => {
-      if (failAll || d.faults.failObis.includes(item.obis)) {
-        return { obis: item.obis, attribute: item.attribute, code: RESULT_CODES.failure };
-      }
-      const outcome = executeItem(d, cmd.op as Operation, item, ctx);
-      return { obis: item.obis, attribute: item.attribute, ...outcome };
-    });
-    const succeeded = items.filter((i) => i.code === RESULT_CODES.success).length;
-    const code =
-      succeeded === items.length
-        ? RESULT_CODES.success
-        : succeeded === 0
-          ? RESULT_CODES.failure
-          : RESULT_CODES.partialSuccess;
-    return { reqId: cmd.reqId, code, items };
-  }
+  const execute = (d: Device, cmd: DeviceCommand): DeviceReply => executeCommand(d, cmd, context(Date.now()));
 
   function reboot(d: Device) {
     d.rebooting = true;
