@@ -257,12 +257,16 @@ export class Simulator {
     await this.links.stop();
   }
 
+  /** Records the event (the device's event log answers it) and sends it if the device can be heard. */
   private raise(d: Device, event: DeviceEvent): void {
     d.record(event);
     this.links.publishEvent(d, event);
   }
 
-  /** Or keeps it for its connection when that is not up yet (a power-up while its DCU reconnects). */
+  /**
+   * Records the event, and sends it or holds it for the device's connection when that is not up yet
+   * (a power-up while its DCU reconnects).
+   */
   private raiseOrHold(d: Device, event: DeviceEvent): void {
     d.record(event);
     this.links.publishEventOrHold(d, event);
