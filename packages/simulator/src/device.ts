@@ -2,11 +2,15 @@ import {
   ACCOUNT_PAYMENT_MODES,
   ACTIVE_IMPORT_RATES,
   COMMON_OBIS,
+  type DeviceCommand,
   type DeviceEvent,
   type DeviceKind,
   type DeviceProfileRow,
   type DeviceReading,
+  type DeviceReply,
+  type DeviceReplyItem,
   DLMS_UNITS,
+  HEX_FRAME,
   OBIS,
   ProfileRangeSchema,
   RELAY_STATES,
@@ -479,10 +483,10 @@ const OBJECTS = new Map<string, ObjectDef>([
   ],
 ]);
 
-export type Operation = 'get' | 'set' | 'action';
+type Operation = 'get' | 'set' | 'action';
 
 /** Whether a command item names something this device has (92 otherwise). */
-export function itemKnown(
+function itemKnown(
   device: Device,
   op: Operation,
   item: { obis: string; classId: number; attribute: number; value?: unknown },
@@ -495,7 +499,7 @@ export function itemKnown(
 }
 
 /** Runs one known item. A set of an attribute that is read-only is refused by the device (02). */
-export function executeItem(
+function executeItem(
   device: Device,
   op: Operation,
   item: { obis: string; attribute: number; value?: unknown },
@@ -505,6 +509,44 @@ export function executeItem(
   const handler =
     op === 'get' ? def.get[item.attribute] : op === 'set' ? def.set?.[item.attribute] : def.methods?.[item.attribute];
   return handler ? handler(device, item.value, ctx) : failed;
+}
+
+/** Whether the device can run the command at all: 92 (wrong format) otherwise. */
+export function wellFormed(d: Device, cmd: DeviceCommand): boolean {
+  if (!Number.isFinite(Date.parse(cmd.deadline))) return false;
+  if (cmd.op === 'frame') return d.kind === 'dcu' && typeof cmd.frame === 'string' && HEX_FRAME.test(cmd.frame);
+  if (cmd.op === 'reboot') return d.kind === 'dcu';
+  return cmd.items.length > 0 && cmd.items.every((item) => itemKnown(d, cmd.op as Operation, item));
+}
+
+/** Runs a well-formed command and answers its reply; a reboot's going away is the caller's. */
+export function executeCommand(d: Device, cmd: DeviceCommand, ctx: ExecutionContext): DeviceReply {
+  if (cmd.op === 'frame') {
+    // A DLMS answer starts with the LLC header of a response (E6 E7 00).
+    return {
+      reqId: cmd.reqId,
+      code: RESULT_CODES.success,
+      frame: `E6E700${cmd.frame!.replace(/\s/g, '').toUpperCase()}`,
+    };
+  }
+  if (cmd.op === 'reboot') return { reqId: cmd.reqId, code: RESULT_CODES.success };
+  const failAll = d.faults.failNext > 0;
+  if (failAll) d.faults = { ...d.faults, failNext: d.faults.failNext - 1 };
+  const items: DeviceReplyItem[] = cmd.items.map((item) => {
+    if (failAll || d.faults.failObis.includes(item.obis)) {
+      return { obis: item.obis, attribute: item.attribute, code: RESULT_CODES.failure };
+    }
+    const outcome = executeItem(d, cmd.op as Operation, item, ctx);
+    return { obis: item.obis, attribute: item.attribute, ...outcome };
+  });
+  const succeeded = items.filter((i) => i.code === RESULT_CODES.success).length;
+  const code =
+    succeeded === items.length
+      ? RESULT_CODES.success
+      : succeeded === 0
+        ? RESULT_CODES.failure
+        : RESULT_CODES.partialSuccess;
+  return { reqId: cmd.reqId, code, items };
 }
 
 /** The readings a meter pushes at its transfer time: the values frozen at the last midnight. */

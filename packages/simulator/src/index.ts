@@ -17,12 +17,12 @@ export {
 export { EVENT, spontaneousEvents } from './events';
 export { type FleetFlags, fleetFromFlags } from './flags';
 export { DEFAULT_KNOBS, type Knobs, type Latency, parseLatency } from './knobs';
+export type { Log } from './links';
 export {
   type DeviceHandle,
   type DeviceSnapshot,
-  type Log,
   type Simulator,
   type SimulatorOptions,
-  type SimulatorStats,
   startSimulator,
 } from './simulator';
+export type { SimulatorStats } from './stats';
