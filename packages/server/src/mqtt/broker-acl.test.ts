@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { deviceTopic } from '@meterdesk/contracts';
-import mqtt from 'mqtt';
+import type mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../admin-cli';
 import { SecretBox } from '../crypto/secret-box';
@@ -12,6 +12,7 @@ import { newId } from '../db/ids';
 import { dcu, meter } from '../db/schema';
 import { gridNode } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
+import { connectOnce } from '../test/mqtt-client';
 import { uniqueName } from '../test/unique';
 
 const MOSQUITTO = '/usr/sbin/mosquitto';
@@ -35,24 +36,8 @@ const freePort = () =>
     });
   });
 
-/** Settles on the first of connect, error or close, like a device that does not retry. */
 const connect = (port: number, username: string, password: string) =>
-  new Promise<mqtt.MqttClient>((resolve, reject) => {
-    const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
-      protocolVersion: 4,
-      reconnectPeriod: 0,
-      connectTimeout: 3000,
-      username,
-      password,
-    });
-    client.once('connect', () => resolve(client));
-    const fail = (reason: unknown) => {
-      client.end(true);
-      reject(reason instanceof Error ? reason : new Error('connection closed'));
-    };
-    client.once('error', fail);
-    client.once('close', () => fail(new Error('connection closed')));
-  });
+  connectOnce(`mqtt://127.0.0.1:${port}`, { username, password });
 
 describe('broker-acl: the device rules for Mosquitto and EMQX', () => {
   let t: TestApp;

@@ -4,6 +4,7 @@ import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sysSession } from '../db/schema';
 import { createTestApp, type TestApp } from '../test/harness';
+import { connectOnce } from '../test/mqtt-client';
 import { uniqueName } from '../test/unique';
 
 const externalUrl = process.env.TEST_MQTT_URL;
@@ -49,23 +50,10 @@ describe('message broker', () => {
   });
 
   describe.skipIf(externalUrl)('embedded broker over WebSocket', () => {
-    // Settles on the first of connect, error or close, so a refused upgrade fails fast instead of retrying.
     const connect = (cookie?: string, options: { clientId?: string; headers?: Record<string, string> } = {}) =>
-      new Promise<mqtt.MqttClient>((resolve, reject) => {
-        const client = mqtt.connect(`ws://${base}/mqtt`, {
-          protocolVersion: 4,
-          reconnectPeriod: 0,
-          connectTimeout: 3000,
-          ...(options.clientId ? { clientId: options.clientId } : {}),
-          wsOptions: { headers: { ...options.headers, ...(cookie ? { cookie } : {}) } },
-        });
-        client.once('connect', () => resolve(client));
-        const fail = (reason: unknown) => {
-          client.end(true);
-          reject(reason instanceof Error ? reason : new Error('connection closed'));
-        };
-        client.once('error', fail);
-        client.once('close', () => fail(new Error('connection closed')));
+      connectOnce(`ws://${base}/mqtt`, {
+        ...(options.clientId ? { clientId: options.clientId } : {}),
+        wsOptions: { headers: { ...options.headers, ...(cookie ? { cookie } : {}) } },
       });
 
     it('refuses a browser without a session', async () => {

@@ -1,42 +1,30 @@
 import { deviceTopic } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import mqtt from 'mqtt';
+import type mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
 import { dcu, meter } from '../db/schema';
 import { gridNode } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
+import { connectOnce } from '../test/mqtt-client';
 import { uniqueName } from '../test/unique';
 import { type Broker, startEmbeddedBroker } from './broker';
 import { devicePolicy } from './device-policy';
 
 const silent = { warn: () => {} } as never;
 
-/** A device on the broker's TCP listener; settles on the first of connect, error or close. */
-function connectDevice(
+/** A device on the broker's TCP listener. */
+const connectDevice = (
   port: number,
   username: string | undefined,
   password: string | undefined,
   options: mqtt.IClientOptions = {},
-): Promise<mqtt.MqttClient> {
-  return new Promise((resolve, reject) => {
-    const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
-      protocolVersion: 4,
-      reconnectPeriod: 0,
-      connectTimeout: 3000,
-      ...(username !== undefined ? { username } : {}),
-      ...(password !== undefined ? { password } : {}),
-      ...options,
-    });
-    client.once('connect', () => resolve(client));
-    const fail = (reason: unknown) => {
-      client.end(true);
-      reject(reason instanceof Error ? reason : new Error('connection closed'));
-    };
-    client.once('error', fail);
-    client.once('close', () => fail(new Error('connection closed')));
+) =>
+  connectOnce(`mqtt://127.0.0.1:${port}`, {
+    ...(username !== undefined ? { username } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...options,
   });
-}
 
 const closed = (client: mqtt.MqttClient) =>
   new Promise<void>((resolve) => (client.connected ? client.once('close', () => resolve()) : resolve()));
