@@ -4,7 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FRESH_START } from '../test/constants';
-import { endLeftoverSimulator, launchSimulator, simulatorBrokerUrl, startSimulatorProcess } from './simulator-process';
+import {
+  endLeftoverSimulator,
+  launchSimulator,
+  processAlive,
+  simulatorBrokerUrl,
+  startSimulatorProcess,
+} from './simulator-process';
 
 /** What the server would log, kept for the test to read. */
 function capturingLog() {
@@ -18,15 +24,6 @@ function capturingLog() {
     };
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } as never };
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 // Stand-ins for the simulator's CLI: real processes started the way the real one is, with its two flags.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'meterdesk-sim-'));
@@ -97,10 +94,10 @@ describe('the simulator child process', FRESH_START, () => {
       .poll(() => (existsSync(controls) ? readFileSync(controls, 'utf8') : ''), { timeout: 60_000 })
       .toBe('{"op":"power","powered":false,"devices":["M1","D1"]}\n');
     const pid = sim.pid as number;
-    expect(alive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
     await sim.stop();
     expect(sim.send({ op: 'power', powered: true, devices: ['M1'] })).toBe(false);
-    expect(alive(pid)).toBe(false);
+    expect(processAlive(pid)).toBe(false);
     expect(existsSync(pidFile)).toBe(false);
     expect(sim.restarts).toBe(0);
     expect(lines.at(-1)?.msg).toBe('simulator stopped');
@@ -156,7 +153,7 @@ describe('the simulator child process', FRESH_START, () => {
     // A pid file whose process is not the simulator (a reused pid): left alone.
     writeFileSync(pidFile, `${process.pid}\n`);
     expect(await endLeftoverSimulator(pidFile, stayingCli)).toBeNull();
-    expect(alive(process.pid)).toBe(true);
+    expect(processAlive(process.pid)).toBe(true);
     expect(await endLeftoverSimulator(pidFile, stayingCli)).toBeNull();
   });
 

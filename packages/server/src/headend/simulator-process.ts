@@ -140,7 +140,8 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
   };
 }
 
-const alive = (pid: number) => {
+/** Whether a process with this pid runs (signal 0 tests without sending anything). */
+export const processAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;
@@ -168,8 +169,8 @@ export async function endLeftoverSimulator(pidFile: string, cli: string, graceMs
   if (!commandLine.split('\0').includes(cli)) return null;
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (processAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (processAlive(pid)) process.kill(pid, 'SIGKILL');
   return pid;
 }
 
