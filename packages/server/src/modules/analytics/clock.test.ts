@@ -1,11 +1,4 @@
-import {
-  CLOCK_MONITORING_RES,
-  type ClockRow,
-  MAX_BATCH_DEVICES,
-  type Page,
-  type Plan,
-  type ValidationIssue,
-} from '@meterdesk/contracts';
+import { CLOCK_MONITORING_RES, type ClockRow, MAX_BATCH_DEVICES, type Page, type Plan } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadingWriter } from '../../readings/writer';
 import { exportedRows, gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';

@@ -1,11 +1,4 @@
-import {
-  CONSUMPTION_RES,
-  type ConsumptionDayRow,
-  type ConsumptionRow,
-  OBIS,
-  type Page,
-  type ValidationIssue,
-} from '@meterdesk/contracts';
+import { CONSUMPTION_RES, type ConsumptionDayRow, type ConsumptionRow, OBIS, type Page } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldPending } from '../../readings/rollups';
 import { dailyRows, profileRows } from '../../readings/rows';

@@ -8,7 +8,6 @@ import {
   OBIS,
   type Page,
   type RegisterDayRow,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,6 @@ import {
   type LoadProfileRow,
   OBIS,
   type Page,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

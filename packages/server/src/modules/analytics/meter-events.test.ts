@@ -6,7 +6,6 @@ import {
   type MeterTimelineRecord,
   type Page,
   type StormGroup,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

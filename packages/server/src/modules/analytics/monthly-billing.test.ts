@@ -6,7 +6,6 @@ import {
   type MonthlyBillingRow,
   OBIS,
   type Page,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldPending } from '../../readings/rollups';

@@ -5,7 +5,6 @@ import {
   type MonthlyConsumptionRow,
   OBIS,
   type Page,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -11,7 +11,6 @@ import {
   type OnlineChangeRow,
   type Page,
   utcToday,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -27,8 +27,6 @@ import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { issuesIn } from '../../test/issues';
 
-type Issue = { field: string; key: string; message: string };
-
 describe('meter', () => {
   let t: TestApp;
   let admin: string;

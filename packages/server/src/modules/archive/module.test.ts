@@ -7,12 +7,6 @@ import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { issuesIn } from '../../test/issues';
 
-interface Issue {
-  field: string;
-  key: string;
-  message: string;
-}
-
 describe('module archive', () => {
   let t: TestApp;
   let admin: string;

@@ -6,7 +6,6 @@ import {
   type ReportDcuRow,
   type ReportGridRow,
   type ReportMeterRow,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';

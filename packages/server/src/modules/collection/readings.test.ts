@@ -1,11 +1,4 @@
-import {
-  METER_RES,
-  type MeterEventRow,
-  type MeterFrozen,
-  type MeterProfile,
-  OBIS,
-  type ValidationIssue,
-} from '@meterdesk/contracts';
+import { METER_RES, type MeterEventRow, type MeterFrozen, type MeterProfile, OBIS } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obisItem } from '../../db/schema';

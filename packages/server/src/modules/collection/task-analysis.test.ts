@@ -5,7 +5,6 @@ import {
   type RunKpi,
   type TaskAnalysisDetail,
   type TaskKpi,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { and, eq, inArray, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

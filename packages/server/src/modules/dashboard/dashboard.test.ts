@@ -14,7 +14,6 @@ import {
   OBIS,
   type OperationLog,
   RES,
-  type ValidationIssue,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
