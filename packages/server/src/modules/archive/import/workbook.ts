@@ -1,7 +1,6 @@
-import { Readable } from 'node:stream';
-import { createInflateRaw } from 'node:zlib';
 import { MAX_IMPORT_UNPACKED_BYTES, RESULT } from '@meterdesk/contracts';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { type Entry, fromBufferPromise, type ZipFile } from 'yauzl';
 import { ApiError } from '../../../http/api-error';
 import { StringTable } from './compact-strings';
 
@@ -10,102 +9,65 @@ import { StringTable } from './compact-strings';
  * zip. exceljs's streaming reader holds every shared string as a slice of the chunk it was parsed
  * from and spools a sheet stored before its shared strings to a temporary file; on a 100,000-row
  * meter file it added about 250 MB to the process, more than the import's whole memory budget
- * (docs/architecture.md, "Imports"). The upload is in memory anyway, so its zip directory gives
- * random access to each part: the shared strings are read first into one compact table, then the
- * sheet is inflated and parsed as a stream, as often as the import reads it. exceljs still writes
- * the templates and exports.
+ * (docs/architecture.md, "Imports"). The upload is in memory anyway, so its zip directory (read by
+ * yauzl) gives random access to each part: the shared strings are read first into one compact
+ * table, then the sheet is inflated and parsed as a stream, as often as the import reads it.
+ * exceljs still writes the templates and exports.
  */
-
-const EOCD = 0x06054b50;
-const CENTRAL_ENTRY = 0x02014b50;
-const LOCAL_ENTRY = 0x04034b50;
-const EOCD_MIN = 22;
-/** The end record sits within the last 22 bytes plus a comment of at most 65 535. */
-const EOCD_SEARCH = EOCD_MIN + 0xffff;
-const STORED = 0;
-const DEFLATED = 8;
 
 const ROW_TAG = Buffer.from('<row');
 
 const refuse = (detail: string) => new ApiError(RESULT.badRequest, 'importFileInvalid', { detail });
 
-interface ZipEntry {
-  method: number;
-  flags: number;
-  compressedSize: number;
-  size: number;
-  localHeader: number;
-}
+/** What yauzl or zlib could not read, as a refusal naming `what` and their reason. */
+const unreadable = (what: string) => (err: unknown) =>
+  err instanceof ApiError ? err : refuse(`${what} (${err instanceof Error ? err.message : String(err)})`);
 
 /**
  * The zip directory of a workbook, read before anything inflates: a small file that would expand
  * to gigabytes (a zip bomb) is refused unread, and each entry is later held to the size it declares
- * here. Zip64 entries are refused as well; no honest import comes near 4 GB.
+ * here. yauzl's own size checks (`validateEntrySizes`) are off so that these two say which limit a
+ * file broke: with them on, a stored entry whose sizes disagree is refused before its size is
+ * counted, and an entry that inflates past its size fails in yauzl's words.
  */
-function zipDirectory(
+async function zipDirectory(
   file: Buffer,
   limit = MAX_IMPORT_UNPACKED_BYTES,
-): { entries: Map<string, ZipEntry>; unpacked: number } {
-  const start = Math.max(0, file.length - EOCD_SEARCH);
-  let eocd = -1;
-  for (let i = file.length - EOCD_MIN; i >= start; i--) {
-    if (file.readUInt32LE(i) === EOCD) {
-      eocd = i;
-      break;
+): Promise<{ zip: ZipFile; entries: Map<string, Entry>; unpacked: number }> {
+  try {
+    const zip = await fromBufferPromise(file, { validateEntrySizes: false });
+    const entries = new Map<string, Entry>();
+    let unpacked = 0;
+    for await (const entry of zip.eachEntry()) {
+      unpacked += entry.uncompressedSize;
+      if (unpacked > limit) throw new ApiError(RESULT.badRequest, 'importFileTooLarge', { detail: 'unpacked size' });
+      entries.set(entry.fileName, entry);
     }
+    return { zip, entries, unpacked };
+  } catch (err) {
+    throw unreadable('not an .xlsx workbook')(err);
   }
-  if (eocd < 0) throw refuse('not an .xlsx workbook (no zip directory)');
-  const count = file.readUInt16LE(eocd + 10);
-  let at = file.readUInt32LE(eocd + 16);
-  let unpacked = 0;
-  const entries = new Map<string, ZipEntry>();
-  for (let n = 0; n < count; n++) {
-    if (at + 46 > file.length || file.readUInt32LE(at) !== CENTRAL_ENTRY) throw refuse('a broken zip directory');
-    const size = file.readUInt32LE(at + 24);
-    if (size === 0xffffffff) throw refuse('a zip64 entry');
-    unpacked += size;
-    if (unpacked > limit) throw new ApiError(RESULT.badRequest, 'importFileTooLarge', { detail: 'unpacked size' });
-    const nameLength = file.readUInt16LE(at + 28);
-    const name = file.toString('utf8', at + 46, at + 46 + nameLength);
-    entries.set(name, {
-      flags: file.readUInt16LE(at + 8),
-      method: file.readUInt16LE(at + 10),
-      compressedSize: file.readUInt32LE(at + 20),
-      size,
-      localHeader: file.readUInt32LE(at + 42),
-    });
-    at += 46 + nameLength + file.readUInt16LE(at + 30) + file.readUInt16LE(at + 32);
-  }
-  return { entries, unpacked };
 }
 
 /** What a workbook unpacks to, from its zip directory alone; refuses a zip bomb. */
-export const checkUnpackedSize = (file: Buffer, limit = MAX_IMPORT_UNPACKED_BYTES): number =>
-  zipDirectory(file, limit).unpacked;
+export const checkUnpackedSize = async (file: Buffer, limit = MAX_IMPORT_UNPACKED_BYTES): Promise<number> =>
+  (await zipDirectory(file, limit)).unpacked;
 
 /** An entry's bytes as they inflate, never more than its directory entry declared. */
-async function* inflated(file: Buffer, entry: ZipEntry): AsyncGenerator<Buffer> {
-  const at = entry.localHeader;
-  if (at + 30 > file.length || file.readUInt32LE(at) !== LOCAL_ENTRY) throw refuse('a broken zip entry');
-  if (entry.flags & 1) throw refuse('an encrypted workbook');
-  const dataStart = at + 30 + file.readUInt16LE(at + 26) + file.readUInt16LE(at + 28);
-  const data = file.subarray(dataStart, dataStart + entry.compressedSize);
-  if (entry.method === STORED) {
-    yield data.subarray(0, entry.size);
-    return;
-  }
-  if (entry.method !== DEFLATED) throw refuse('an unknown zip compression');
+async function* inflated(zip: ZipFile, entry: Entry): AsyncGenerator<Buffer> {
+  const stream = await zip.openReadStreamPromise(entry).catch((err: unknown) => {
+    throw unreadable('a zip entry that cannot be read')(err);
+  });
   let total = 0;
-  const stream = Readable.from([data]).pipe(createInflateRaw());
   try {
     for await (const chunk of stream) {
       total += (chunk as Buffer).length;
       // A directory that understates an entry would let it inflate past the zip-bomb guard.
-      if (total > entry.size) throw refuse('a zip entry larger than its directory says');
+      if (total > entry.uncompressedSize) throw refuse('a zip entry larger than its directory says');
       yield chunk as Buffer;
     }
   } catch (err) {
-    throw err instanceof ApiError ? err : refuse('a zip entry that does not inflate');
+    throw unreadable('a zip entry that does not inflate')(err);
   } finally {
     stream.destroy();
   }
@@ -116,8 +78,8 @@ async function* inflated(file: Buffer, entry: ZipEntry): AsyncGenerator<Buffer> 
  * items it pushes onto `out` are handed on after each chunk, so a caller's loop sets the pace.
  */
 async function* parseXml<T>(
-  file: Buffer,
-  entry: ZipEntry,
+  zip: ZipFile,
+  entry: Entry,
   handle: (parser: SaxesParser, out: T[]) => void,
 ): AsyncGenerator<T> {
   const parser = new SaxesParser({ position: false });
@@ -128,7 +90,7 @@ async function* parseXml<T>(
   const out: T[] = [];
   handle(parser, out);
   const decoder = new TextDecoder('utf-8');
-  for await (const chunk of inflated(file, entry)) {
+  for await (const chunk of inflated(zip, entry)) {
     parser.write(decoder.decode(chunk, { stream: true }));
     if (failure) throw refuse(`broken XML: ${failure.message.slice(0, 100)}`);
     yield* out.splice(0);
@@ -370,13 +332,13 @@ function sheetHandler(shared: StringTable, styles: NumberStyles) {
 const partName = (target: string) => (target.startsWith('/') ? target.slice(1) : `xl/${target}`);
 
 /** The first sheet's part and the shared strings' part, as the workbook and its relationships name them. */
-async function workbookParts(file: Buffer, entries: Map<string, ZipEntry>) {
+async function workbookParts(zip: ZipFile, entries: Map<string, Entry>) {
   const targets = new Map<string, string>();
   let sharedStrings = 'xl/sharedStrings.xml';
   let styles = 'xl/styles.xml';
   const rels = entries.get('xl/_rels/workbook.xml.rels');
   if (rels) {
-    for await (const rel of parseXml<{ id: string; type: string; target: string }>(file, rels, (parser, out) => {
+    for await (const rel of parseXml<{ id: string; type: string; target: string }>(zip, rels, (parser, out) => {
       parser.on('opentag', (tag) => {
         if (tag.name !== 'Relationship') return;
         out.push({
@@ -396,7 +358,7 @@ async function workbookParts(file: Buffer, entries: Map<string, ZipEntry>) {
   const book = entries.get('xl/workbook.xml');
   if (book) {
     // workbookPr comes before the sheets: both are known once the first sheet is.
-    for await (const id of parseXml<string>(file, book, (parser, out) => {
+    for await (const id of parseXml<string>(zip, book, (parser, out) => {
       parser.on('opentag', (tag) => {
         if (tag.name === 'workbookPr') date1904 = ['1', 'true'].includes(attribute(tag, 'date1904') ?? '');
         if (tag.name === 'sheet') out.push(attribute(tag, 'r:id') ?? '');
@@ -410,11 +372,11 @@ async function workbookParts(file: Buffer, entries: Map<string, ZipEntry>) {
 }
 
 /** Each cell style's date kind (`<cellXfs>` in order), from the built-in or the workbook's own formats. */
-async function numberStyles(file: Buffer, entry: ZipEntry | undefined, date1904: boolean): Promise<NumberStyles> {
+async function numberStyles(zip: ZipFile, entry: Entry | undefined, date1904: boolean): Promise<NumberStyles> {
   if (!entry) return { ...NO_STYLES, date1904 };
   const formats = new Map<number, string>();
   const kinds: DateKind[] = [];
-  for await (const xf of parseXml<number>(file, entry, (parser, out) => {
+  for await (const xf of parseXml<number>(zip, entry, (parser, out) => {
     let inCellXfs = false;
     parser.on('opentag', (tag) => {
       if (tag.name === 'numFmt') formats.set(Number(attribute(tag, 'numFmtId')), attribute(tag, 'formatCode') ?? '');
@@ -437,32 +399,32 @@ async function numberStyles(file: Buffer, entry: ZipEntry | undefined, date1904:
  */
 export class Workbook {
   private constructor(
-    private readonly file: Buffer,
-    private readonly sheet: ZipEntry,
+    private readonly zip: ZipFile,
+    private readonly sheet: Entry,
     private readonly shared: StringTable,
     private readonly styles: NumberStyles,
   ) {}
 
   static async open(file: Buffer): Promise<Workbook> {
-    const { entries } = zipDirectory(file);
-    const parts = await workbookParts(file, entries);
+    const { zip, entries } = await zipDirectory(file);
+    const parts = await workbookParts(zip, entries);
     const sheet = entries.get(parts.sheet);
     if (!sheet) throw refuse('no worksheet');
     const shared = new StringTable();
     const strings = entries.get(parts.sharedStrings);
     if (strings) {
-      for await (const text of parseXml<string>(file, strings, (parser, out) =>
+      for await (const text of parseXml<string>(zip, strings, (parser, out) =>
         new StringItems('si', (t) => out.push(t)).listen(parser),
       )) {
         shared.add(text);
       }
     }
-    return new Workbook(file, sheet, shared, await numberStyles(file, entries.get(parts.styles), parts.date1904));
+    return new Workbook(zip, sheet, shared, await numberStyles(zip, entries.get(parts.styles), parts.date1904));
   }
 
   /** The first sheet's rows in order, inflated and parsed as they are read. */
   rows(): AsyncGenerator<SheetRow> {
-    return parseXml(this.file, this.sheet, sheetHandler(this.shared, this.styles));
+    return parseXml(this.zip, this.sheet, sheetHandler(this.shared, this.styles));
   }
 
   /**
@@ -481,7 +443,7 @@ export class Workbook {
     };
     let count = 0;
     let tail: Buffer = Buffer.alloc(0);
-    for await (const chunk of inflated(this.file, this.sheet)) {
+    for await (const chunk of inflated(this.zip, this.sheet)) {
       // A tag straddling two chunks is found where the previous chunk's end meets this one's start.
       count += rowTags(Buffer.concat([tail, chunk.subarray(0, ROW_TAG.length)])) + rowTags(chunk);
       tail = chunk.subarray(Math.max(0, chunk.length - ROW_TAG.length));
