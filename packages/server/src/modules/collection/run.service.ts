@@ -28,6 +28,7 @@ import {
 } from '../../db/schema';
 import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
 import type { JobSystem } from '../../jobs/job-system';
+import { untilDone } from '../../jobs/wait-for-wake';
 import { GRID_TREE, gridScope, type Scope, scopeFields, toScope } from '../../rbac/scope';
 import type { ReadingIngest } from '../../readings/ingest';
 import {
@@ -84,8 +85,6 @@ const CHUNK = 500;
  * login) for 15 s. A daily run's answers (97 rows) still go 500 at a time.
  */
 const ANSWER_ROWS_PER_ROUND = 50_000;
-/** A run's job looks again this often when no answer woke it (answers finished by another instance). */
-const POLL_MS = 1000;
 /** A queued run whose job has not started after this long is sent again (the send after its commit was lost). */
 const RESEND_AFTER_SECONDS = 60;
 const TIMEOUT_RETRIES = 2;
@@ -438,18 +437,16 @@ export class CollectionRuns {
    */
   async execute(runId: string, progress: (p: RunProgress) => Promise<void>, signal: AbortSignal) {
     await this.expand(runId);
-    let wake: (() => void) | null = null;
-    const stopListening = this.headEnd.onDone((row) => {
-      if (row.runId === runId) wake?.();
-    });
-    const onAbort = () => wake?.();
-    signal.addEventListener('abort', onAbort);
     let last = '';
-    try {
-      for (;;) {
-        if (signal.aborted) throw new Error('the job system stopped; the run resumes at the next start');
+    return untilDone(
+      signal,
+      (wake) =>
+        this.headEnd.onDone((row) => {
+          if (row.runId === runId) wake();
+        }),
+      async () => {
         const [run] = await this.db.select().from(collectionRun).where(eq(collectionRun.id, runId));
-        if (run?.status !== 'running') return run ? summary(run) : null;
+        if (run?.status !== 'running') return { done: run ? summary(run) : null };
         const stored = await this.storeAnswers(run);
         const state = await this.progressOf(run);
         const signature = JSON.stringify(state);
@@ -459,22 +456,11 @@ export class CollectionRuns {
           const finished = await this.finish(run);
           // A repair that fell due while this run was reading starts now rather than at the next tick.
           for (const next of await this.releaseRepairs(new Date())) await this.send(next, null);
-          return summary(finished);
+          return { done: summary(finished) };
         }
-        if (stored) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, POLL_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = null;
-      }
-    } finally {
-      stopListening();
-      signal.removeEventListener('abort', onAbort);
-    }
+        return stored ? 'again' : 'wait';
+      },
+    );
   }
 
   /** The device set, what each meter is expected to deliver and what it is asked for, in one transaction. */
