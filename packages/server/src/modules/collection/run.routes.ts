@@ -9,15 +9,16 @@ import { collectionRun, collectionRunDevice, dcu, meter, obisItem, plan } from '
 import { fieldError, notFound } from '../../http/api-error';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
-import type { CollectionRuns, RunRow } from './run.service';
+import type { RunRow } from './run-bookkeeping';
 import { ITEM_KINDS } from './run-items';
+import type { RunScheduler } from './run-scheduler';
 import type { TaskService } from './task.service';
 
 const DAY_MS = 86_400_000;
 
 export function registerRunRoutes(
   app: FastifyInstance,
-  deps: { db: Db; runs: CollectionRuns; tasks: TaskService },
+  deps: { db: Db; runs: RunScheduler; tasks: TaskService },
 ): void {
   const { db, runs, tasks } = deps;
 
