@@ -199,7 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCollectionReportRoutes(http, services);
   registerDashboardRoutes(http, services);
   registerAnalyticsRoutes(http, services);
-  registerRunRoutes(http, { db: services.db, runs: services.runScheduler, tasks: services.collection.tasks });
+  registerRunRoutes(http, services.runs);
   registerParameterCatalogues(http, services.parameters);
   registerOutageRoutes(http, services);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });

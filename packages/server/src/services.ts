@@ -20,6 +20,7 @@ import { CollectionReportService } from './modules/collection/collection-report.
 import { demoHistoryJob } from './modules/collection/demo-history';
 import { ReadingsService } from './modules/collection/readings.service';
 import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
+import { RunService } from './modules/collection/run.service';
 import { RunAnswers } from './modules/collection/run-answers';
 import { RunBookkeeping } from './modules/collection/run-bookkeeping';
 import { RunExecutor } from './modules/collection/run-executor';
@@ -127,6 +128,7 @@ export function createServices({
     demoHistoryJob(db, runScheduler, readingIngest, log),
   );
   const collectionReport = new CollectionReportService(db);
+  const collection = createCollection(db, settings);
   return {
     db,
     broker,
@@ -157,7 +159,9 @@ export function createServices({
     groups: new GroupService(db),
     roles: new RoleService(db),
     archive: createArchive(db, secrets),
-    collection: createCollection(db, settings),
+    collection,
+    /** What the run pages ask of collection runs. */
+    runs: new RunService(db, runScheduler, collection.tasks),
     gis: new GisService(db, config),
     /** Finding records on the map: search, show on map, meters without a position. */
     gisFinder: new GisFinder(db),

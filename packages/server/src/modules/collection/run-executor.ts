@@ -285,14 +285,14 @@ function fullRead(items: RunItem[], period: Period): Ask[] {
 }
 
 /** A gap re-collection's meters: the meter, a DCU's meters or a grid node's subtree, within the scope. */
-function targetMeters(tx: Executor, target: GapTarget, scope: Scope): Promise<TaskMeter[]> {
+export function targetMeters(db: Executor, target: GapTarget, scope: Scope) {
   const where =
     target.kind === 'meter'
       ? eq(sql`lower(${meter.devAddr})`, target.key.toLowerCase())
       : target.kind === 'dcu'
         ? eq(sql`lower(${dcu.dcuNo})`, target.key.toLowerCase())
         : inSubtree(meter.gridId, GRID_TREE, target.key);
-  return tx
+  return db
     .select({ id: meter.id, serial: meter.devAddr, dcuId: meter.dcuId, dcuNo: dcu.dcuNo, gridId: meter.gridId })
     .from(meter)
     .leftJoin(dcu, eq(dcu.id, meter.dcuId))
