@@ -30,7 +30,7 @@ import { registerCollectionRoutes } from './modules/collection/collection';
 import { registerCollectionReportRoutes } from './modules/collection/collection-report.routes';
 import { registerReadingsRoutes } from './modules/collection/readings.routes';
 import { registerRunRoutes } from './modules/collection/run.routes';
-import type { CollectionRuns } from './modules/collection/run.service';
+import type { RunScheduler } from './modules/collection/run-scheduler';
 import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerOutageRoutes } from './modules/outage/outage.routes';
@@ -83,8 +83,8 @@ export interface App {
   liveDevices: LiveDeviceFeed;
   /** main.ts attaches the simulator it runs (a test, one of its own), so blackouts can be asked for. */
   simulatedOutages: SimulatedOutages;
-  /** Collection runs: a test calls its scheduler tick rather than wait for the minute's schedule. */
-  collectionRuns: CollectionRuns;
+  /** The collection runs' scheduler: a test calls its tick rather than wait for the minute's schedule. */
+  runScheduler: RunScheduler;
   /** Every registered route with its access rule (the route sweep test walks it). */
   routes: RouteRecord[];
   /** Device broker passwords: main.ts writes the simulator's fleet with them. */
@@ -199,7 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCollectionReportRoutes(http, services);
   registerDashboardRoutes(http, services);
   registerAnalyticsRoutes(http, services);
-  registerRunRoutes(http, { db: services.db, runs: services.collectionRuns, tasks: services.collection.tasks });
+  registerRunRoutes(http, services.runs);
   registerParameterCatalogues(http, services.parameters);
   registerOutageRoutes(http, services);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
@@ -215,7 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     readingIngest: services.readingIngest,
     liveDevices: services.liveDevices,
     simulatedOutages: services.simulatedOutages,
-    collectionRuns: services.collectionRuns,
+    runScheduler: services.runScheduler,
     routes,
     deviceCredentials: services.deviceCredentials,
   };

@@ -20,7 +20,11 @@ import { CollectionReportService } from './modules/collection/collection-report.
 import { demoHistoryJob } from './modules/collection/demo-history';
 import { ReadingsService } from './modules/collection/readings.service';
 import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
-import { CollectionRuns } from './modules/collection/run.service';
+import { RunService } from './modules/collection/run.service';
+import { RunAnswers } from './modules/collection/run-answers';
+import { RunBookkeeping } from './modules/collection/run-bookkeeping';
+import { RunExecutor } from './modules/collection/run-executor';
+import { RunScheduler } from './modules/collection/run-scheduler';
 import { DashboardService } from './modules/dashboard/dashboard.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
@@ -96,7 +100,10 @@ export function createServices({
   const readingIngest = new ReadingIngest(readingWriter, log);
   // What a finished run stored, and a storm's events, are folded within seconds, not at the next minute.
   const fold = foldSoon(jobs, log);
-  const collectionRuns = new CollectionRuns(db, headEnd, jobs, readingIngest, fold);
+  const runBookkeeping = new RunBookkeeping(db, fold);
+  const runScheduler = new RunScheduler(db, jobs, runBookkeeping);
+  const runAnswers = new RunAnswers(db, readingIngest, runBookkeeping);
+  const runExecutor = new RunExecutor(db, headEnd, runScheduler, runAnswers, runBookkeeping);
   const liveState = new MeterLiveState(db, log);
   headEnd.onDone((row) => liveState.commandDone(row));
   const liveDevices = new LiveDeviceFeed(db, broker, log);
@@ -116,11 +123,12 @@ export function createServices({
     readingPartitionsJob(db),
     readingRollupsJob(db),
     readingRetentionJob(db, readingRetention, log),
-    collectionDueJob(collectionRuns),
-    collectionRunJob(collectionRuns),
-    demoHistoryJob(db, collectionRuns, readingIngest, log),
+    collectionDueJob(runScheduler),
+    collectionRunJob(runExecutor),
+    demoHistoryJob(db, runScheduler, readingIngest, log),
   );
   const collectionReport = new CollectionReportService(db);
+  const collection = createCollection(db, settings);
   return {
     db,
     broker,
@@ -144,14 +152,16 @@ export function createServices({
     outages,
     /** Blackouts on request in the simulated fleet: main.ts attaches the simulator it runs. */
     simulatedOutages: new SimulatedOutages(db, outages),
-    collectionRuns,
+    runScheduler,
     resources: new ResourceService(db),
     orgs: new OrgService(db),
     users: new UserService(db, sessions),
     groups: new GroupService(db),
     roles: new RoleService(db),
     archive: createArchive(db, secrets),
-    collection: createCollection(db, settings),
+    collection,
+    /** What the run pages ask of collection runs. */
+    runs: new RunService(db, runScheduler, collection.tasks),
     gis: new GisService(db, config),
     /** Finding records on the map: search, show on map, meters without a position. */
     gisFinder: new GisFinder(db),

@@ -5,6 +5,7 @@ import { DEMO_ROOT_GRID_ID } from './demo-archive';
 import type { Executor } from './driver';
 import { stableId } from './ids';
 import { meter, obisItem, plan, planTemplate } from './schema';
+import { seededDailyTask } from './seeded-task';
 
 /*
  * The demo archive's collection: a template and the daily task that reads the whole demo grid, added
@@ -14,8 +15,6 @@ import { meter, obisItem, plan, planTemplate } from './schema';
 export const DEMO_TEMPLATE_ID = stableId('demo:template:daily');
 export const DEMO_TASK_ID = stableId('demo:task:daily');
 const NAME = 'Demo daily collection';
-/** About ten years of days: the demo's task does not run out while anyone looks at it. */
-const OCCURRENCES = 3650;
 /** Repairs two, four and six hours after each run re-read what a device did not answer. */
 const REPAIR = { repairFreq: 2, repairUnit: 'hour', repairCount: 3 } as const;
 
@@ -55,23 +54,19 @@ export async function seedDemoCollection(tx: Executor, now = new Date()): Promis
   // The demo goes only into an empty archive: its root holds every meter there is.
   const [counted] = await tx.select({ n: sql<number>`count(*)::int` }).from(meter);
   const start = nextDailyStart(now);
+  const task = seededDailyTask(start);
   await tx
     .insert(plan)
     .values({
+      ...task,
       id: DEMO_TASK_ID,
-      kind: 'collection',
       planName: NAME,
       planTempName: NAME,
       templateId: DEMO_TEMPLATE_ID,
-      pri: 5,
-      timeout: 30,
-      planStatus: 'waiting',
       devs,
-      crontab: { starttime: start.getTime() / 1000, freq: 1, unit: 'day', count: OCCURRENCES, repairConf: REPAIR },
+      crontab: { ...task.crontab, repairConf: REPAIR },
       orders,
-      concurrent: 4,
       deviceCount: Number(counted?.n ?? 0),
-      createdBy: 'admin',
       enabled: true,
       nextRunAt: start,
     })

@@ -53,6 +53,7 @@ import {
   rollupMeterDay,
 } from './schema';
 import { seededRandom } from './seeded-random';
+import { seededDailyTask } from './seeded-task';
 
 /*
  * The history of a scale run (`npm run seed -- --meters N --days D`): what the readings store and its
@@ -361,19 +362,13 @@ export class ScaleHistory {
     // Disabled: a server left running on the seeded archive would otherwise read 100,000 silent meters each night.
     await tx.insert(plan).values([
       {
+        ...seededDailyTask(new Date(firstRun)),
         id: this.planId,
         planName: `${TASK_NAME} ${run}`,
-        kind: 'collection',
         planTempName: `${TASK_NAME} ${run}`,
-        pri: 5,
-        timeout: 30,
-        planStatus: 'waiting',
         devs: { itemType: 0, devList: [], devParams: { grid_ids: [regionId] } },
-        crontab: { starttime: firstRun / 1000, freq: 1, unit: 'day', count: 3650 },
         orders,
-        concurrent: 4,
         deviceCount: meters,
-        createdBy: 'admin',
         enabled: false,
         executedCount: this.runIds.length,
         nextRunAt: null,

@@ -14,7 +14,7 @@ import type { ReadingIngest } from '../../readings/ingest';
 import { rollupOnline } from '../../readings/online-rollups';
 import { foldPending } from '../../readings/rollups';
 import type { LinkChangeRow } from '../../readings/rows';
-import { type CollectionRuns, runJobId } from './run.service';
+import { type RunScheduler, runJobId } from './run-scheduler';
 
 export const DEMO_HISTORY_JOB = 'demo-history';
 /** The job's one id: queued at the demo's first start, it is never queued twice. */
@@ -48,7 +48,7 @@ export function queueDemoHistory(jobs: JobSystem, days: number): Promise<string>
  * Each run's id follows from the job's, so a retry (the server stopped in the middle) waits for the
  * same runs instead of starting others. Then the days read are recorded as runs of the demo's daily task.
  */
-export const demoHistoryJob = (db: Db, runs: CollectionRuns, ingest: ReadingIngest, log: FastifyBaseLogger) =>
+export const demoHistoryJob = (db: Db, runs: RunScheduler, ingest: ReadingIngest, log: FastifyBaseLogger) =>
   defineJob<{ days: number }>({
     name: DEMO_HISTORY_JOB,
     policy: 'singleton',

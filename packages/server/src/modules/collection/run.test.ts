@@ -16,7 +16,7 @@ import {
 import { buildFleet } from '../../headend/fleet';
 import { gridNode, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
-import { COLLECTION_RUN_JOB, runJobId } from './run.service';
+import { COLLECTION_RUN_JOB, runJobId } from './run-scheduler';
 
 /*
  * Collection runs against the simulator on a real broker (the embedded one, or TEST_MQTT_URL's):
@@ -119,7 +119,7 @@ async function finished(runId: string): Promise<CollectionRun> {
 }
 
 async function scheduledRun(planid: string): Promise<string> {
-  await t.app.collectionRuns.tick();
+  await t.app.runScheduler.tick();
   const [run] = await t.db
     .select({ id: collectionRun.id })
     .from(collectionRun)
@@ -130,7 +130,7 @@ async function scheduledRun(planid: string): Promise<string> {
 
 /** Releases a run's next repair (as the tick does when its time comes) and answers its id. */
 async function nextRepair(parentRunId: string): Promise<string> {
-  const ids = await t.app.collectionRuns.tick(new Date(Date.now() + 3 * DAY_MS));
+  const ids = await t.app.runScheduler.tick(new Date(Date.now() + 3 * DAY_MS));
   const [repair] = await t.db
     .select({ id: collectionRun.id })
     .from(collectionRun)
@@ -159,7 +159,7 @@ describe('a scheduled occurrence', () => {
     const planid = await dailyTask(group.map((m) => m.devAddr));
     const runId = await scheduledRun(planid);
     // A second tick finds nothing due: the occurrence is not run twice.
-    await t.app.collectionRuns.tick();
+    await t.app.runScheduler.tick();
     const runs = await t.db.select().from(collectionRun).where(eq(collectionRun.planId, planid));
     expect(runs.filter((r) => r.kind === 'scheduled')).toHaveLength(1);
     expect(runs.filter((r) => r.kind === 'repair' && r.status === 'pending')).toHaveLength(2);
@@ -427,7 +427,7 @@ describe('resilience', () => {
       })),
     );
 
-    await t.app.collectionRuns.tick();
+    await t.app.runScheduler.tick();
     const closed = await runOf(runId);
     expect(closed).toMatchObject({ status: 'finished', byCode: { '00': 1, '50': 1 } });
     expect(closed.finishedAt).not.toBeNull();

@@ -17,6 +17,7 @@ import { permittedUris } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { defineList, listChunks, listPage, selectSource } from '../../db/list';
+import { planOfRequest } from '../../db/plan-request';
 import { anyRow, countAll, iso } from '../../db/rows';
 import { deviceCommand, plan, planTemplate } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
@@ -93,13 +94,8 @@ export class TaskService {
 
   async create(body: TaskBody, session: SessionContext) {
     await this.requireButton(session, PLAN_RES.taskAdd);
-    if (body.reqId) {
-      const [known] = await this.db
-        .select()
-        .from(plan)
-        .where(and(eq(plan.createdBy, session.username), eq(plan.reqId, body.reqId)));
-      if (known) return created(known);
-    }
+    const known = await planOfRequest(this.db, session.username, body.reqId);
+    if (known) return created(known);
     const scope = await scopeOf(this.db, session);
     const checked = await this.check(body, scope, { executed: 0, changedStart: true });
     const crontab = checked.crontab;

@@ -4,10 +4,8 @@ import type { Db } from '../../db/driver';
 import { deviceCommand, plan } from '../../db/schema';
 import type { CommandRow, HeadEnd } from '../../headend/head-end';
 import { defineJob } from '../../jobs/job-system';
+import { untilDone } from '../../jobs/wait-for-wake';
 import { PLAN_RUN_JOB, type PlanService } from './plan.service';
-
-/** How often a run looks again when no answer woke it (answers handled by another instance). */
-const POLL_MS = 1000;
 
 /**
  * Follows a plan's commands and tells the user who started it about each change on
@@ -22,17 +20,15 @@ export const planRunJob = (db: Db, headEnd: HeadEnd, plans: PlanService) =>
     retryLimit: 3,
     retryDelaySeconds: 2,
     expireInSeconds: 4 * 3600,
-    handler: async ({ planId }, context) => {
+    handler: ({ planId }, context) => {
       const seen = new Map<string, string>();
-      let wake: (() => void) | null = null;
-      const stopListening = headEnd.onDone((row) => {
-        if (row.planId === planId) wake?.();
-      });
-      const onAbort = () => wake?.();
-      context.signal.addEventListener('abort', onAbort);
-      try {
-        for (;;) {
-          if (context.signal.aborted) throw new Error('the job system stopped; the run resumes at the next start');
+      return untilDone(
+        context.signal,
+        (wake) =>
+          headEnd.onDone((row) => {
+            if (row.planId === planId) wake();
+          }),
+        async () => {
           const rows = await db.select().from(deviceCommand).where(eq(deviceCommand.planId, planId));
           const changed = rows.filter((row) => seen.get(row.id) !== signature(row));
           const done = rows.filter((row) => row.state === 'done').length;
@@ -40,20 +36,9 @@ export const planRunJob = (db: Db, headEnd: HeadEnd, plans: PlanService) =>
             await context.progress({ done, total: rows.length, planid: planId, results: await plans.records(changed) });
           for (const row of changed) seen.set(row.id, signature(row));
           const [current] = await db.select({ status: plan.planStatus }).from(plan).where(eq(plan.id, planId));
-          if (!current || current.status === 'deleted' || done === rows.length) return summary(rows);
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, POLL_MS);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          wake = null;
-        }
-      } finally {
-        stopListening();
-        context.signal.removeEventListener('abort', onAbort);
-      }
+          return !current || current.status === 'deleted' || done === rows.length ? { done: summary(rows) } : 'wait';
+        },
+      );
     },
   });
 

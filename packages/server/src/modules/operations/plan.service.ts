@@ -23,6 +23,7 @@ import { permittedUris } from '../../auth/session';
 import type { Config } from '../../config';
 import type { Db, Tx } from '../../db/driver';
 import { newId } from '../../db/ids';
+import { planOfRequest } from '../../db/plan-request';
 import { countAll } from '../../db/rows';
 import { consumer, dcu, deviceCommand, meter, plan, poc } from '../../db/schema';
 import { isDisconnect } from '../../db/tables/headend';
@@ -83,13 +84,8 @@ export class PlanService {
   ) {}
 
   async create(body: PlanCreate, session: SessionContext) {
-    if (body.reqId) {
-      const [known] = await this.db
-        .select()
-        .from(plan)
-        .where(and(eq(plan.createdBy, session.username), eq(plan.reqId, body.reqId)));
-      if (known) return created(known);
-    }
+    const known = await planOfRequest(this.db, session.username, body.reqId);
+    if (known) return created(known);
     if (body.crontab && (body.crontab.count > 1 || body.crontab.freq > 0))
       throw fieldError(RESULT.badRequest, 'crontab', 'recurringPlanNotYet');
     const order = operationOrder(body);
