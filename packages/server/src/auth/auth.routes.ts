@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { clientInfo } from '../audit/client-info';
 import type { Config } from '../config';
 import type { Db } from '../db/driver';
-import { unauthorized } from '../http/api-error';
+import { unauthorized } from '../errors/api-error';
 import { registerOperation, registerPublicOperation } from '../http/operation';
 import { ResourceRepository } from '../modules/system/resource.repository';
 import { type AuthService, toSessionUser } from './auth.service';

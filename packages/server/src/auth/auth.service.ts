@@ -5,7 +5,7 @@ import type { ClientInfo } from '../audit/client-info';
 import type { Config } from '../config';
 import type { Db } from '../db/driver';
 import { sysUser } from '../db/schema';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../errors/api-error';
 import type { CaptchaStore } from './captcha';
 import { type LockConfig, LoginFailures } from './login-failures';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password';

@@ -11,7 +11,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { z } from 'zod';
 import type { SessionContext } from '../auth/session';
-import { fieldError, unauthorized } from './api-error';
+import { fieldError, unauthorized } from '../errors/api-error';
 import { ANY_CONTROL } from './body';
 import { attachment } from './export';
 

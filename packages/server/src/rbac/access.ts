@@ -9,7 +9,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { SessionStore } from '../auth/session';
 import type { Db } from '../db/driver';
-import { ApiError, forbidden, unauthorized } from '../http/api-error';
+import { ApiError, forbidden, unauthorized } from '../errors/api-error';
 
 /**
  * The server's access control. Runs before the body is parsed, so an unauthenticated or

@@ -4,7 +4,7 @@ import type { Executor } from '../db/driver';
 import { countAll } from '../db/rows';
 import { sysRoleResource, sysUser, sysUserRole } from '../db/schema';
 import { ADMIN_ROLE_ID } from '../db/seed';
-import { ApiError, fieldError } from '../http/api-error';
+import { ApiError, fieldError } from '../errors/api-error';
 
 /**
  * Nobody gives away more than they hold: a caller assigns only roles whose resources it holds

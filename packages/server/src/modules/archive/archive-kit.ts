@@ -29,7 +29,7 @@ import {
 } from '../../db/list';
 import { anyRow, countUpTo, likeContains } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
-import { existedError, notFound } from '../../http/api-error';
+import { existedError, notFound } from '../../errors/api-error';
 import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { renderPdf } from '../../http/pdf';

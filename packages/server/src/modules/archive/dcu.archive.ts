@@ -20,7 +20,7 @@ import type { Db, Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
 import { dcu, meter, poc, powerGrid, supplier } from '../../db/schema';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, fieldError, notFound } from '../../errors/api-error';
 import { GRID_TREE, gridScope, resolveScope, type Scope } from '../../rbac/scope';
 import type { ArchiveDefinition, ArchiveService, WriteContext } from './archive-kit';
 import { gridColumn } from './import/grid-reference';

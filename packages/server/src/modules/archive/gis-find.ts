@@ -18,7 +18,7 @@ import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { likeContains, rowsOf } from '../../db/rows';
 import { commModule, consumer, dcu, meter, poc } from '../../db/schema';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
 

@@ -18,7 +18,7 @@ import { defineList, inSubtree, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso } from '../../db/rows';
 import { commModule, consumer, dcu, meter, poc, powerGrid, sysGroup } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
-import { existedError, fieldError } from '../../http/api-error';
+import { existedError, fieldError } from '../../errors/api-error';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, resolveScope, type Scope } from '../../rbac/scope';
 import { type ArchiveDefinition, ArchiveService, registerArchiveRoutes } from './archive-kit';

@@ -12,7 +12,7 @@ import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { anyRow, iso } from '../../db/rows';
 import { meter, meterStatusHistory } from '../../db/schema';
-import { ApiError, notFound } from '../../http/api-error';
+import { ApiError, notFound } from '../../errors/api-error';
 import { translator } from '../../i18n/labels';
 import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
 

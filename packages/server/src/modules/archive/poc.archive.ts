@@ -19,7 +19,7 @@ import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup } from '../../db/rows';
 import { consumer, dcu, meter, poc, pocReplacement, powerGrid } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
 import { GRID_TREE, gridScope, resolveScope } from '../../rbac/scope';
 import type { ArchiveDefinition, WriteContext } from './archive-kit';
 import { gridColumn } from './import/grid-reference';

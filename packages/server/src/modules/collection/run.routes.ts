@@ -6,7 +6,7 @@ import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { countAll } from '../../db/rows';
 import { collectionRun, collectionRunDevice, dcu, meter, obisItem, plan } from '../../db/schema';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
 import type { CollectionRuns, RunRow } from './run.service';

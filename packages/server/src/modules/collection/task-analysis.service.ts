@@ -16,7 +16,7 @@ import type { Db } from '../../db/driver';
 import { defineList, listWhere } from '../../db/list';
 import { countRows, rowsOf } from '../../db/rows';
 import { collectionRun, plan } from '../../db/schema';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
 import { gridScope, type Scope, scopeOf } from '../../rbac/scope';
 import { chainMeters, KPI_SUMS } from './run-kpi';
 import { type TaskService, visibleTasks } from './task.service';

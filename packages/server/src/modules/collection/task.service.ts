@@ -20,7 +20,7 @@ import { defineList, listChunks, listPage, selectSource } from '../../db/list';
 import { anyRow, countAll, iso } from '../../db/rows';
 import { deviceCommand, plan, planTemplate } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
-import { ApiError, existedError, fieldError, forbidden, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, forbidden, notFound } from '../../errors/api-error';
 import { gridScope, type Scope, scopeOf } from '../../rbac/scope';
 import type { SettingsService } from '../system/settings.service';
 import { checkTaskDevs } from './device-set';

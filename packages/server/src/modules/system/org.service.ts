@@ -3,7 +3,7 @@ import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysOrg } from '../../db/schema';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
 import { orgScope, resolveScope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';
 

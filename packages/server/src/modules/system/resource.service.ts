@@ -11,7 +11,7 @@ import {
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { resourceIdOf } from '../../db/seed';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
 import { ResourceRepository } from './resource.repository';
 
 /** The uris of the built-in tree: the server guards its routes with them, so no other node may take one. */

@@ -5,7 +5,7 @@ import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysUser } from '../../db/schema';
 import { remarkFor, remarkToStore } from '../../db/seeded-roles';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
 import { Grants } from '../../rbac/grants';
 import { orgScope, resolveScope } from '../../rbac/scope';
 import { RoleRepository } from './role.repository';

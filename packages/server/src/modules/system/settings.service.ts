@@ -5,7 +5,7 @@ import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysDataItem, sysParameter, sysTariffConfig, sysUser } from '../../db/schema';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, fieldError, notFound } from '../../errors/api-error';
 import type { Mailer } from '../../mail/mailer';
 import type { LogRetentionSetting } from './log-retention';
 

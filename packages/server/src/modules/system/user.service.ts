@@ -6,7 +6,7 @@ import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysGroup, sysUser } from '../../db/schema';
 import { ADMIN_ROLE_ID } from '../../db/seed';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
 import { Grants } from '../../rbac/grants';
 import { gridScope, orgInScope, orgScope, resolveScope, type Scope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import { MAX_IMPORT_UNPACKED_BYTES, RESULT } from '@meterdesk/contracts';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { ApiError } from '../../../http/api-error';
+import { ApiError } from '../../../errors/api-error';
 import { StringTable } from './compact-strings';
 
 /*
