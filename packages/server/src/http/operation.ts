@@ -10,10 +10,25 @@ import {
 } from '@meterdesk/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { z } from 'zod';
-import type { SessionContext } from '../auth/session';
 import { fieldError, unauthorized } from '../errors/api-error';
+import type { Scope } from '../rbac/scope';
 import { ANY_CONTROL } from './body';
 import { attachment } from './export';
+
+/**
+ * Who calls an operation: the session the access check resolved (`auth/session.ts` reads it, with the
+ * user's scope, in one query), handed to every handler that needs a session.
+ */
+export interface SessionContext {
+  tokenHash: string;
+  userId: string;
+  username: string;
+  fullName: string;
+  language: number;
+  mustChangePassword: boolean;
+  /** What the user reaches, read with the session at the start of the request (`scopeOf`). */
+  scope?: Scope;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

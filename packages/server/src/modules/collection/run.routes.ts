@@ -1,12 +1,12 @@
 import { type CollectionRun, MAX_GAP_DAYS, RESULT, RESULT_CODES, type RunDevice, runApi } from '@meterdesk/contracts';
 import { and, desc, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { countAll } from '../../db/rows';
 import { collectionRun, collectionRunDevice, dcu, meter, obisItem, plan } from '../../db/schema';
 import { fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
 import type { CollectionRuns, RunRow } from './run.service';

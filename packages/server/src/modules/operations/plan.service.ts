@@ -18,7 +18,6 @@ import {
 import { and, countDistinct, desc, eq, gt, inArray, isNull, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
-import type { SessionContext } from '../../auth/session';
 import { permittedUris } from '../../auth/session';
 import type { Config } from '../../config';
 import type { Db, Tx } from '../../db/driver';
@@ -30,6 +29,7 @@ import { ApiError, fieldError, forbidden, notFound } from '../../errors/api-erro
 import type { ObisLookup } from '../../headend/commands';
 import { buildCommand } from '../../headend/commands';
 import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
+import type { SessionContext } from '../../http/operation';
 import type { JobSystem } from '../../jobs/job-system';
 import { gridScope, scopeOf } from '../../rbac/scope';
 import { COLLECTION, visibleTasks } from '../collection/task.service';
