@@ -37,6 +37,11 @@ export class ResourceService {
     return this.repo.tree();
   }
 
+  /** The resources a user's roles reach, as a tree: the menu the web builds after login. */
+  permittedTree(userId: string) {
+    return this.repo.permittedTree(userId);
+  }
+
   async detail(id: string) {
     const found = await this.repo.detail(id);
     if (!found) throw notFound();
