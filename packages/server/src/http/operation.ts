@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import {
   API_BASE,
   envelope,
@@ -13,7 +12,7 @@ import type { z } from 'zod';
 import { fieldError, unauthorized } from '../errors/api-error';
 import type { Scope } from '../rbac/scope';
 import { ANY_CONTROL } from './body';
-import { attachment } from './export';
+import { attachment, type Download } from './export';
 
 /**
  * Who calls an operation: the session the access check resolved (`auth/session.ts` reads it, with the
@@ -113,12 +112,6 @@ export function registerPublicOperation<Req extends z.ZodType, Res extends z.Zod
 ): void {
   if (op.access !== PUBLIC) throw new Error(`${op.path} is not public: register it with registerOperation`);
   register(app, op, (req, reply) => handler({ body: req.body as z.output<Req>, req, reply }), limits);
-}
-
-export interface Download {
-  filename: string;
-  contentType: string;
-  body: Buffer | Readable;
 }
 
 /** An operation whose answer is a file (exports); refusals are still `{code, msg, data}` envelopes. */
