@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FRESH_START } from '../test/constants';
 import { openDatabase } from './driver';
 import { sysResource, sysRole, sysRoleResource, sysUser } from './schema';
-import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, resourceIdOf, seed } from './seed';
+import { seed } from './seed';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, resourceIdOf } from './seeded-ids';
 
 describe('start-up on a data directory', FRESH_START, () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'meterdesk-seed-'));

@@ -11,10 +11,8 @@ import type { Db } from './driver';
 import { stableId } from './ids';
 import { seedReferenceData } from './reference-data';
 import { sysOrg, sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from './schema';
-import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, seededRemark } from './seeded-roles';
-
-export { ADMIN_ROLE_ID, OPERATOR_ROLE_ID } from './seeded-roles';
-export const ROOT_ORG_ID = stableId('org:root');
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from './seeded-ids';
+import { seededRemark } from './seeded-roles';
 
 /** Pages of these kinds change data; the read-only operator role does not get them. */
 const WRITE_SEGMENTS = new Set([
@@ -30,8 +28,6 @@ const WRITE_SEGMENTS = new Set([
   'Associated',
 ]);
 const OPERATOR_EXCLUDED_AREAS = ['/sysMGT'];
-
-export const resourceIdOf = (uri: string) => stableId(`resource:${uri}`);
 
 export interface SeedOptions {
   adminPassword?: string | undefined;

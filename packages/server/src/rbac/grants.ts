@@ -3,7 +3,7 @@ import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/driver';
 import { countAll } from '../db/rows';
 import { sysRoleResource, sysUser, sysUserRole } from '../db/schema';
-import { ADMIN_ROLE_ID } from '../db/seed';
+import { ADMIN_ROLE_ID } from '../db/seeded-ids';
 import { ApiError, fieldError } from '../errors/api-error';
 
 /**

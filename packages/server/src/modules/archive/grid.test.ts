@@ -11,7 +11,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, stableId } from '../../db/ids';
 import { commModule, consumer, dcu, meter, poc, sysGroup, sysUserGroup } from '../../db/schema';
-import { ADMIN_ROLE_ID } from '../../db/seed';
+import { ADMIN_ROLE_ID } from '../../db/seeded-ids';
 import { gridScope, resolveScope } from '../../rbac/scope';
 import { createTestApp, type TestApp } from '../../test/harness';
 

@@ -10,7 +10,7 @@ import {
 } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { resourceIdOf } from '../../db/seed';
+import { resourceIdOf } from '../../db/seeded-ids';
 import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
 import { ResourceRepository } from './resource.repository';
 

@@ -5,7 +5,7 @@ import type { SessionStore } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysGroup, sysUser } from '../../db/schema';
-import { ADMIN_ROLE_ID } from '../../db/seed';
+import { ADMIN_ROLE_ID } from '../../db/seeded-ids';
 import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
 import type { SessionContext } from '../../http/operation';
 import { Grants } from '../../rbac/grants';
