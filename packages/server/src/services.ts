@@ -16,7 +16,6 @@ import { GisFinder } from './modules/archive/gis-find';
 import { importJob } from './modules/archive/import/import-kit';
 import { createCollection } from './modules/collection/collection';
 import { CollectionReportService } from './modules/collection/collection-report.service';
-import { demoHistoryJob } from './modules/collection/demo-history';
 import { ReadingsService } from './modules/collection/readings.service';
 import { collectionDueJob, collectionRunJob } from './modules/collection/run.jobs';
 import { CollectionRuns } from './modules/collection/run.service';
@@ -45,6 +44,7 @@ import { readingPartitionsJob } from './readings/partitions';
 import { ReadingRetentionSetting, readingRetentionJob } from './readings/retention';
 import { foldSoon, readingRollupsJob } from './readings/rollups';
 import { ReadingWriter } from './readings/writer';
+import { demoHistoryJob } from './seed/demo-history';
 
 export interface ServiceDeps {
   config: Config;

@@ -15,7 +15,7 @@ import { ADMIN_ROLE_ID } from '../../db/seeded-ids';
 import { gridScope, resolveScope } from '../../rbac/scope';
 import { createTestApp, type TestApp } from '../../test/harness';
 
-/** The demo grid every start seeds (db/reference-data.ts): CR → NS → F1 → T1. */
+/** The demo grid every start seeds (seed/reference-data.ts): CR → NS → F1 → T1. */
 const REGION = stableId('grid:region');
 const SUBSTATION = stableId('grid:substation');
 const FEEDER = stableId('grid:feeder');
