@@ -13,13 +13,13 @@ import type { OptionsQuery } from '@meterdesk/contracts';
 import { asc, eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import type { SessionContext } from '../packages/server/src/auth/session';
 import { SecretBox } from '../packages/server/src/crypto/secret-box';
 import type { Db } from '../packages/server/src/db/driver';
 import { newId } from '../packages/server/src/db/ids';
 import * as schema from '../packages/server/src/db/schema';
-import { seed } from '../packages/server/src/db/seed';
+import type { SessionContext } from '../packages/server/src/http/operation';
 import { createArchive } from '../packages/server/src/modules/archive/archive';
+import { seed } from '../packages/server/src/seed/seed';
 import { cleanup } from './lib/cleanup.mjs';
 import { scaleDatabase } from './lib/scale-db.mjs';
 

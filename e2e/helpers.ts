@@ -20,13 +20,13 @@ export const STORED_LOGIN = {
   operator: path.join(scratch, 'auth', 'operator.json'),
 } as const;
 
-/** Seeded rows have stable ids: md5 of a key (server db/seed.ts). */
+/** Seeded rows have stable ids: md5 of a key (server db/seeded-ids.ts). */
 const stableId = (key: string) => createHash('md5').update(key).digest('hex');
 export const resourceId = (uri: string) => stableId(`resource:${uri}`);
 export const ADMIN_ROLE_ID = stableId('role:admin');
 export const OPERATOR_ROLE_ID = stableId('role:operator');
 export const ROOT_ORG_ID = stableId('org:root');
-/** A node of the demo grid by its key (server db/demo-archive.ts: `transformer-8`, `feeder-3`). */
+/** A node of the demo grid by its key (server seed/demo-archive.ts: `transformer-8`, `feeder-3`). */
 export const demoGridId = (key: string) => stableId(`grid:${key}`);
 export const FEEDER_F1_ID = demoGridId('feeder');
 

@@ -154,6 +154,18 @@ function ensureChromium() {
 step('lint (biome)', 'npx', ['biome', 'check', '.']);
 step('licences of the production dependencies', 'node', ['scripts/check-licences.mjs']);
 step('type check', 'npm', ['run', 'typecheck']);
+// The server's layers and no import cycle anywhere (.dependency-cruiser.cjs; docs/architecture.md, "Layers").
+step('import layers and cycles (dependency-cruiser)', 'npx', [
+  'depcruise',
+  '--config',
+  '.dependency-cruiser.cjs',
+  '--output-type',
+  'err-long',
+  'packages',
+  'e2e',
+  'bench',
+  'scripts',
+]);
 vitest('contracts and simulator tests', ['contracts', 'simulator'], 'packages');
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

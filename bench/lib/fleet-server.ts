@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SecretBox } from '../../packages/server/src/crypto/secret-box';
 import { openDatabase } from '../../packages/server/src/db/driver';
-import { seedScaleArchive } from '../../packages/server/src/db/scale-archive';
-import { seed } from '../../packages/server/src/db/seed';
-import { DeviceCredentials } from '../../packages/server/src/headend/device-credentials';
 import { buildFleet } from '../../packages/server/src/headend/fleet';
+import { DeviceCredentials } from '../../packages/server/src/mqtt/device-credentials';
+import { seedScaleArchive } from '../../packages/server/src/seed/scale-archive';
+import { seed } from '../../packages/server/src/seed/seed';
 import { atEnd, killAtEnd } from './cleanup.mjs';
 import { ADMIN_PASSWORD, client, freePort } from './server.mjs';
 

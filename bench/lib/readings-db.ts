@@ -11,8 +11,8 @@
  */
 import pg from 'pg';
 import { openDatabase } from '../../packages/server/src/db/driver';
-import { seed } from '../../packages/server/src/db/seed';
 import { ensurePartitions } from '../../packages/server/src/readings/partitions';
+import { seed } from '../../packages/server/src/seed/seed';
 import { runDatabase } from './scale-db.mjs';
 import { ADMIN_PASSWORD } from './server.mjs';
 

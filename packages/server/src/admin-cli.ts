@@ -12,9 +12,9 @@ import { resolveSecretKey } from './crypto/secret-key';
 import { type DataDirHolder, DataDirLocked } from './db/data-dir-lock';
 import { type Database, type Db, openDatabase } from './db/driver';
 import { sysSession, sysUser } from './db/schema';
-import { DeviceCredentials } from './headend/device-credentials';
 import { buildFleet } from './headend/fleet';
 import { type BrokerUser, writeBrokerAcl } from './mqtt/broker-acl';
+import { DeviceCredentials } from './mqtt/device-credentials';
 
 const USAGE = `Usage (from the repository root, with the server's environment):
   npm run admin -- unlock <username>                   lift a lock, from every address

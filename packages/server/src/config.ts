@@ -74,7 +74,7 @@ export interface Config {
   operatorPassword: string | undefined;
   captchaEnabled: boolean;
   /**
-   * When the demo archive (`db/demo-archive.ts`) is seeded. `DEMO=on`: at any start that finds the
+   * When the demo archive (`seed/demo-archive.ts`) is seeded. `DEMO=on`: at any start that finds the
    * archive empty; unset on PGlite: only at the first start, so an operator who clears the demo keeps
    * a clear archive; `DEMO=off`, or unset on PostgreSQL (a utility's production): never.
    */

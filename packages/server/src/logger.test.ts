@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_ORG_ID } from './db/seed';
+import { ROOT_ORG_ID } from './db/seeded-ids';
 import { createLogger } from './logger';
 import { createTestApp, type TestApp } from './test/harness';
 

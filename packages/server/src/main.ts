@@ -6,11 +6,11 @@ import { SecretBox } from './crypto/secret-box';
 import { resolveSecretKey } from './crypto/secret-key';
 import { DataDirLocked } from './db/data-dir-lock';
 import { openDatabase } from './db/driver';
-import { seed } from './db/seed';
 import { launchSimulator, type SimulatorProcess } from './headend/simulator-process';
 import { createLogger } from './logger';
-import { queueDemoHistory } from './modules/collection/demo-history';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from './mqtt/broker';
+import { queueDemoHistory } from './seed/demo-history';
+import { seed } from './seed/seed';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from './db/data-dir-lock';
 import { rowsOf } from './db/rows';
-import { type ScaleProgress, seedScaleArchive } from './db/scale-archive';
+import { type ScaleProgress, seedScaleArchive } from './seed/scale-archive';
 import { parseSeedArgs, runSeed } from './seed-cli';
 import { FRESH_START } from './test/constants';
 import { createTestApp, type TestApp } from './test/harness';

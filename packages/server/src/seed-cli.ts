@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { openForCommand } from './admin-cli';
 import { type Config, loadConfig } from './config';
-import { METERS_PER_AREA, seedScaleArchive } from './db/scale-archive';
-import { HISTORY_DEFAULTS } from './db/scale-history';
+import { METERS_PER_AREA, seedScaleArchive } from './seed/scale-archive';
+import { HISTORY_DEFAULTS } from './seed/scale-history';
 
 const USAGE = `Usage (from the repository root, with the server's environment):
   npm run seed -- --meters N [--days D [--profile-days P] [--profile-every K]] [--database-url URL] [--batch N]

@@ -1,19 +1,24 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
-import { authApi, SESSION_COOKIE } from '@meterdesk/contracts';
+import { authApi, type ResourceNode, SESSION_COOKIE } from '@meterdesk/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { clientInfo } from '../audit/client-info';
 import type { Config } from '../config';
-import type { Db } from '../db/driver';
-import { unauthorized } from '../http/api-error';
+import { unauthorized } from '../errors/api-error';
 import { registerOperation, registerPublicOperation } from '../http/operation';
-import { ResourceRepository } from '../modules/system/resource.repository';
 import { type AuthService, toSessionUser } from './auth.service';
 import type { CaptchaStore } from './captcha';
 import type { SessionStore } from './session';
 
 export async function registerAuthRoutes(
   app: FastifyInstance,
-  deps: { db: Db; auth: AuthService; sessions: SessionStore; captchas: CaptchaStore; config: Config },
+  deps: {
+    auth: AuthService;
+    sessions: SessionStore;
+    captchas: CaptchaStore;
+    config: Config;
+    /** The system module's resources (`services.resources`): the menu of the logged-in user. */
+    resources: { permittedTree(userId: string): Promise<ResourceNode[]> };
+  },
 ): Promise<void> {
   const cookieOptions: CookieSerializeOptions = {
     path: '/',
@@ -22,7 +27,6 @@ export async function registerAuthRoutes(
     secure: deps.config.secureCookies,
   };
   const clearCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, cookieOptions);
-  const resources = new ResourceRepository(deps.db);
 
   registerPublicOperation(
     app,
@@ -63,5 +67,5 @@ export async function registerAuthRoutes(
     return null;
   });
 
-  registerOperation(app, authApi.getuserresourcelist, ({ session }) => resources.permittedTree(session.userId));
+  registerOperation(app, authApi.getuserresourcelist, ({ session }) => deps.resources.permittedTree(session.userId));
 }

@@ -5,11 +5,12 @@ import type { ClientInfo } from '../audit/client-info';
 import type { Config } from '../config';
 import type { Db } from '../db/driver';
 import { sysUser } from '../db/schema';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../errors/api-error';
+import type { SessionContext } from '../http/operation';
 import type { CaptchaStore } from './captcha';
 import { type LockConfig, LoginFailures } from './login-failures';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password';
-import { permittedUris, type SessionContext, type SessionStore } from './session';
+import { permittedUris, type SessionStore } from './session';
 
 type LoginConfig = Pick<Config, 'captchaEnabled'> & LockConfig;
 

@@ -6,18 +6,8 @@ import type { Config } from '../config';
 import type { Db, Executor } from '../db/driver';
 import { qualified } from '../db/rows';
 import { sysResource, sysRoleResource, sysSession, sysUser, sysUserRole } from '../db/schema';
-import { type Scope, scopeFields, toScope } from '../rbac/scope';
-
-export interface SessionContext {
-  tokenHash: string;
-  userId: string;
-  username: string;
-  fullName: string;
-  language: number;
-  mustChangePassword: boolean;
-  /** What the user reaches, read with the session at the start of the request (`scopeOf`). */
-  scope?: Scope;
-}
+import type { SessionContext } from '../http/operation';
+import { scopeFields, toScope } from '../rbac/scope';
 
 /** A session, and whether its user holds what the route needs (true when it needs nothing). */
 export interface ResolvedSession {

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Scope } from '../rbac/scope';
+import { gridScope, type Scope } from '../rbac/scope';
 import { consumerAt, dcuAt, gridNode } from '../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../test/harness';
 import { uniqueName } from '../test/unique';
@@ -18,7 +18,7 @@ describe('archive counts', () => {
   let area: string;
   let other: string;
   const counted = async (scope: Scope) => {
-    const counts = await archiveCounts(t.db, scope, FACETS);
+    const counts = await archiveCounts(t.db, (grid) => gridScope(scope, grid), FACETS);
     return Object.fromEntries(
       [...counts].flatMap(([facet, values]) =>
         [...values].filter(([, n]) => n !== 0).map(([value, n]) => [`${facet}:${value}`, n]),

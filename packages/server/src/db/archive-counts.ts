@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { gridScope, type Scope } from '../rbac/scope';
+import { type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from './driver';
 import { rowsOf } from './rows';
 import { archiveCount } from './schema';
@@ -26,11 +26,12 @@ export type ArchiveCounts = ReadonlyMap<ArchiveFacet, ReadonlyMap<string, number
 
 /**
  * The records of `facets` placed in the caller's grid scope, counted: the sum of the scope's nodes'
- * rows (a few per node and facet), never a count of the archive itself.
+ * rows (a few per node and facet), never a count of the archive itself. `inScope` limits a grid node
+ * column to the caller's nodes (rbac's `gridScope`), or answers undefined for every node.
  */
 export async function archiveCounts(
   db: Executor,
-  scope: Scope,
+  inScope: (gridColumn: AnyPgColumn) => SQL | undefined,
   facets: readonly ArchiveFacet[],
 ): Promise<ArchiveCounts> {
   const rows = await rowsOf<{ facet: ArchiveFacet; value: string; n: number }>(
@@ -39,7 +40,7 @@ export async function archiveCounts(
       where facet in (${sql.join(
         facets.map((f) => sql`${f}`),
         sql`, `,
-      )}) and ${gridScope(scope, archiveCount.gridId) ?? sql`true`}
+      )}) and ${inScope(archiveCount.gridId) ?? sql`true`}
       group by facet, value`,
   );
   const counts = new Map<ArchiveFacet, Map<string, number>>(facets.map((f) => [f, new Map()]));

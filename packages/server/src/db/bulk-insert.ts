@@ -6,7 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Db, Executor } from './driver';
+import type { Db, Executor } from './executor';
 import * as schema from './schema';
 
 /** Rows per INSERT where COPY is not at hand: well under PostgreSQL's 65 535 parameters for wide rows. */

@@ -1,7 +1,7 @@
 import { type FilterDefinition, isDateRange, type PageQuery, RESULT } from '@meterdesk/contracts';
 import { and, asc, desc, eq, getTableName, gte, ilike, inArray, lt, SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, alias, type PgTable } from 'drizzle-orm/pg-core';
-import { fieldError } from '../http/api-error';
+import { fieldError } from '../errors/api-error';
 import type { Executor } from './driver';
 import { pageWindow } from './paging';
 import { countRows, likeContains } from './rows';

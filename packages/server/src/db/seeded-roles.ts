@@ -1,9 +1,6 @@
 import { LANGUAGE } from '@meterdesk/contracts';
 import { translator } from '../i18n/labels';
-import { stableId } from './ids';
-
-export const ADMIN_ROLE_ID = stableId('role:admin');
-export const OPERATOR_ROLE_ID = stableId('role:operator');
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID } from './seeded-ids';
 
 /** The roles the first start creates, with the locale key of their remark. */
 const SEEDED_REMARKS = new Map([

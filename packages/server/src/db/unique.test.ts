@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/harness';
 import { newId } from './ids';
 import { sysOrg } from './schema';
-import { ROOT_ORG_ID } from './seed';
+import { ROOT_ORG_ID } from './seeded-ids';
 import { uniqueViolation } from './unique';
 
 describe('uniqueness as the checks see it', () => {

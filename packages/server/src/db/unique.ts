@@ -1,5 +1,5 @@
 import { groupEntity, orgEntity, resourceEntity, roleEntity, userEntity } from '@meterdesk/contracts';
-import { type ApiError, existedError } from '../http/api-error';
+import { type ApiError, existedError } from '../errors/api-error';
 import { databaseError } from './errors';
 
 /**

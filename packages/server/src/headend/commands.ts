@@ -18,7 +18,7 @@ import {
   RELAY_METHODS,
 } from '@meterdesk/contracts';
 import type { z } from 'zod';
-import { fieldError } from '../http/api-error';
+import { fieldError } from '../errors/api-error';
 
 /** What the head-end stores of a command: the device sees it with its reqId, attempt and deadline. */
 export interface StoredCommand {

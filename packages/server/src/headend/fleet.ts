@@ -4,7 +4,7 @@ import { type Fleet, type FleetMeter, FleetSchema, WIRINGS } from '@meterdesk/co
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/driver';
 import { consumer, dcu, meter, meterType, poc } from '../db/schema';
-import type { DeviceCredentials, DeviceRef } from './device-credentials';
+import type { DeviceCredentials, DeviceRef } from '../mqtt/device-credentials';
 
 export const FLEET_FILE = 'fleet.json';
 

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config';
 import type { Db } from '../db/driver';
 import type { Broker } from '../mqtt/broker';
-import type { DeviceCredentials } from './device-credentials';
+import type { DeviceCredentials } from '../mqtt/device-credentials';
 import { writeFleet } from './fleet';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../../..');

@@ -1,6 +1,6 @@
 import { PUBLIC, RESULT } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, fieldError } from './api-error';
+import { ApiError, fieldError } from '../errors/api-error';
 
 /**
  * Every JSON body: 1 MB. Lists, forms and imports of rows fit; files do not belong in JSON. A later

@@ -2,7 +2,7 @@ import { issueKey, issueParams, MESSAGES, messageText, RESULT, type ValidationIs
 import type { FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { uniqueViolation } from '../db/unique';
-import { ApiError } from './api-error';
+import { ApiError } from '../errors/api-error';
 
 interface ZodLikeIssue {
   keyword: string;

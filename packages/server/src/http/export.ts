@@ -1,6 +1,12 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { ColumnText } from '../i18n/labels';
-import type { Download } from './operation';
+
+/** A file to answer with (an export, an import's template): `registerDownload` sends it as an attachment. */
+export interface Download {
+  filename: string;
+  contentType: string;
+  body: Buffer | Readable;
+}
 
 /**
  * exceljs, loaded with the first workbook the server writes rather than at its start: its code

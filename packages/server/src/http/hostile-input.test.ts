@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { API_BASE } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_ORG_ID } from '../db/seed';
+import { ROOT_ORG_ID } from '../db/seeded-ids';
 import { createTestApp, type TestApp } from '../test/harness';
 
 /** A body of `count` unknown keys, each with a 100-character value. */

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import {
   API_BASE,
   envelope,
@@ -10,10 +9,25 @@ import {
 } from '@meterdesk/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { z } from 'zod';
-import type { SessionContext } from '../auth/session';
-import { fieldError, unauthorized } from './api-error';
+import { fieldError, unauthorized } from '../errors/api-error';
+import type { Scope } from '../rbac/scope';
 import { ANY_CONTROL } from './body';
-import { attachment } from './export';
+import { attachment, type Download } from './export';
+
+/**
+ * Who calls an operation: the session the access check resolved (`auth/session.ts` reads it, with the
+ * user's scope, in one query), handed to every handler that needs a session.
+ */
+export interface SessionContext {
+  tokenHash: string;
+  userId: string;
+  username: string;
+  fullName: string;
+  language: number;
+  mustChangePassword: boolean;
+  /** What the user reaches, read with the session at the start of the request (`scopeOf`). */
+  scope?: Scope;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -98,12 +112,6 @@ export function registerPublicOperation<Req extends z.ZodType, Res extends z.Zod
 ): void {
   if (op.access !== PUBLIC) throw new Error(`${op.path} is not public: register it with registerOperation`);
   register(app, op, (req, reply) => handler({ body: req.body as z.output<Req>, req, reply }), limits);
-}
-
-export interface Download {
-  filename: string;
-  contentType: string;
-  body: Buffer | Readable;
 }
 
 /** An operation whose answer is a file (exports); refusals are still `{code, msg, data}` envelopes. */

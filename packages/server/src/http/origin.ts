@@ -1,6 +1,6 @@
 import { RESULT } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './api-error';
+import { ApiError } from '../errors/api-error';
 
 /**
  * A browser names the page that sent a request in `Origin`; when there is one it must be this

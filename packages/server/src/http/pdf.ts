@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ColumnText } from '../i18n/labels';
-import type { Download } from './operation';
+import type { Download } from './export';
 
 export const PDF_TYPE = 'application/pdf';
 

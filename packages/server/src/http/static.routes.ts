@@ -3,7 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { API_BASE, PUBLIC, RESULT } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from './api-error';
+import { notFound } from '../errors/api-error';
 import { ANY_CONTROL } from './body';
 
 /**

@@ -4,7 +4,7 @@ import nodemailer from 'nodemailer';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Db } from '../db/driver';
 import { sysParameter } from '../db/schema';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../errors/api-error';
 
 interface StoredSmtp {
   host: string;

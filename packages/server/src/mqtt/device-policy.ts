@@ -2,7 +2,7 @@ import { DEVICE_PUBLISHED, type DeviceKind, parseDeviceTopic, parseDeviceUsernam
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/driver';
 import { dcu, meter } from '../db/schema';
-import type { DeviceCredentials } from '../headend/device-credentials';
+import type { DeviceCredentials } from './device-credentials';
 
 /** A device logged in on the broker, its key spelled as the archive spells it. */
 export interface DeviceIdentity {

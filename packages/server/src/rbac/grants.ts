@@ -3,8 +3,8 @@ import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/driver';
 import { countAll } from '../db/rows';
 import { sysRoleResource, sysUser, sysUserRole } from '../db/schema';
-import { ADMIN_ROLE_ID } from '../db/seed';
-import { ApiError, fieldError } from '../http/api-error';
+import { ADMIN_ROLE_ID } from '../db/seeded-ids';
+import { ApiError, fieldError } from '../errors/api-error';
 
 /**
  * Nobody gives away more than they hold: a caller assigns only roles whose resources it holds

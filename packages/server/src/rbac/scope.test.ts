@@ -2,7 +2,7 @@ import { type OrgNode, type Page, RES, type Role, type User } from '@meterdesk/c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
 import { sysOrg } from '../db/schema';
-import { ROOT_ORG_ID } from '../db/seed';
+import { ROOT_ORG_ID } from '../db/seeded-ids';
 import { createTestApp, type TestApp } from '../test/harness';
 
 /** Outside the admin role a user reaches users and organisations only within their own organisation's subtree. */

@@ -4,7 +4,7 @@ import type { Executor } from '../db/driver';
 import { inSubtree, type TreeTable } from '../db/list';
 import { qualified } from '../db/rows';
 import { powerGrid, sysOrg, sysUser, sysUserRole } from '../db/schema';
-import { ADMIN_ROLE_ID } from '../db/seed';
+import { ADMIN_ROLE_ID } from '../db/seeded-ids';
 
 /**
  * What records a caller reaches. Outside the built-in admin role a user sees system records

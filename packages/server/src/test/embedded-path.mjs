@@ -19,7 +19,7 @@ export const EMBEDDED_PATH_TESTS = [
   'src/modules/system/notice.',
   'src/modules/operations/',
   'src/modules/collection/run.',
-  'src/modules/collection/demo-history.',
+  'src/seed/demo-history.',
   'src/modules/outage/',
   'src/modules/archive/import/',
   'src/modules/archive/meter-import.',

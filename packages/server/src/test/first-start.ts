@@ -3,7 +3,7 @@ import { afterAll } from 'vitest';
 import { loadConfig } from '../config';
 import { SecretBox } from '../crypto/secret-box';
 import { createPglite, type Database, openDatabase } from '../db/driver';
-import { seed } from '../db/seed';
+import { seed } from '../seed/seed';
 
 /**
  * Databases as a first start finds them (migrated, nothing seeded) and the seed main.ts runs at

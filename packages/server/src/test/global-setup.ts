@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { seedDemoGrid } from '../db/demo-archive';
 import { createPglite, type Database, openDatabase } from '../db/driver';
-import { seed } from '../db/seed';
 import { JobSystem } from '../jobs/job-system';
+import { seedDemoGrid } from '../seed/demo-archive';
+import { seed } from '../seed/seed';
 import { TEST_ADMIN_PASSWORD, TEST_OPERATOR_PASSWORD } from './constants';
 
 declare module 'vitest' {

@@ -11,7 +11,7 @@ import { type Config, loadConfig } from '../config';
 import { createPglite, type Database, type Db, openDatabase } from '../db/driver';
 import { newId } from '../db/ids';
 import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../db/schema';
-import { ROOT_ORG_ID } from '../db/seed';
+import { ROOT_ORG_ID } from '../db/seeded-ids';
 import { type Broker, connectExternalBroker, startEmbeddedBroker } from '../mqtt/broker';
 import { TEST_ADMIN_PASSWORD } from './constants';
 import { uniqueName } from './unique';

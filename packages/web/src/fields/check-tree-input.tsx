@@ -2,7 +2,7 @@ import { Spin, Tree, type TreeDataNode } from 'antd';
 import { useMemo } from 'react';
 import type { LookupOption } from '@/resources/lookups';
 import { checkState, indexTree, toggleChecked } from './check-tree';
-import type { FieldInputProps } from './field-input';
+import type { FieldInputProps } from './field-input-props';
 import { useLookup } from './use-lookup';
 
 /** A checkable tree of ids whose value always holds the ancestors of what is checked (see toggleChecked). */

@@ -19,20 +19,11 @@ import { type FieldDescriptor, isRequired } from '@/crud/crud-config';
 import type { LookupOption } from '@/resources/lookups';
 import { CheckTreeInput } from './check-tree-input';
 import { keepTypedDate, toIsoMoment } from './date-range';
+import type { FieldInputProps } from './field-input-props';
 import { ICONS } from './icon-registry';
 import { useLookup } from './use-lookup';
 
 /** What antd's Form.Item hands its control, plus the field it renders. */
-export interface FieldInputProps {
-  field: FieldDescriptor;
-  /** Filters may be cleared to "no condition"; forms keep their value. */
-  mode?: 'form' | 'filter';
-  id?: string;
-  value?: unknown;
-  onChange?: (value: unknown) => void;
-  onBlur?: () => void;
-}
-
 /** An inline filter bar sizes a select to its content: an empty one would be too narrow to read. */
 const FILTER_SELECT_STYLE = { minWidth: 200 };
 const NARROW_HINT_STYLE = { display: 'block', padding: '4px 12px' };

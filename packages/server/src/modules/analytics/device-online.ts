@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
 import { dcu, deviceOnline, meter } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { registerOperation } from '../../http/operation';
 import { gridScope, type Scope, scopeOf } from '../../rbac/scope';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';

@@ -15,7 +15,7 @@ import type { z } from 'zod';
 import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { dcu, meter, powerGrid } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { renderPdf } from '../../http/pdf';

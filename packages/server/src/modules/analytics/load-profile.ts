@@ -17,7 +17,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { gridScope } from '../../rbac/scope';
 import { countMeters, kilo, metersIn, NEIGHBOURS, wholeNodes } from './consumption';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';

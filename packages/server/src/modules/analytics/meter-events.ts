@@ -17,7 +17,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db, Executor } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { registerOperation } from '../../http/operation';
 import { gridScope, type Scope, scopeOf } from '../../rbac/scope';
 import { ensurePartitions } from '../../readings/partitions';

@@ -2,11 +2,11 @@ import { contains, defineEntity, IdSchema, ROOT_PARENT_ID, supplierApi } from '@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { SessionContext } from '../../auth/session';
 import type { Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { defineList, keyOrder } from '../../db/list';
 import { consumer, powerGrid, sysGroup, sysUser, sysUserGroup } from '../../db/schema';
+import type { SessionContext } from '../../http/operation';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { type ArchiveDefinition, ArchiveService } from './archive-kit';
 import { supplierArchive } from './supplier.archive';

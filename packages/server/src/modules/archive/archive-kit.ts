@@ -16,7 +16,6 @@ import { and, asc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import {
@@ -29,8 +28,9 @@ import {
 } from '../../db/list';
 import { anyRow, countUpTo, likeContains } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
-import { existedError, notFound } from '../../http/api-error';
+import { existedError, notFound } from '../../errors/api-error';
 import { streamWorkbook } from '../../http/export';
+import type { SessionContext } from '../../http/operation';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { renderPdf } from '../../http/pdf';
 import { entityColumns, formatMoment, translator } from '../../i18n/labels';

@@ -14,13 +14,13 @@ import {
   RESULT,
 } from '@meterdesk/contracts';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { SessionContext } from '../../auth/session';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Db, Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
 import { dcu, meter, poc, powerGrid, supplier } from '../../db/schema';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { GRID_TREE, gridScope, resolveScope, type Scope } from '../../rbac/scope';
 import type { ArchiveDefinition, ArchiveService, WriteContext } from './archive-kit';
 import { gridColumn } from './import/grid-reference';

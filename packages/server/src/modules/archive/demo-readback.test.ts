@@ -11,8 +11,8 @@ import {
 } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
-import { archiveIsEmpty, seedDemoArchive } from '../../db/demo-archive';
 import { powerGrid } from '../../db/schema';
+import { archiveIsEmpty, seedDemoArchive } from '../../seed/demo-archive';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 /**

@@ -13,12 +13,12 @@ import {
 } from '@meterdesk/contracts';
 import { and, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { likeContains, rowsOf } from '../../db/rows';
 import { commModule, consumer, dcu, meter, poc } from '../../db/schema';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
 

@@ -10,12 +10,12 @@ import {
 import { and, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
-import type { SessionContext } from '../../auth/session';
 import type { Config } from '../../config';
 import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { lookup, rowsOf } from '../../db/rows';
 import { consumer, dcu, meter } from '../../db/schema';
+import type { SessionContext } from '../../http/operation';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, scopeOf } from '../../rbac/scope';
 

@@ -12,13 +12,13 @@ import {
 import { and, asc, eq, lte, ne, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
-import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { defineList, inSubtree, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso } from '../../db/rows';
 import { commModule, consumer, dcu, meter, poc, powerGrid, sysGroup } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
-import { existedError, fieldError } from '../../http/api-error';
+import { existedError, fieldError } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, resolveScope, type Scope } from '../../rbac/scope';
 import { type ArchiveDefinition, ArchiveService, registerArchiveRoutes } from './archive-kit';

@@ -11,11 +11,11 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, stableId } from '../../db/ids';
 import { commModule, consumer, dcu, meter, poc, sysGroup, sysUserGroup } from '../../db/schema';
-import { ADMIN_ROLE_ID } from '../../db/seed';
+import { ADMIN_ROLE_ID } from '../../db/seeded-ids';
 import { gridScope, resolveScope } from '../../rbac/scope';
 import { createTestApp, type TestApp } from '../../test/harness';
 
-/** The demo grid every start seeds (db/reference-data.ts): CR → NS → F1 → T1. */
+/** The demo grid every start seeds (seed/reference-data.ts): CR → NS → F1 → T1. */
 const REGION = stableId('grid:region');
 const SUBSTATION = stableId('grid:substation');
 const FEEDER = stableId('grid:feeder');

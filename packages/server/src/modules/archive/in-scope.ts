@@ -4,7 +4,7 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
 import { anyRow } from '../../db/rows';
 import { powerGrid } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { gridScope, type Scope } from '../../rbac/scope';
 
 /** A table an archive record points at: its id and the grid column its data scope goes by. */

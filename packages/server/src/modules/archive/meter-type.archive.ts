@@ -4,7 +4,7 @@ import type { Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
 import { meter, meterType, supplier } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import type { ArchiveDefinition } from './archive-kit';
 import { inUseBy } from './references';
 

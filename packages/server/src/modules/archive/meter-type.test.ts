@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { meter, powerGrid } from '../../db/schema';
-import { ADMIN_ROLE_ID } from '../../db/seed';
+import { ADMIN_ROLE_ID } from '../../db/seeded-ids';
 import { exportedRows } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
 

@@ -15,7 +15,7 @@ import { defineList, type FilterCondition, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterLive, meterType, poc, powerGrid, supplier } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
 import type { ArchiveDefinition } from './archive-kit';
 import { inUseBy } from './references';

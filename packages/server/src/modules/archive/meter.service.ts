@@ -7,12 +7,12 @@ import {
   type ValidationIssue,
 } from '@meterdesk/contracts';
 import { and, desc, eq } from 'drizzle-orm';
-import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { anyRow, iso } from '../../db/rows';
 import { meter, meterStatusHistory } from '../../db/schema';
-import { ApiError, notFound } from '../../http/api-error';
+import { ApiError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { translator } from '../../i18n/labels';
 import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
 

@@ -12,14 +12,14 @@ import {
 } from '@meterdesk/contracts';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup } from '../../db/rows';
 import { consumer, dcu, meter, poc, pocReplacement, powerGrid } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { GRID_TREE, gridScope, resolveScope } from '../../rbac/scope';
 import type { ArchiveDefinition, WriteContext } from './archive-kit';
 import { gridColumn } from './import/grid-reference';

@@ -4,7 +4,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
 import { anyRow } from '../../db/rows';
 import { powerGrid } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { gridScope, type Scope } from '../../rbac/scope';
 
 /** A column that points at the deleted table, and what the user reads while a row still does. */

@@ -22,7 +22,7 @@ import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { rowsOf } from '../../db/rows';
 import { meter, powerGrid } from '../../db/schema';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
 import { GRID_TREE, gridScope, type Scope } from '../../rbac/scope';
 
 const DAY_MS = 86_400_000;

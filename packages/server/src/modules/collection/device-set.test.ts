@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
-import type { ApiError } from '../../http/api-error';
+import type { ApiError } from '../../errors/api-error';
 import type { Scope } from '../../rbac/scope';
 import { consumerAt, gridNode, meterAt } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';

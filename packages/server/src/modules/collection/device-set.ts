@@ -5,7 +5,7 @@ import type { Executor } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { countAll } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
-import { ApiError, fieldError } from '../../http/api-error';
+import { ApiError, fieldError } from '../../errors/api-error';
 import { GRID_TREE, gridScope, type Scope } from '../../rbac/scope';
 
 /**

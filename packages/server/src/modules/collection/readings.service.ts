@@ -19,7 +19,7 @@ import {
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/driver';
 import { meter, obisItem } from '../../db/schema';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
 import { gridScope, type Scope } from '../../rbac/scope';
 import { FROZEN_CHANNELS, PROFILE_CHANNELS } from '../../readings/rows';
 

@@ -8,11 +8,11 @@ import {
   type RunDevice,
 } from '@meterdesk/contracts';
 import { and, desc, eq, ne, or, sql } from 'drizzle-orm';
-import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { countAll } from '../../db/rows';
 import { collectionRun, collectionRunDevice, plan } from '../../db/schema';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { gridScope, scopeOf } from '../../rbac/scope';
 import type { RunRow } from './run-bookkeeping';
 import { targetMeters } from './run-executor';

@@ -11,12 +11,12 @@ import {
   taskAnalysisEntity,
 } from '@meterdesk/contracts';
 import { and, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { defineList, listWhere } from '../../db/list';
 import { countRows, rowsOf } from '../../db/rows';
 import { collectionRun, plan } from '../../db/schema';
-import { fieldError, notFound } from '../../http/api-error';
+import { fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { gridScope, type Scope, scopeOf } from '../../rbac/scope';
 import { chainMeters, KPI_SUMS } from './run-kpi';
 import { type TaskService, visibleTasks } from './task.service';

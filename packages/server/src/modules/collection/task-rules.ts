@@ -10,7 +10,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/driver';
 import { obisItem, powerGrid } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { gridScope, type Scope } from '../../rbac/scope';
 
 export type Crontab = z.output<typeof PlanCrontabSchema>;

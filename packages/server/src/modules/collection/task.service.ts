@@ -12,7 +12,6 @@ import {
   taskEntity,
 } from '@meterdesk/contracts';
 import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
-import type { SessionContext } from '../../auth/session';
 import { permittedUris } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
@@ -21,7 +20,8 @@ import { planOfRequest } from '../../db/plan-request';
 import { anyRow, countAll, iso } from '../../db/rows';
 import { deviceCommand, plan, planTemplate } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
-import { ApiError, existedError, fieldError, forbidden, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, forbidden, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { gridScope, type Scope, scopeOf } from '../../rbac/scope';
 import type { SettingsService } from '../system/settings.service';
 import { checkTaskDevs } from './device-set';

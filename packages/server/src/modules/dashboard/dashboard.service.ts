@@ -108,7 +108,7 @@ export class DashboardService {
   }
 
   private counts(scope: Scope, facets: readonly ArchiveFacet[]) {
-    return archiveCounts(this.db, scope, facets);
+    return archiveCounts(this.db, (grid) => gridScope(scope, grid), facets);
   }
 
   async archive(scope: Scope): Promise<ArchiveSummary> {

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLog } from '../../audit/audit.repository';
 import { newId } from '../../db/ids';
 import { commModule, consumer, meter, powerGrid, sysOrg } from '../../db/schema';
-import { ROOT_ORG_ID } from '../../db/seed';
+import { ROOT_ORG_ID } from '../../db/seeded-ids';
 import { foldPending } from '../../readings/rollups';
 import { profileRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';

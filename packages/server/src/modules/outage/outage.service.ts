@@ -13,7 +13,7 @@ import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { rowsOf } from '../../db/rows';
 import { dcu, meter, powerGrid } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { GRID_TREE, gridScope, type Scope } from '../../rbac/scope';
 import { cellDegrees } from '../archive/gis';
 

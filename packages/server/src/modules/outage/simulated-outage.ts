@@ -1,6 +1,6 @@
 import { RESULT, type SimulatorControl } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import type { Scope } from '../../rbac/scope';
 import { assertGridInScope } from '../archive/references';
 import type { OutageService } from './outage.service';

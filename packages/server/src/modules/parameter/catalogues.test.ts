@@ -12,10 +12,10 @@ import {
 import { eq, like } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { seedCatalogues } from '../../db/catalogue-seed';
 import { newId, stableId } from '../../db/ids';
 import { eventDefinition, obisItem, sysLog } from '../../db/schema';
-import { seed } from '../../db/seed';
+import { seedCatalogues } from '../../seed/catalogue-seed';
+import { seed } from '../../seed/seed';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { EventCatalogue, ObisCatalogue } from './obis-catalogue';
 

@@ -11,7 +11,7 @@ import type { Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso } from '../../db/rows';
 import { eventDefinition } from '../../db/schema';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import type { ArchiveDefinition } from '../archive/archive-kit';
 import { inUseBy } from '../archive/references';
 

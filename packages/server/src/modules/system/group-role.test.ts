@@ -1,7 +1,7 @@
 import { type GridNode, type Group, type Page, RES, type Role } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sysUserGroup } from '../../db/schema';
-import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from '../../db/seed';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from '../../db/seeded-ids';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 describe('user groups', () => {

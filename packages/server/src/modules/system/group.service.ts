@@ -1,9 +1,9 @@
 import { type GroupCreate, type GroupListQuery, groupEntity, RESULT } from '@meterdesk/contracts';
-import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { powerGrid } from '../../db/schema';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { gridScope, resolveScope } from '../../rbac/scope';
 import { GroupRepository } from './group.repository';
 

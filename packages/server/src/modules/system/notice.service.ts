@@ -1,11 +1,11 @@
 import { type NoticeSend, noticeUnreadTopic, RESULT } from '@meterdesk/contracts';
 import type { SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysUser } from '../../db/schema';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import type { Mailer } from '../../mail/mailer';
 import type { Broker } from '../../mqtt/broker';
 import { orgScope, resolveScope } from '../../rbac/scope';

@@ -1,9 +1,9 @@
 import { type OrgCreate, orgEntity, RESULT, ROOT_PARENT_ID } from '@meterdesk/contracts';
-import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysOrg } from '../../db/schema';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { orgScope, resolveScope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';
 

@@ -1,6 +1,6 @@
 import type { OrgNode } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_ORG_ID } from '../../db/seed';
+import { ROOT_ORG_ID } from '../../db/seeded-ids';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 const org = (over: Record<string, unknown> = {}) => ({

@@ -10,8 +10,8 @@ import {
 } from '@meterdesk/contracts';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
-import { resourceIdOf } from '../../db/seed';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { resourceIdOf } from '../../db/seeded-ids';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
 import { ResourceRepository } from './resource.repository';
 
 /** The uris of the built-in tree: the server guards its routes with them, so no other node may take one. */
@@ -35,6 +35,11 @@ export class ResourceService {
 
   tree() {
     return this.repo.tree();
+  }
+
+  /** The resources a user's roles reach, as a tree: the menu the web builds after login. */
+  permittedTree(userId: string) {
+    return this.repo.permittedTree(userId);
   }
 
   async detail(id: string) {

@@ -2,7 +2,7 @@ import { flattenResourceTree, type Page, RES, type Resource, type ResourceNode }
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sysLog, sysResource } from '../../db/schema';
-import { resourceIdOf } from '../../db/seed';
+import { resourceIdOf } from '../../db/seeded-ids';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 

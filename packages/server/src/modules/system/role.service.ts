@@ -1,11 +1,11 @@
 import { RESULT, type RoleCreate, type RoleListQuery, roleEntity } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
-import type { SessionContext } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysUser } from '../../db/schema';
 import { remarkFor, remarkToStore } from '../../db/seeded-roles';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { Grants } from '../../rbac/grants';
 import { orgScope, resolveScope } from '../../rbac/scope';
 import { RoleRepository } from './role.repository';

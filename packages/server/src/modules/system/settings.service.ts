@@ -1,11 +1,11 @@
 import { RESULT, type settingsApi, type TariffConfig } from '@meterdesk/contracts';
 import { asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { SessionContext } from '../../auth/session';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysDataItem, sysParameter, sysTariffConfig, sysUser } from '../../db/schema';
-import { ApiError, fieldError, notFound } from '../../http/api-error';
+import { ApiError, fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import type { Mailer } from '../../mail/mailer';
 import type { LogRetentionSetting } from './log-retention';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { writeLog } from '../../audit/audit.repository';
 import { clientInfo } from '../../audit/client-info';
 import type { Db } from '../../db/driver';
-import { fieldError } from '../../http/api-error';
+import { fieldError } from '../../errors/api-error';
 import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { entityColumns, translator } from '../../i18n/labels';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeLog } from '../../audit/audit.repository';
 import { newId } from '../../db/ids';
 import { sysLog, sysOrg } from '../../db/schema';
-import { ROOT_ORG_ID } from '../../db/seed';
+import { ROOT_ORG_ID } from '../../db/seeded-ids';
 import { dcuAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';

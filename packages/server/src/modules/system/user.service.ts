@@ -1,12 +1,13 @@
 import { RESULT, type UserCreate, type UserListQuery, type UserUpdate, userEntity } from '@meterdesk/contracts';
 import { clearLoginFailures } from '../../auth/login-failures';
 import { hashPassword } from '../../auth/password';
-import type { SessionContext, SessionStore } from '../../auth/session';
+import type { SessionStore } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysGroup, sysUser } from '../../db/schema';
-import { ADMIN_ROLE_ID } from '../../db/seed';
-import { ApiError, existedError, fieldError, notFound } from '../../http/api-error';
+import { ADMIN_ROLE_ID } from '../../db/seeded-ids';
+import { ApiError, existedError, fieldError, notFound } from '../../errors/api-error';
+import type { SessionContext } from '../../http/operation';
 import { Grants } from '../../rbac/grants';
 import { gridScope, orgInScope, orgScope, resolveScope, type Scope } from '../../rbac/scope';
 import { OrgRepository } from './org.repository';

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { sysNotice, sysOrg, sysUser } from '../../db/schema';
-import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID } from '../../db/seed';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID } from '../../db/seeded-ids';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 const user = (over: Record<string, unknown> = {}) => ({

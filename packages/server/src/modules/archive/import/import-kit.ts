@@ -18,7 +18,7 @@ import type { AtomicWriter } from '../../../db/bulk-insert';
 import type { Database, Executor } from '../../../db/driver';
 import { newId } from '../../../db/ids';
 import { archiveImport } from '../../../db/schema';
-import { ApiError } from '../../../http/api-error';
+import { ApiError } from '../../../errors/api-error';
 import { translator } from '../../../i18n/labels';
 import { defineJob, type JobContext, type JobRecord } from '../../../jobs/job-system';
 import { resolveScope, type Scope } from '../../../rbac/scope';

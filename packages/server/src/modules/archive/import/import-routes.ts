@@ -1,7 +1,7 @@
 import { MAX_IMPORT_BYTES, RESULT } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../../db/driver';
-import { fieldError, notFound } from '../../../http/api-error';
+import { fieldError, notFound } from '../../../errors/api-error';
 import { XLSX_TYPE } from '../../../http/export';
 import { registerDownload, registerOperation, registerUpload } from '../../../http/operation';
 import { translator } from '../../../i18n/labels';

@@ -1,7 +1,7 @@
 import { MAX_IMPORT_UNPACKED_BYTES, RESULT } from '@meterdesk/contracts';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { type Entry, fromBufferPromise, type ZipFile } from 'yauzl';
-import { ApiError } from '../../../http/api-error';
+import { ApiError } from '../../../errors/api-error';
 import { StringTable } from './compact-strings';
 
 /*

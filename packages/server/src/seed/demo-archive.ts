@@ -2,10 +2,20 @@ import { DEFAULT_MAP_POSITION, PRIMARY_TABLE_NATURE, ROOT_PARENT_ID, TRANSFORMER
 import { eq } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { SecretBox } from '../crypto/secret-box';
-import type { Executor } from './driver';
-import { stableId } from './ids';
-import { anyRow } from './rows';
-import { commModule, consumer, dcu, meter, meterStatusHistory, meterType, poc, powerGrid, supplier } from './schema';
+import type { Executor } from '../db/driver';
+import { stableId } from '../db/ids';
+import { anyRow } from '../db/rows';
+import {
+  commModule,
+  consumer,
+  dcu,
+  meter,
+  meterStatusHistory,
+  meterType,
+  poc,
+  powerGrid,
+  supplier,
+} from '../db/schema';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 
 /*

@@ -9,10 +9,10 @@ import {
 } from '@meterdesk/contracts';
 import mqtt from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ReadingWriter } from '../readings/writer';
 import { gridNode, meterAt, userOfGrid } from '../test/archive-fixtures';
 import { AFTER_RESPONSE } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
+import { ReadingWriter } from './writer';
 
 const METER_PAGE = '/archiveSetting/meter';
 

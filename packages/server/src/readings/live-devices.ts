@@ -10,9 +10,9 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/driver';
 import { rowsOf } from '../db/rows';
-import type { PowerChange } from '../readings/power-state';
-import type { LinkChangeRow } from '../readings/rows';
-import type { Broker } from './broker';
+import type { Broker } from '../mqtt/broker';
+import type { PowerChange } from './power-state';
+import type { LinkChangeRow } from './rows';
 
 /** A change as its source tells it: the device by its archive id. */
 export interface DeviceChangeIn {

@@ -1,11 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../db/rows';
 import { writeRunKpi } from '../modules/collection/run-kpi';
 import { foldOnlinePending } from '../readings/online-rollups';
 import { rollupDay } from '../readings/rollups';
 import { FRESH_START } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
-import { rowsOf } from './rows';
 import { seedScaleArchive } from './scale-archive';
 
 const DAY_MS = 86_400_000;

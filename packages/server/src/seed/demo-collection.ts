@@ -1,15 +1,15 @@
 import { nextDailyStart, type Template, templateOrders } from '@meterdesk/contracts';
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../db/driver';
+import { stableId } from '../db/ids';
+import { meter, obisItem, plan, planTemplate } from '../db/schema';
 import { ITEM_KINDS } from '../modules/collection/run-items';
 import { DEMO_ROOT_GRID_ID } from './demo-archive';
-import type { Executor } from './driver';
-import { stableId } from './ids';
-import { meter, obisItem, plan, planTemplate } from './schema';
 import { seededDailyTask } from './seeded-task';
 
 /*
  * The demo archive's collection: a template and the daily task that reads the whole demo grid, added
- * with the archive itself (db/seed.ts), so the task pages show a task with runs from the first day.
+ * with the archive itself (seed/seed.ts), so the task pages show a task with runs from the first day.
  */
 
 export const DEMO_TEMPLATE_ID = stableId('demo:template:daily');

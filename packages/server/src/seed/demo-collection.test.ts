@@ -2,13 +2,13 @@ import { nextDailyStart } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
+import type { Database } from '../db/driver';
+import { plan, planTemplate, supplier } from '../db/schema';
 import { type Crontab, checkCollectItems, checkSchedule } from '../modules/collection/task-rules';
 import { FRESH_START } from '../test/constants';
 import { firstStarts } from '../test/first-start';
 import { DEMO_ROOT_GRID_ID } from './demo-archive';
 import { DEMO_TASK_ID, DEMO_TEMPLATE_ID } from './demo-collection';
-import type { Database } from './driver';
-import { plan, planTemplate, supplier } from './schema';
 
 describe('demo collection task', FRESH_START, () => {
   const { emptyDatabase, start } = firstStarts();

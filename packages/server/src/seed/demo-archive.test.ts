@@ -11,12 +11,12 @@ import { getTableName, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
+import type { Database } from '../db/driver';
+import { rowsOf } from '../db/rows';
+import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../db/schema';
 import { FRESH_START } from '../test/constants';
 import { firstStarts } from '../test/first-start';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
-import type { Database } from './driver';
-import { rowsOf } from './rows';
-import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from './schema';
 import type { Position } from './seeded-random';
 
 const TABLES: PgTable[] = [powerGrid, supplier, meterType, consumer, dcu, commModule, meter, poc];

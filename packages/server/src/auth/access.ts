@@ -7,9 +7,9 @@ import {
   SESSION_COOKIE,
 } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { SessionStore } from '../auth/session';
 import type { Db } from '../db/driver';
-import { ApiError, forbidden, unauthorized } from '../http/api-error';
+import { ApiError, forbidden, unauthorized } from '../errors/api-error';
+import type { SessionStore } from './session';
 
 /**
  * The server's access control. Runs before the body is parsed, so an unauthenticated or

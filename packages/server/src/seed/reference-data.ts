@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import type { Tx } from './driver';
-import { stableId } from './ids';
-import { rowsOf } from './rows';
-import { sysDataItem, sysNoticeTemplate, sysTariffConfig } from './schema';
+import type { Tx } from '../db/driver';
+import { stableId } from '../db/ids';
+import { rowsOf } from '../db/rows';
+import { sysDataItem, sysNoticeTemplate, sysTariffConfig } from '../db/schema';
 
 /** DOMAIN.md's common COSEM objects: what the collection and display settings start from. */
 const DATA_ITEMS: [obis: string, classId: number, zh: string, en: string][] = [

@@ -1,20 +1,20 @@
 import { POWER_EVENTS, RESULT_CODES, TRANSFORMER_AREA } from '@meterdesk/contracts';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { DEMO_ROOT_GRID_ID } from '../../db/demo-archive';
-import { DEMO_TASK_ID, DEMO_TEMPLATE_ID } from '../../db/demo-collection';
-import type { Db } from '../../db/driver';
-import { stableId } from '../../db/ids';
-import { inSubtree } from '../../db/list';
-import { rowsOf } from '../../db/rows';
-import { collectionRun, planTemplate, powerGrid } from '../../db/schema';
-import { defineJob, type JobSystem } from '../../jobs/job-system';
-import { GRID_TREE } from '../../rbac/scope';
-import type { ReadingIngest } from '../../readings/ingest';
-import { rollupOnline } from '../../readings/online-rollups';
-import { foldPending } from '../../readings/rollups';
-import type { LinkChangeRow } from '../../readings/rows';
-import { type RunScheduler, runJobId } from './run-scheduler';
+import type { Db } from '../db/driver';
+import { stableId } from '../db/ids';
+import { inSubtree } from '../db/list';
+import { rowsOf } from '../db/rows';
+import { collectionRun, planTemplate, powerGrid } from '../db/schema';
+import { defineJob, type JobSystem } from '../jobs/job-system';
+import { type RunScheduler, runJobId } from '../modules/collection/run-scheduler';
+import { GRID_TREE } from '../rbac/scope';
+import type { ReadingIngest } from '../readings/ingest';
+import { rollupOnline } from '../readings/online-rollups';
+import { foldPending } from '../readings/rollups';
+import type { LinkChangeRow } from '../readings/rows';
+import { DEMO_ROOT_GRID_ID } from './demo-archive';
+import { DEMO_TASK_ID, DEMO_TEMPLATE_ID } from './demo-collection';
 
 export const DEMO_HISTORY_JOB = 'demo-history';
 /** The job's one id: queued at the demo's first start, it is never queued twice. */

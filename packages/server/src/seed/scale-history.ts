@@ -16,6 +16,25 @@ import {
   spontaneousEvents,
 } from '@meterdesk/simulator';
 import { sql } from 'drizzle-orm';
+import type { AtomicWriter } from '../db/bulk-insert';
+import type { Db } from '../db/driver';
+import {
+  clockCheck,
+  collectionRun,
+  collectionRunDevice,
+  collectionRunKpi,
+  dcuEvent,
+  deviceLink,
+  linkChange,
+  meterEvent,
+  meterLastRead,
+  plan,
+  planTemplate,
+  readingDaily,
+  readingMonthly,
+  readingProfile,
+  rollupMeterDay,
+} from '../db/schema';
 import { captureTimes, type RunItem } from '../modules/collection/run-items';
 import { writeKpiSummaries } from '../modules/collection/run-kpi';
 import { keepLatestClock } from '../readings/meter-clock';
@@ -33,25 +52,6 @@ import {
   type ProfileRow,
   profileRows,
 } from '../readings/rows';
-import type { AtomicWriter } from './bulk-insert';
-import type { Db } from './driver';
-import {
-  clockCheck,
-  collectionRun,
-  collectionRunDevice,
-  collectionRunKpi,
-  dcuEvent,
-  deviceLink,
-  linkChange,
-  meterEvent,
-  meterLastRead,
-  plan,
-  planTemplate,
-  readingDaily,
-  readingMonthly,
-  readingProfile,
-  rollupMeterDay,
-} from './schema';
 import { seededRandom } from './seeded-random';
 import { seededDailyTask } from './seeded-task';
 

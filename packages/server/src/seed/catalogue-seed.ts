@@ -1,7 +1,7 @@
 import { COMMON_OBIS, DLMS_UNITS, STANDARD_EVENTS } from '@meterdesk/contracts';
-import type { Tx } from './driver';
-import { stableId } from './ids';
-import { eventDefinition, obisItem } from './schema';
+import type { Tx } from '../db/driver';
+import { stableId } from '../db/ids';
+import { eventDefinition, obisItem } from '../db/schema';
 
 /**
  * The common COSEM objects (DOMAIN.md) and the standard event log codes the devices emit, added at

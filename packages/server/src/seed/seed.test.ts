@@ -4,10 +4,11 @@ import path from 'node:path';
 import { flattenResourceTree, RES } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/driver';
+import { sysResource, sysRole, sysRoleResource, sysUser } from '../db/schema';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, resourceIdOf } from '../db/seeded-ids';
 import { FRESH_START } from '../test/constants';
-import { openDatabase } from './driver';
-import { sysResource, sysRole, sysRoleResource, sysUser } from './schema';
-import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, resourceIdOf, seed } from './seed';
+import { seed } from './seed';
 
 describe('start-up on a data directory', FRESH_START, () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'meterdesk-seed-'));

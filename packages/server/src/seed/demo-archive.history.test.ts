@@ -1,9 +1,9 @@
 import { METER_STATUS_TRANSITIONS, type MeterStatus, type MeterStatusChange } from '@meterdesk/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../crypto/secret-box';
+import { meter, powerGrid } from '../db/schema';
 import { createTestApp, type TestApp } from '../test/harness';
 import { seedDemoArchive } from './demo-archive';
-import { meter, powerGrid } from './schema';
 
 let t: TestApp;
 let admin: string;

@@ -3,9 +3,7 @@ import { TRANSFORMER_AREA } from '@meterdesk/contracts';
 import { DEFAULT_KNOBS, meterModel, type Simulator, spontaneousEvents, startSimulator } from '@meterdesk/simulator';
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecretBox } from '../../crypto/secret-box';
-import { seedDemoArchive } from '../../db/demo-archive';
-import { DEMO_TASK_ID, seedDemoCollection } from '../../db/demo-collection';
+import { SecretBox } from '../crypto/secret-box';
 import {
   linkChange,
   meter,
@@ -18,9 +16,11 @@ import {
   rollupMeterDay,
   rollupMeterEventDay,
   rollupOnlineDay,
-} from '../../db/schema';
-import { buildFleet } from '../../headend/fleet';
-import { createTestApp, type TestApp } from '../../test/harness';
+} from '../db/schema';
+import { buildFleet } from '../headend/fleet';
+import { createTestApp, type TestApp } from '../test/harness';
+import { seedDemoArchive } from './demo-archive';
+import { DEMO_TASK_ID, seedDemoCollection } from './demo-collection';
 import { DEMO_HISTORY_JOB_ID, queueDemoHistory } from './demo-history';
 
 /*

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_MAP_POSITION, ROOT_PARENT_ID, TRANSFORMER_AREA } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
+import type { Database } from '../db/driver';
+import { anyRow } from '../db/rows';
+import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../db/schema';
 import { FAMILIES, FEMALE, MALE } from './demo-archive';
-import type { Database } from './driver';
-import { anyRow } from './rows';
 import { HISTORY_TABLES, type HistoryMeter, type HistoryOptions, ScaleHistory } from './scale-history';
-import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from './schema';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 
 /*
@@ -42,7 +42,7 @@ export interface ScaleOptions {
   /** Meters per transformer area, each with its DCU (default METERS_PER_AREA): a head-end bench wants more DCUs. */
   metersPerArea?: number;
   onProgress?: (progress: ScaleProgress) => void;
-  /** The readings history of the run's meters (db/scale-history.ts); none without. */
+  /** The readings history of the run's meters (seed/scale-history.ts); none without. */
   history?: HistoryOptions;
 }
 

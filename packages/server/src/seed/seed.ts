@@ -4,17 +4,15 @@ import { eq, sql } from 'drizzle-orm';
 import { hashPassword } from '../auth/password';
 import type { DemoArchive } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
+import type { Db } from '../db/driver';
+import { stableId } from '../db/ids';
+import { sysOrg, sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../db/schema';
+import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from '../db/seeded-ids';
+import { seededRemark } from '../db/seeded-roles';
 import { seedCatalogues } from './catalogue-seed';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
 import { seedDemoCollection } from './demo-collection';
-import type { Db } from './driver';
-import { stableId } from './ids';
 import { seedReferenceData } from './reference-data';
-import { sysOrg, sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from './schema';
-import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, seededRemark } from './seeded-roles';
-
-export { ADMIN_ROLE_ID, OPERATOR_ROLE_ID } from './seeded-roles';
-export const ROOT_ORG_ID = stableId('org:root');
 
 /** Pages of these kinds change data; the read-only operator role does not get them. */
 const WRITE_SEGMENTS = new Set([
@@ -30,8 +28,6 @@ const WRITE_SEGMENTS = new Set([
   'Associated',
 ]);
 const OPERATOR_EXCLUDED_AREAS = ['/sysMGT'];
-
-export const resourceIdOf = (uri: string) => stableId(`resource:${uri}`);
 
 export interface SeedOptions {
   adminPassword?: string | undefined;
