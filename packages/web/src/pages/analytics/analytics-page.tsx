@@ -25,6 +25,7 @@ import {
   requestShape,
 } from '@/crud/crud-config';
 import { CrudListPage, type FixedKeys, type SelectedRowsAction } from '@/crud/crud-list-page';
+import { filterRefusal } from '@/crud/filter-bar';
 import { readListQuery, shownPeriod } from '@/crud/list-query';
 import { fieldText } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
@@ -76,6 +77,12 @@ export function periodParams(definition: AnyAnalytics, params: URLSearchParams):
   return { [keys.start]: start, [keys.end]: end };
 }
 
+/** The fields of the filter bar (the period is the time range's). */
+const barFields = (crud: CrudConfig) =>
+  crud.entity.filters
+    .filter((f) => !isDateRange(f))
+    .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field]));
+
 /**
  * The filters and period in the URL as the page's calls send them, with its fixed keys: what the
  * summary asks for, and what a page's own panel (meter events' storms) reads alongside.
@@ -85,13 +92,7 @@ export function useAnalyticsFilters(
   fixed?: Readonly<Record<string, string>>,
 ): Record<string, string | number> {
   const [params] = useSearchParams();
-  const filterFields = useMemo(
-    () =>
-      crud.entity.filters
-        .filter((f) => !isDateRange(f))
-        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
-    [crud],
-  );
+  const filterFields = useMemo(() => barFields(crud), [crud]);
   const { filters } = readListQuery(params, filterFields, new Set(), crud.timeRange);
   return { ...filters, ...fixed };
 }
@@ -196,14 +197,20 @@ export function AnalyticsPage({
       (value) => (options.has(String(value)) ? t(options.get(String(value)) as string) : value),
     );
   }, [definition, chart, summary.data, t]);
+  // A filter that finds nothing (an unknown serial) is said once, at the filter (the table's refusal
+  // alike): the strip has no figures and there is no chart, rather than a second alert.
+  const refused = useMemo(
+    () => filterRefusal(summary.error, barFields(crud), t) !== undefined,
+    [summary.error, crud, t],
+  );
 
   const figuresAndChart = (
     <>
       <SummaryStrip
         definition={definition}
-        figures={summary.data?.figures}
+        figures={refused ? undefined : summary.data?.figures}
         loading={summary.isPending}
-        error={summary.error}
+        error={refused ? null : summary.error}
       />
       {!summary.error && (
         <Card size="small">
