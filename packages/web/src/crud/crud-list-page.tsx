@@ -143,6 +143,7 @@ export function CrudListPage({
   fixed,
   belowFilters,
   selectedAction,
+  emptyText,
 }: {
   crud: CrudConfig;
   keepParams?: readonly string[];
@@ -151,6 +152,8 @@ export function CrudListPage({
   /** What the filters also govern, shown between them and the table (an analytics page's summary and chart). */
   belowFilters?: ReactNode;
   selectedAction?: SelectedRowsAction;
+  /** What an empty table says instead of 'No records' (clock monitoring: no meter beyond its threshold). */
+  emptyText?: string;
 }) {
   const { t } = useTranslation();
   const language = useLanguage();
@@ -496,7 +499,7 @@ export function CrudListPage({
           emptyText: (
             <Empty
               image={Empty.PRESENTED_IMAGE_SIMPLE}
-              description={list.data?.noScope ? t('crud.noScope') : t('crud.empty')}
+              description={list.data?.noScope ? t('crud.noScope') : (emptyText ?? t('crud.empty'))}
               data-testid={list.data?.noScope ? 'crud-no-scope' : undefined}
             />
           ),

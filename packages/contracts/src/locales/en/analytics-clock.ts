@@ -5,6 +5,7 @@ export const analyticsClock = {
   syncSelected: 'Sync clocks of the selected',
   confirmSync: 'Set the clock of {{count}} meters to the system time?',
   offlineHint: 'Offline meters cannot be synced',
+  empty: "No meter's clock is off by {{threshold}} s or more",
   fields: {
     deviationSeconds: 'Clock deviation (s)',
     checkedAt: 'Checked at',

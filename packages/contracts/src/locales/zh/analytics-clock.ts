@@ -7,6 +7,7 @@ export const analyticsClock: typeof en = {
   syncSelected: '对所选电表对时',
   confirmSync: '将 {{count}} 块电表的时钟设为系统时间？',
   offlineHint: '离线电表无法对时',
+  empty: '没有时钟偏差达到 {{threshold}} 秒或以上的电表',
   fields: {
     deviationSeconds: '时钟偏差 (秒)',
     checkedAt: '检查时间',

@@ -161,6 +161,7 @@ export function AnalyticsPage({
   keepParams = [],
   selectedAction,
   chart,
+  emptyText,
 }: {
   screen: AnalyticsScreen;
   fixed?: FixedKeys;
@@ -172,6 +173,8 @@ export function AnalyticsPage({
   selectedAction?: SelectedRowsAction;
   /** Above the summary; given the figures once they arrive (a detail names its meter by them). */
   header?: (figures: Record<string, unknown> | undefined) => ReactNode;
+  /** What an empty table says, given the figures once they arrive (the threshold it lists meters beyond). */
+  emptyText?: (figures: Record<string, unknown> | undefined) => string | undefined;
   children?: ReactNode;
 }) {
   const { t } = useTranslation();
@@ -233,6 +236,7 @@ export function AnalyticsPage({
         keepParams={[...Object.keys(fixed ?? {}), ...keepParams]}
         belowFilters={figuresAndChart}
         selectedAction={selectedAction}
+        emptyText={emptyText?.(refused ? undefined : summary.data?.figures)}
       />
     </Flex>
   );
