@@ -6,6 +6,7 @@ import {
   dashboardApi,
   EVENT_LEVEL_TONES,
   EVENT_LEVELS,
+  EVENT_NAME_LABELS,
   type EventLevel,
   METER_EVENTS_DETAIL_PATH,
   utcToday,
@@ -16,6 +17,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Chart } from '@/charts/chart';
 import { formatDateTime } from '@/fields/date-text';
+import { valueLabel } from '@/fields/field-value';
 import { useLanguage } from '@/i18n/use-language';
 import { DashboardCardFrame, useCardQuery } from './dashboard-card';
 
@@ -147,7 +149,10 @@ export function AlarmsCard() {
               >
                 {alarm.devAddr}
               </Link>,
-              alarm.name || t('dashboard.alarms.code', { code: alarm.code }),
+              // Named as the meter events page names it (the event's `valueLabels`): a standard event translated.
+              alarm.name
+                ? valueLabel(t, EVENT_NAME_LABELS, alarm.name)
+                : t('dashboard.alarms.code', { code: alarm.code }),
               alarm.gridName,
             ],
           }))}
