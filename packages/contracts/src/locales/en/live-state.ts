@@ -9,6 +9,8 @@ export const liveState = {
   },
   linkStates: { online: 'Online', offline: 'Offline' },
   relayStates: { 0: 'Disconnected', 1: 'Connected', 2: 'Ready to reconnect' },
+  /** A relay whose state the meter never reported. */
+  relayUnknown: 'Unknown',
   showOnMap: 'Show on map',
   search: {
     placeholder: 'Find a meter, consumer or DCU by number or name',

@@ -10,6 +10,7 @@ export const liveState: typeof en = {
   },
   linkStates: { online: '在线', offline: '离线' },
   relayStates: { 0: '断开', 1: '闭合', 2: '待合闸' },
+  relayUnknown: '未知',
   showOnMap: '在地图上查看',
   search: {
     placeholder: '按编号或名称查找电表、用户或集中器',
