@@ -64,6 +64,23 @@ describe('an analytics page (the kit, on consumption data)', () => {
     expect(api.callsTo(consumptionDetailApi.summary.path)[0]?.body).toEqual({ meterId: METER, ...period });
   });
 
+  it('writes the figures of the table as the summary strip writes them', async () => {
+    const big = { ...row, consumption: 61458.002, dailyAverage: 8779.71457, daysKnown: 1200 };
+    stubApi({
+      [consumptionApi.list.path]: () => ok({ list: [big], total: 1, curPage: 1, pageSize: 10 }),
+      [consumptionApi.summary.path]: () =>
+        ok({ ...summary, figures: { ...summary.figures, consumption: 61458.002, dailyAverage: 8779.71457 } }),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    const tableRow = (await screen.findByText('MTR0001')).closest('tr') as HTMLElement;
+    expect(within(tableRow).getByText('61,458.002')).toBeTruthy();
+    expect(within(tableRow).getByText('8,779.715')).toBeTruthy();
+    expect(within(tableRow).getByText('1,200')).toBeTruthy();
+    const strip = screen.getByTestId('analytics-summary-consumption');
+    await waitFor(() => expect(within(strip).getByText('61,458.002')).toBeTruthy());
+    expect(within(strip).getByText('8,779.715')).toBeTruthy();
+  });
+
   it('says there is no data rather than drawing an empty chart', async () => {
     stubApi({
       [consumptionApi.list.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),

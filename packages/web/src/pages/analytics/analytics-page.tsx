@@ -21,6 +21,7 @@ import {
   defineCrud,
   describeField,
   describeSchemaField,
+  type FieldCell,
   type RowAction,
   requestShape,
 } from '@/crud/crud-config';
@@ -44,6 +45,15 @@ export interface AnalyticsScreen {
   rowTestId?: string;
 }
 
+/**
+ * A figure as the summary strip and the table both show it: grouped by thousands (61,458.002), at most
+ * three decimals (the server's kWh). Exports keep the raw number.
+ */
+export const figureText = (value: number): string => value.toLocaleString('en', { maximumFractionDigits: 3 });
+
+/** A number cell of the table, written as the summary strip writes its figures. */
+const FigureCell: FieldCell = ({ value }) => (typeof value === 'number' ? figureText(value) : null);
+
 /** The crud the kit's table runs on: the page's rows, its export (columns and format) and its period. */
 export function analyticsCrud({ definition, api, rowKey, rowActions = [], rowTestId }: AnalyticsScreen): CrudConfig {
   const { period } = definition;
@@ -56,6 +66,13 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [], rowTes
     // A row shows all its figures already: a View drawer would only repeat them.
     viewAction: false,
     rowTestId,
+    // Its figures read as the summary's (the row's number fields; a select's code keeps its label).
+    cells: Object.fromEntries(
+      definition.entity.columns
+        .map((column) => column.field)
+        .filter((key) => fieldMeta(definition.entity.record.shape[key] as z.ZodType)?.widget === 'number')
+        .map((key) => [key, FigureCell]),
+    ),
     // A page about now (period `none`) has no period to choose.
     ...(period.unit !== 'none' && {
       timeRange: {
@@ -137,7 +154,9 @@ function SummaryStrip({
               formatter={
                 typeof figures?.[key] === 'string'
                   ? (value) => fieldText(describeSchemaField(key, definition.summary.shape[key], ''), value, t)
-                  : undefined
+                  : typeof figures?.[key] === 'number'
+                    ? (value) => figureText(Number(value))
+                    : undefined
               }
             />
           ),
