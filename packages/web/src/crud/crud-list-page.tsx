@@ -515,7 +515,7 @@ export function CrudListPage({
                 showTotal: () =>
                   list.data?.totalCapped && !refusedFilters
                     ? t('crud.totalCapped', { total: list.data.total.toLocaleString(language) })
-                    : t('crud.total', { total: refusedFilters ? 0 : (list.data?.total ?? 0) }),
+                    : t('crud.total', { count: refusedFilters ? 0 : (list.data?.total ?? 0) }),
               }
         }
       />

@@ -24,7 +24,8 @@ export const liveState = {
   },
   notOnMap: '{{label}} is not on the map: neither it, nor its consumer or DCU, has a position',
   unplaced: {
-    button: '{{count}} meters without coordinates',
+    button_one: '{{shown}} meter without coordinates',
+    button_other: '{{shown}} meters without coordinates',
     title: 'Meters without coordinates',
     hint: 'These meters have no coordinates of their own. The map places one at its consumer’s or its DCU’s position when those have one; the others are not on the map until their coordinates are entered.',
     place: 'On the map',
