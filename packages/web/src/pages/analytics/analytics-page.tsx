@@ -2,6 +2,7 @@ import {
   type AnalyticsApi,
   type AnalyticsDefinition,
   type AnalyticsEntity,
+  addUtcDays,
   type ChartSpec,
   fieldMeta,
   isDateRange,
@@ -209,16 +210,25 @@ export function AnalyticsPage({
       }>,
     placeholderData: keepPreviousData,
   });
+  // A time axis spans the chosen period (its first UTC day's start to its last's end), not just the points'.
+  const [params] = useSearchParams();
+  const [firstDay, lastDay] = definition.period.unit === 'day' ? shownPeriod(definition.period, params) : [];
   const chartData = useMemo(() => {
     const spec = chart ?? definition.chart;
     const options = optionLabels(definition.point, spec.x);
+    const xRange =
+      firstDay && lastDay
+        ? ([`${firstDay}T00:00:00.000Z`, `${addUtcDays(lastDay, 1)}T00:00:00.000Z`] as const)
+        : undefined;
+    const rowLabel = spec.rows?.valueLabel;
     return specData(
       spec,
       summary.data?.points ?? [],
       (field) => t(labelOf(definition.point, field)),
       (value) => (options.has(String(value)) ? t(options.get(String(value)) as string) : value),
+      { xRange, ...(rowLabel && { dotName: (value: number) => t(rowLabel, { value }) }) },
     );
-  }, [definition, chart, summary.data, t]);
+  }, [definition, chart, summary.data, t, firstDay, lastDay]);
   // A filter that finds nothing (an unknown serial) is said once, at the filter (the table's refusal
   // alike): the strip has no figures and there is no chart, rather than a second alert.
   const refused = useMemo(
