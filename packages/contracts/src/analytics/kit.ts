@@ -182,6 +182,11 @@ export interface ChartSpec<K extends string = string> {
   categories?: readonly string[];
   /** Series whose colour carries a meaning; the others take the palette's (lines of `seriesBy` always do). */
   tones?: Partial<Record<K, ChartTone>>;
+  /**
+   * Scatter: each series is a row of a category y axis (an event level), and a point's value is not a
+   * height but what its dot stands for, named by this i18n key (`{{value}}`: an event's code).
+   */
+  rows?: { valueLabel: string };
 }
 
 /** An entity as `defineEntity` answers it: its list query derived from the filters and sortable columns. */

@@ -177,7 +177,7 @@ export const meterEventsDetailEntity = defineEntity({
 
 /**
  * One event on a meter's timeline: its time, and its code in the series of its level (the others
- * empty), so each level is a series of its own colour and the code reads off the value axis.
+ * empty), so each level is a series of its own colour and a row of the chart, each dot naming its code.
  */
 const timelinePoint = z.object({
   time: moment('time'),
@@ -203,6 +203,8 @@ export const meterEventsDetailAnalytics = defineAnalytics({
     xType: 'time',
     series: ['regular', 'medium', 'severe'],
     tones: EVENT_LEVEL_TONES,
+    // A row per level (whole categories, not codes read off a value axis), each dot naming its code.
+    rows: { valueLabel: 'meterEvents.timelineCode' },
   },
   fixed: { meterId: IdSchema },
 });

@@ -224,6 +224,16 @@ export const LIMIT_MESSAGES = {
   existed_label: '{{label}} existed',
 } as const;
 
+/**
+ * Texts of a key for the field a refusal names, as `<key>_<field>`: a filter that finds nothing says
+ * what it looked for (an unknown or partial serial at the Meter SN filter) rather than 'Record not found'.
+ */
+export const FIELD_MESSAGES = {
+  notFound_devAddr: 'No meter with this serial',
+  notFound_dcuId: 'This DCU does not exist or lies outside your data scope',
+  notFound_gridId: 'This grid node does not exist or lies outside your data scope',
+} as const;
+
 /** Which limit text fits the params: `range` with both bounds, else the one bound (and items for lists). */
 export function limitContext(params: IssueParams | undefined): string | undefined {
   if (!params) return undefined;

@@ -1,4 +1,4 @@
-import { flattenResourceTree } from '@meterdesk/contracts';
+import { API_BASE, authApi, flattenResourceTree, LANGUAGE, settingsApi } from '@meterdesk/contracts';
 import { translator } from '../i18n/labels';
 
 /** How an operation entry is stored: the page or button it used, and the body with secrets masked. */
@@ -23,6 +23,43 @@ const TRAILS = (() => {
 function pageTitle(uri: string, language: number): string | undefined {
   const trail = TRAILS.get(uri);
   return trail && (language === 2 ? trail.zh : trail.en).join(' › ');
+}
+
+/**
+ * Calls a user makes on their own session or settings, which no page of the tree names (the log keeps
+ * their path): their name, and what their body says where its values are codes (a language's).
+ */
+const SESSION_OPERATIONS: Record<
+  string,
+  { name: string; detail?: (body: Record<string, unknown>, t: (key: string) => string) => string }
+> = {
+  [`${API_BASE}${authApi.loginout.path}`]: { name: 'logout' },
+  // Both passwords are masked in the log: nothing to say of them.
+  [`${API_BASE}${authApi.updatepassword.path}`]: { name: 'changePassword', detail: () => '' },
+  [`${API_BASE}${authApi.changelanguage.path}`]: {
+    name: 'changeLanguage',
+    detail: (body, t) => {
+      const language = Object.entries(LANGUAGE).find(([, code]) => code === body.type)?.[0];
+      return language ? t(`common.languages.${language}`) : '';
+    },
+  },
+  [`${API_BASE}${settingsApi.updatesysUsersubscribeconf.path}`]: { name: 'subscription' },
+};
+
+/**
+ * A body's details without the ids its names stand beside: a handler that names the record an id
+ * points at (`gridName` beside `gridId`, `dcuNo` beside `dcuId`, its `auditNote`) is read by the name.
+ */
+function withoutNamedIds(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const entries = Object.entries(body);
+  const keys = new Set(entries.map(([key]) => key));
+  return Object.fromEntries(
+    entries.filter(([key]) => {
+      const stem = key.endsWith('Id') ? key.slice(0, -2) : undefined;
+      return !stem || !(keys.has(`${stem}Name`) || keys.has(`${stem}No`));
+    }),
+  );
 }
 
 const MAX_DETAIL = 300;
@@ -74,10 +111,13 @@ export function renderContent(
   }
   const operation = entry.logType === 'operation' ? parseOperation(entry.content) : null;
   if (!operation) return entry.content;
-  const title = pageTitle(operation.page, language) ?? operation.page;
+  const session = SESSION_OPERATIONS[operation.page];
+  const title =
+    pageTitle(operation.page, language) ?? (session ? t(`syslog.sessionOperations.${session.name}`) : operation.page);
   const details: string[] = [];
-  flatten(operation.body, '', details);
-  const detail = details.join('; ');
+  if (session?.detail) details.push(session.detail((operation.body ?? {}) as Record<string, unknown>, t));
+  else flatten(withoutNamedIds(operation.body), '', details);
+  const detail = details.filter(Boolean).join('; ');
   if (!detail) return title;
   return `${title} — ${detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail}`;
 }

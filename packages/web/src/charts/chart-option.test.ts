@@ -91,6 +91,42 @@ describe('chartOption', () => {
     ]);
   });
 
+  it('puts a timeline on rows of levels (whole categories, no ticks between) over the whole chosen period', () => {
+    const option = chartOption(
+      specData(
+        {
+          kind: 'scatter',
+          x: 'time',
+          xType: 'time',
+          series: ['regular', 'medium', 'severe'],
+          rows: { valueLabel: 'code' },
+        },
+        [
+          { time: '2026-01-03T10:00:00.000Z', regular: null, medium: null, severe: 1 },
+          { time: '2026-01-04T10:40:00.000Z', regular: 17, medium: null, severe: null },
+        ],
+        (f) => `L-${f}`,
+        (value) => value,
+        { xRange: ['2026-01-01T00:00:00.000Z', '2026-01-08T00:00:00.000Z'], dotName: (code) => `Code ${code}` },
+      ),
+    ) as {
+      yAxis: { type: string; data: string[] };
+      xAxis: { type: string; min: string; max: string };
+      series: { data: unknown[] }[];
+    };
+    expect(option.yAxis).toEqual({ type: 'category', data: ['L-regular', 'L-medium', 'L-severe'] });
+    expect([option.xAxis.type, option.xAxis.min, option.xAxis.max]).toEqual([
+      'time',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-08T00:00:00.000Z',
+    ]);
+    expect(option.series.map((s) => s.data)).toEqual([
+      [{ value: ['2026-01-04T10:40:00.000Z', 0], name: 'Code 17' }],
+      [],
+      [{ value: ['2026-01-03T10:00:00.000Z', 2], name: 'Code 1' }],
+    ]);
+  });
+
   it('overlays curves by their seriesBy field on the whole declared axis, a missing slot a gap in its curve', () => {
     const data = specData(
       { kind: 'line', x: 'slot', xType: 'category', series: ['kw'], seriesBy: 'curve', categories: ['a', 'b', 'c'] },

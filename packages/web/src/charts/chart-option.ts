@@ -9,6 +9,8 @@ export interface SeriesData {
   stack?: string;
   /** Its colour, where the colour tells what it is (offline, severe); else the palette's next. */
   tone?: ChartTone;
+  /** On a chart of `rows`, what each dot stands for (an event's code), shown by its tooltip. */
+  dotNames?: readonly (string | null)[];
 }
 
 /** What a chart shows, whoever builds it: x values along the axis and the series over them. */
@@ -20,6 +22,10 @@ export interface ChartData {
   yName?: string;
   /** Names the x axis where its values do not say what they are (times of day, in UTC). */
   xName?: string;
+  /** A time axis's whole span (the chosen period), wherever the points lie within it. */
+  xRange?: readonly [string, string];
+  /** Scatter: the series are the rows of a category y axis, named by their names, in order. */
+  rows?: boolean;
 }
 
 /** Points past which a chart offers zoom on its x axis: fewer read well at full width. */
@@ -52,17 +58,27 @@ export function chartOption(data: ChartData): Record<string, unknown> {
         ? { type: 'time' }
         : { type: 'category', data: [...data.x], boundaryGap: data.series.some((s) => (s.kind ?? 'line') === 'bar') }),
       ...(data.xName && { name: data.xName, nameLocation: 'middle', nameGap: 28 }),
+      ...(time && data.xRange && { min: data.xRange[0], max: data.xRange[1] }),
     },
-    yAxis: { type: 'value', name: data.yName ?? '', nameTextStyle: { align: 'left' } },
+    yAxis: data.rows
+      ? { type: 'category', data: data.series.map((s) => s.name) }
+      : { type: 'value', name: data.yName ?? '', nameTextStyle: { align: 'left' } },
     dataZoom: zoom ? [{ type: 'inside' }, { type: 'slider', height: 20, bottom: 8 }] : [],
-    series: data.series.map((s) =>
+    series: data.series.map((s, row) =>
       s.kind === 'scatter'
         ? {
             name: s.name,
             ...(s.tone && { color: TONE_COLOURS[s.tone] }),
             type: 'scatter',
-            // A dot per value; an empty one is no event of this series.
-            data: s.values.flatMap((value, i) => (value === null ? [] : [[data.x[i], value]])),
+            // A dot per value; an empty one is no event of this series. On rows, the dot sits on its
+            // series' row and its value names it.
+            data: s.values.flatMap((value, i): unknown[] =>
+              value === null
+                ? []
+                : data.rows
+                  ? [{ value: [data.x[i], row], name: s.dotNames?.[i] ?? String(value) }]
+                  : [[data.x[i], value]],
+            ),
           }
         : {
             name: s.name,
@@ -90,6 +106,15 @@ export function specData(
   points: readonly Record<string, unknown>[],
   label: (field: string) => string,
   xText: (value: string | number) => string | number = (value) => value,
+  {
+    xRange,
+    dotName = String,
+  }: {
+    /** The chosen period's span, for a time axis. */
+    xRange?: readonly [string, string];
+    /** What a dot of `rows` stands for, by its value (`rows.valueLabel` translated). */
+    dotName?: (value: number) => string;
+  } = {},
 ): ChartData {
   const stack = spec.stacked ? 'total' : undefined;
   const by = spec.seriesBy;
@@ -97,13 +122,19 @@ export function specData(
     return {
       x: points.map((p) => xText(p[spec.x] as string | number)),
       xType: spec.xType,
-      series: spec.series.map((field) => ({
-        name: label(field),
-        kind: spec.kind,
-        stack,
-        tone: spec.tones?.[field],
-        values: points.map((p) => numberAt(p, field)),
-      })),
+      ...(spec.xType === 'time' && xRange && { xRange }),
+      ...(spec.rows && { rows: true }),
+      series: spec.series.map((field) => {
+        const values = points.map((p) => numberAt(p, field));
+        return {
+          name: label(field),
+          kind: spec.kind,
+          stack,
+          tone: spec.tones?.[field],
+          values,
+          ...(spec.rows && { dotNames: values.map((value) => (value === null ? null : dotName(value))) }),
+        };
+      }),
     };
   const x = spec.categories ?? [...new Set(points.map((p) => String(p[spec.x])))].sort();
   const curves = by ? [...new Set(points.map((p) => String(p[by])))] : [''];

@@ -34,7 +34,7 @@ import { CrudDetail } from './crud-detail';
 import { CrudFormDialog } from './crud-form-dialog';
 import { asDeleteResult, useDeleteReport } from './delete-report';
 import { ExportDialog } from './export-dialog';
-import { FilterBar } from './filter-bar';
+import { FilterBar, filterRefusal } from './filter-bar';
 import { ImportDialog } from './import-dialog';
 import './crud-list.css';
 import { type ListQuery, listRequest, readListQuery, sameQuery, writeListQuery } from './list-query';
@@ -143,6 +143,7 @@ export function CrudListPage({
   fixed,
   belowFilters,
   selectedAction,
+  emptyText,
 }: {
   crud: CrudConfig;
   keepParams?: readonly string[];
@@ -151,6 +152,8 @@ export function CrudListPage({
   /** What the filters also govern, shown between them and the table (an analytics page's summary and chart). */
   belowFilters?: ReactNode;
   selectedAction?: SelectedRowsAction;
+  /** What an empty table says instead of 'No records' (clock monitoring: no meter beyond its threshold). */
+  emptyText?: string;
 }) {
   const { t } = useTranslation();
   const language = useLanguage();
@@ -204,6 +207,9 @@ export function CrudListPage({
     },
     placeholderData: keepPreviousData,
   });
+
+  // A filter the server found nothing for (an unknown serial) is said at the filter, and the table is empty.
+  const refusedFilters = useMemo(() => filterRefusal(list.error, filterFields, t), [list.error, filterFields, t]);
 
   // A selection belongs to the rows it was made on: another page, filter or sort starts a new one.
   const bodyKey = JSON.stringify(body);
@@ -398,7 +404,13 @@ export function CrudListPage({
 
   return (
     <Flex vertical gap="middle" data-testid={`${entity.name}-list`}>
-      <FilterBar fields={filterFields} values={query.filters} timeRange={crud.timeRange} onSearch={search} />
+      <FilterBar
+        fields={filterFields}
+        values={query.filters}
+        timeRange={crud.timeRange}
+        onSearch={search}
+        errors={refusedFilters}
+      />
       {belowFilters}
       <Flex justify="end" gap="small">
         <Button icon={<ReloadOutlined />} loading={list.isFetching} data-testid="crud-refresh" onClick={refresh}>
@@ -446,7 +458,7 @@ export function CrudListPage({
           </Button>
         )}
       </Flex>
-      {list.error && (
+      {list.error && !refusedFilters && (
         <Alert
           type="error"
           showIcon
@@ -461,7 +473,7 @@ export function CrudListPage({
         rowKey={keyOf}
         onRow={crud.rowTestId ? (row) => ({ 'data-testid': `${crud.rowTestId}-${keyOf(row)}` }) as object : undefined}
         columns={columns}
-        dataSource={list.data?.list}
+        dataSource={refusedFilters ? [] : list.data?.list}
         loading={list.isFetching}
         onChange={onTableChange}
         // Columns narrow (wrapping their text) before the page scrolls sideways; sized to their content
@@ -487,7 +499,7 @@ export function CrudListPage({
           emptyText: (
             <Empty
               image={Empty.PRESENTED_IMAGE_SIMPLE}
-              description={list.data?.noScope ? t('crud.noScope') : t('crud.empty')}
+              description={list.data?.noScope ? t('crud.noScope') : (emptyText ?? t('crud.empty'))}
               data-testid={list.data?.noScope ? 'crud-no-scope' : undefined}
             />
           ),
@@ -498,12 +510,12 @@ export function CrudListPage({
             : {
                 current: query.curPage,
                 pageSize: query.pageSize,
-                total: pagerTotal(list.data, query),
+                total: refusedFilters ? 0 : pagerTotal(list.data, query),
                 showSizeChanger: true,
                 showTotal: () =>
-                  list.data?.totalCapped
+                  list.data?.totalCapped && !refusedFilters
                     ? t('crud.totalCapped', { total: list.data.total.toLocaleString(language) })
-                    : t('crud.total', { total: list.data?.total ?? 0 }),
+                    : t('crud.total', { count: refusedFilters ? 0 : (list.data?.total ?? 0) }),
               }
         }
       />

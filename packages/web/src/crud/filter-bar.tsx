@@ -1,8 +1,10 @@
 import { periodIssue } from '@meterdesk/contracts';
 import { Button, Form, Space } from 'antd';
 import dayjs from 'dayjs';
+import type { TFunction } from 'i18next';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ApiError } from '@/api/api-client';
 import { validateRange } from '@/fields/date-range';
 import { DateRangeInput } from '@/fields/date-range-input';
 import { FieldInput } from '@/fields/field-input';
@@ -24,16 +26,40 @@ function compact(values: Record<string, unknown>): FilterValues {
   return filters;
 }
 
+/**
+ * A refusal naming fields of the filter bar alone (an unknown or partial serial: 404 naming `devAddr`),
+ * as a message per field, each in the words of its field where it has them (`errors.notFound_devAddr`:
+ * 'No meter with this serial'); undefined for any other failure, which the page shows as it is.
+ */
+export function filterRefusal(
+  error: unknown,
+  fields: readonly FieldDescriptor[],
+  t: TFunction,
+): Record<string, string> | undefined {
+  if (!(error instanceof ApiError) || error.issues.length === 0) return undefined;
+  const keys = new Set(fields.map((field) => field.key));
+  if (!error.issues.every((issue) => keys.has(issue.field))) return undefined;
+  const refusal: Record<string, string> = {};
+  for (const issue of error.issues)
+    refusal[issue.field] ??= t(`errors.${issue.key}_${issue.field}`, {
+      defaultValue: messageText(t, issue.key, issue.params),
+    });
+  return refusal;
+}
+
 export function FilterBar({
   fields,
   values,
   onSearch,
   timeRange,
+  errors,
 }: {
   fields: readonly FieldDescriptor[];
   values: FilterValues;
   onSearch: (filters: FilterValues) => void;
   timeRange?: TimeRangeFilter;
+  /** What the server said of the searched filters (`filterRefusal`), shown at their fields. */
+  errors?: Record<string, string>;
 }) {
   const { t } = useTranslation();
   const [form] = Form.useForm();
@@ -47,6 +73,10 @@ export function FilterBar({
     const { [timeRange?.startKey ?? '']: start, [timeRange?.endKey ?? '']: end, ...rest } = current;
     form.setFieldsValue(timeRange ? { ...rest, [RANGE]: [start, end] } : current);
   }, [form, valuesKey, timeRange]);
+  // After the refill above: a refusal of the searched values stays at their fields until one changes.
+  useEffect(() => {
+    if (errors) form.setFields(Object.entries(errors).map(([name, text]) => ({ name, errors: [text] })));
+  }, [form, errors]);
 
   const search = ({ [RANGE]: range, ...submitted }: Record<string, unknown>) => {
     const filters = compact(submitted);

@@ -1,5 +1,6 @@
 export const crud = {
-  total: '{{total}} items in total',
+  total_one: '{{count}} item in total',
+  total_other: '{{count}} items in total',
   totalCapped: 'More than {{total}} items',
   empty: 'No records',
   columnsActions: 'Actions',

@@ -9,6 +9,8 @@ export const liveState = {
   },
   linkStates: { online: 'Online', offline: 'Offline' },
   relayStates: { 0: 'Disconnected', 1: 'Connected', 2: 'Ready to reconnect' },
+  /** A relay whose state the meter never reported. */
+  relayUnknown: 'Unknown',
   showOnMap: 'Show on map',
   search: {
     placeholder: 'Find a meter, consumer or DCU by number or name',
@@ -22,7 +24,8 @@ export const liveState = {
   },
   notOnMap: '{{label}} is not on the map: neither it, nor its consumer or DCU, has a position',
   unplaced: {
-    button: '{{count}} meters without coordinates',
+    button_one: '{{shown}} meter without coordinates',
+    button_other: '{{shown}} meters without coordinates',
     title: 'Meters without coordinates',
     hint: 'These meters have no coordinates of their own. The map places one at its consumer’s or its DCU’s position when those have one; the others are not on the map until their coordinates are entered.',
     place: 'On the map',

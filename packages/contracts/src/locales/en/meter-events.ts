@@ -4,6 +4,8 @@ export const meterEvents = {
   detailTitle: 'Events of meter {{name}}',
   detailExportTitle: 'Meter event timeline',
   openTimeline: 'Timeline',
+  /** A dot of the timeline: the event's code. */
+  timelineCode: 'Code {{value}}',
   fields: {
     key: 'Event',
     time: 'Time',

@@ -204,4 +204,11 @@ export const syslog = {
   timeRange: 'Time range',
   exportName: 'System log',
   loginSucceeded: 'Logged in',
+  /** What a user did to their own session or settings (calls of no page of the resource tree). */
+  sessionOperations: {
+    logout: 'Log out',
+    changePassword: 'Change password',
+    changeLanguage: 'Change language',
+    subscription: 'Notice subscription',
+  },
 };

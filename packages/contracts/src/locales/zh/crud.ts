@@ -1,7 +1,8 @@
 import type { LocaleMessages } from '../en';
 
 export const crud: LocaleMessages['crud'] = {
-  total: '共 {{total}} 条',
+  total_one: '共 {{count}} 条',
+  total_other: '共 {{count}} 条',
   totalCapped: '超过 {{total}} 条',
   empty: '暂无数据',
   columnsActions: '操作',

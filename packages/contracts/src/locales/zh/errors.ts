@@ -182,4 +182,7 @@ export const errors: LocaleMessages['errors'] = {
   outOfRange_max: '不能大于 {{max}}',
   outOfRange_range: '应在 {{min}} 到 {{max}} 之间',
   existed_label: '{{label}}已存在',
+  notFound_devAddr: '没有此表号的电表',
+  notFound_dcuId: '该集中器不存在或不在您的数据范围内',
+  notFound_gridId: '该电网节点不存在或不在您的数据范围内',
 };

@@ -10,6 +10,7 @@ export const liveState: typeof en = {
   },
   linkStates: { online: '在线', offline: '离线' },
   relayStates: { 0: '断开', 1: '闭合', 2: '待合闸' },
+  relayUnknown: '未知',
   showOnMap: '在地图上查看',
   search: {
     placeholder: '按编号或名称查找电表、用户或集中器',
@@ -23,7 +24,8 @@ export const liveState: typeof en = {
   },
   notOnMap: '{{label}} 不在地图上：它本身及其用户、集中器均无坐标',
   unplaced: {
-    button: '{{count}} 块电表无坐标',
+    button_one: '{{shown}} 块电表无坐标',
+    button_other: '{{shown}} 块电表无坐标',
     title: '无坐标的电表',
     hint: '这些电表本身没有坐标。若其用户或集中器有坐标，地图将电表放在该位置；其余电表在录入坐标前不在地图上。',
     place: '地图位置',

@@ -4,6 +4,7 @@ export const meterEvents: LocaleMessages['meterEvents'] = {
   title: '电表事件',
   detailTitle: '电表 {{name}} 的事件',
   detailExportTitle: '电表事件时间线',
+  timelineCode: '代码 {{value}}',
   openTimeline: '时间线',
   fields: {
     key: '事件',

@@ -205,4 +205,10 @@ export const syslog: LocaleMessages['syslog'] = {
   timeRange: '时间范围',
   exportName: '系统日志',
   loginSucceeded: '登录成功',
+  sessionOperations: {
+    logout: '退出登录',
+    changePassword: '修改密码',
+    changeLanguage: '切换语言',
+    subscription: '通知订阅',
+  },
 };

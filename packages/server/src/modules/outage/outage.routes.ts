@@ -1,6 +1,8 @@
 import { DARK_METER_COLUMNS, type DarkMeter, MAX_PDF_ROWS, outageApi } from '@meterdesk/contracts';
+import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
+import { powerGrid } from '../../db/schema';
 import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { renderPdf } from '../../http/pdf';
@@ -39,9 +41,12 @@ export function registerOutageRoutes(
   registerOperation(app, outageApi.points, async ({ body, session }) =>
     outages.points(await placeOf(body.gridId, session), body),
   );
-  registerOperation(app, outageApi.simulate, async ({ body, session }) =>
-    deps.simulatedOutages.power(await scopeOf(db, session), body.gridId, body.powered),
-  );
+  registerOperation(app, outageApi.simulate, async ({ body, session, req }) => {
+    // The operation log names the node, not its id.
+    const [node] = await db.select({ name: powerGrid.gridName }).from(powerGrid).where(eq(powerGrid.id, body.gridId));
+    if (node) req.auditNote = { gridName: node.name };
+    return deps.simulatedOutages.power(await scopeOf(db, session), body.gridId, body.powered);
+  });
 
   registerDownload(app, outageApi.export, async ({ body, session, req }) => {
     // Settled before the file's first byte, so a refused node is still an answer the page can show.

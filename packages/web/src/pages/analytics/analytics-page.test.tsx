@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyLanguage } from '@/i18n/i18n';
-import { ok, stubApi } from '@/test/api-stub';
+import { fail, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
@@ -64,6 +64,23 @@ describe('an analytics page (the kit, on consumption data)', () => {
     expect(api.callsTo(consumptionDetailApi.summary.path)[0]?.body).toEqual({ meterId: METER, ...period });
   });
 
+  it('writes the figures of the table as the summary strip writes them', async () => {
+    const big = { ...row, consumption: 61458.002, dailyAverage: 8779.71457, daysKnown: 1200 };
+    stubApi({
+      [consumptionApi.list.path]: () => ok({ list: [big], total: 1, curPage: 1, pageSize: 10 }),
+      [consumptionApi.summary.path]: () =>
+        ok({ ...summary, figures: { ...summary.figures, consumption: 61458.002, dailyAverage: 8779.71457 } }),
+    });
+    renderInShell(permittedTree([PAGE]), PAGE);
+    const tableRow = (await screen.findByText('MTR0001')).closest('tr') as HTMLElement;
+    expect(within(tableRow).getByText('61,458.002')).toBeTruthy();
+    expect(within(tableRow).getByText('8,779.715')).toBeTruthy();
+    expect(within(tableRow).getByText('1,200')).toBeTruthy();
+    const strip = screen.getByTestId('analytics-summary-consumption');
+    await waitFor(() => expect(within(strip).getByText('61,458.002')).toBeTruthy());
+    expect(within(strip).getByText('8,779.715')).toBeTruthy();
+  });
+
   it('says there is no data rather than drawing an empty chart', async () => {
     stubApi({
       [consumptionApi.list.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),
@@ -90,6 +107,37 @@ describe('an analytics page (the kit, on consumption data)', () => {
     await screen.findByText('No records');
     const strip = screen.getByTestId('analytics-summary-consumption');
     expect(await within(strip).findByText('Record not found', {}, { timeout: 15_000 })).toBeTruthy();
+  });
+
+  it.each([
+    ['en', 'No meter with this serial'],
+    ['zh', '没有此表号的电表'],
+  ] as const)('says once, at the Meter SN filter, that a serial matches no meter (%s)', async (language, text) => {
+    applyLanguage(language);
+    // The server's answer to a serial it finds no meter for (kit.ts resolvePlace), to both calls.
+    const unknown = () =>
+      fail(404, 'notFound', { issues: [{ field: 'devAddr', key: 'notFound', message: 'Record not found' }] });
+    stubApi({ [consumptionApi.list.path]: unknown, [consumptionApi.summary.path]: unknown });
+    renderInShell(permittedTree([PAGE]), `${PAGE}?devAddr=2104000100`);
+
+    expect(await screen.findByText(text)).toBeTruthy();
+    const field = screen.getByText(text).closest('.ant-form-item') as HTMLElement;
+    expect(within(field).getByDisplayValue('2104000100')).toBeTruthy();
+    expect(screen.getAllByText(text)).toHaveLength(1);
+    expect(screen.queryByText(language === 'en' ? 'Record not found' : '记录不存在')).toBeNull();
+    expect(document.querySelector('.ant-alert-error')).toBeNull();
+    expect(screen.queryByRole('button', { name: language === 'en' ? 'Retry' : '重试' })).toBeNull();
+    expect(document.querySelectorAll('.ant-table-tbody tr.ant-table-row')).toHaveLength(0);
+    expect(within(screen.getByTestId('analytics-summary-consumption')).getAllByText('–').length).toBeGreaterThan(0);
+  });
+
+  it('says at the grid node filter that a node is unknown or outside the scope (from a link)', async () => {
+    const unknown = () =>
+      fail(404, 'notFound', { issues: [{ field: 'gridId', key: 'notFound', message: 'Record not found' }] });
+    stubApi({ [consumptionApi.list.path]: unknown, [consumptionApi.summary.path]: unknown });
+    renderInShell(permittedTree([PAGE]), `${PAGE}?gridId=${'c'.repeat(32)}`);
+    expect(await screen.findByText('This grid node does not exist or lies outside your data scope')).toBeTruthy();
+    expect(document.querySelector('.ant-alert-error')).toBeNull();
   });
 
   it('takes a period from the URL only when the server would, else the default one', async () => {

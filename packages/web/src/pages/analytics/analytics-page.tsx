@@ -2,6 +2,7 @@ import {
   type AnalyticsApi,
   type AnalyticsDefinition,
   type AnalyticsEntity,
+  addUtcDays,
   type ChartSpec,
   fieldMeta,
   isDateRange,
@@ -21,10 +22,12 @@ import {
   defineCrud,
   describeField,
   describeSchemaField,
+  type FieldCell,
   type RowAction,
   requestShape,
 } from '@/crud/crud-config';
 import { CrudListPage, type FixedKeys, type SelectedRowsAction } from '@/crud/crud-list-page';
+import { filterRefusal } from '@/crud/filter-bar';
 import { readListQuery, shownPeriod } from '@/crud/list-query';
 import { fieldText } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
@@ -43,6 +46,15 @@ export interface AnalyticsScreen {
   rowTestId?: string;
 }
 
+/**
+ * A figure as the summary strip and the table both show it: grouped by thousands (61,458.002), at most
+ * three decimals (the server's kWh). Exports keep the raw number.
+ */
+export const figureText = (value: number): string => value.toLocaleString('en', { maximumFractionDigits: 3 });
+
+/** A number cell of the table, written as the summary strip writes its figures. */
+const FigureCell: FieldCell = ({ value }) => (typeof value === 'number' ? figureText(value) : null);
+
 /** The crud the kit's table runs on: the page's rows, its export (columns and format) and its period. */
 export function analyticsCrud({ definition, api, rowKey, rowActions = [], rowTestId }: AnalyticsScreen): CrudConfig {
   const { period } = definition;
@@ -55,6 +67,13 @@ export function analyticsCrud({ definition, api, rowKey, rowActions = [], rowTes
     // A row shows all its figures already: a View drawer would only repeat them.
     viewAction: false,
     rowTestId,
+    // Its figures read as the summary's (the row's number fields; a select's code keeps its label).
+    cells: Object.fromEntries(
+      definition.entity.columns
+        .map((column) => column.field)
+        .filter((key) => fieldMeta(definition.entity.record.shape[key] as z.ZodType)?.widget === 'number')
+        .map((key) => [key, FigureCell]),
+    ),
     // A page about now (period `none`) has no period to choose.
     ...(period.unit !== 'none' && {
       timeRange: {
@@ -76,6 +95,12 @@ export function periodParams(definition: AnyAnalytics, params: URLSearchParams):
   return { [keys.start]: start, [keys.end]: end };
 }
 
+/** The fields of the filter bar (the period is the time range's). */
+const barFields = (crud: CrudConfig) =>
+  crud.entity.filters
+    .filter((f) => !isDateRange(f))
+    .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field]));
+
 /**
  * The filters and period in the URL as the page's calls send them, with its fixed keys: what the
  * summary asks for, and what a page's own panel (meter events' storms) reads alongside.
@@ -85,13 +110,7 @@ export function useAnalyticsFilters(
   fixed?: Readonly<Record<string, string>>,
 ): Record<string, string | number> {
   const [params] = useSearchParams();
-  const filterFields = useMemo(
-    () =>
-      crud.entity.filters
-        .filter((f) => !isDateRange(f))
-        .map((f) => describeField(crud, f.field, requestShape(crud.list)[f.field])),
-    [crud],
-  );
+  const filterFields = useMemo(() => barFields(crud), [crud]);
   const { filters } = readListQuery(params, filterFields, new Set(), crud.timeRange);
   return { ...filters, ...fixed };
 }
@@ -136,7 +155,9 @@ function SummaryStrip({
               formatter={
                 typeof figures?.[key] === 'string'
                   ? (value) => fieldText(describeSchemaField(key, definition.summary.shape[key], ''), value, t)
-                  : undefined
+                  : typeof figures?.[key] === 'number'
+                    ? (value) => figureText(Number(value))
+                    : undefined
               }
             />
           ),
@@ -160,6 +181,7 @@ export function AnalyticsPage({
   keepParams = [],
   selectedAction,
   chart,
+  emptyText,
 }: {
   screen: AnalyticsScreen;
   fixed?: FixedKeys;
@@ -171,6 +193,8 @@ export function AnalyticsPage({
   selectedAction?: SelectedRowsAction;
   /** Above the summary; given the figures once they arrive (a detail names its meter by them). */
   header?: (figures: Record<string, unknown> | undefined) => ReactNode;
+  /** What an empty table says, given the figures once they arrive (the threshold it lists meters beyond). */
+  emptyText?: (figures: Record<string, unknown> | undefined) => string | undefined;
   children?: ReactNode;
 }) {
   const { t } = useTranslation();
@@ -186,24 +210,39 @@ export function AnalyticsPage({
       }>,
     placeholderData: keepPreviousData,
   });
+  // A time axis spans the chosen period (its first UTC day's start to its last's end), not just the points'.
+  const [params] = useSearchParams();
+  const [firstDay, lastDay] = definition.period.unit === 'day' ? shownPeriod(definition.period, params) : [];
   const chartData = useMemo(() => {
     const spec = chart ?? definition.chart;
     const options = optionLabels(definition.point, spec.x);
+    const xRange =
+      firstDay && lastDay
+        ? ([`${firstDay}T00:00:00.000Z`, `${addUtcDays(lastDay, 1)}T00:00:00.000Z`] as const)
+        : undefined;
+    const rowLabel = spec.rows?.valueLabel;
     return specData(
       spec,
       summary.data?.points ?? [],
       (field) => t(labelOf(definition.point, field)),
       (value) => (options.has(String(value)) ? t(options.get(String(value)) as string) : value),
+      { xRange, ...(rowLabel && { dotName: (value: number) => t(rowLabel, { value }) }) },
     );
-  }, [definition, chart, summary.data, t]);
+  }, [definition, chart, summary.data, t, firstDay, lastDay]);
+  // A filter that finds nothing (an unknown serial) is said once, at the filter (the table's refusal
+  // alike): the strip has no figures and there is no chart, rather than a second alert.
+  const refused = useMemo(
+    () => filterRefusal(summary.error, barFields(crud), t) !== undefined,
+    [summary.error, crud, t],
+  );
 
   const figuresAndChart = (
     <>
       <SummaryStrip
         definition={definition}
-        figures={summary.data?.figures}
+        figures={refused ? undefined : summary.data?.figures}
         loading={summary.isPending}
-        error={summary.error}
+        error={refused ? null : summary.error}
       />
       {!summary.error && (
         <Card size="small">
@@ -226,6 +265,7 @@ export function AnalyticsPage({
         keepParams={[...Object.keys(fixed ?? {}), ...keepParams]}
         belowFilters={figuresAndChart}
         selectedAction={selectedAction}
+        emptyText={emptyText?.(refused ? undefined : summary.data?.figures)}
       />
     </Flex>
   );

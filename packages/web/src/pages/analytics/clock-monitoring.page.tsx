@@ -73,7 +73,14 @@ export function ClockMonitoringPage() {
     : undefined;
 
   return (
-    <AnalyticsPage screen={screen} selectedAction={selectedAction}>
+    <AnalyticsPage
+      screen={screen}
+      selectedAction={selectedAction}
+      // The list holds the meters beyond the threshold alone: an empty one says so, not 'No records'.
+      emptyText={(figures) =>
+        typeof figures?.threshold === 'number' ? t('analyticsClock.empty', { threshold: figures.threshold }) : undefined
+      }
+    >
       {refusal !== null && <RefusalAlert error={refusal} onClose={() => setRefusal(null)} />}
       {latest && (
         <ResultsPanel

@@ -1,8 +1,9 @@
 import { type ClockRow, clockMonitoringApi, OPERATIONS, planApi } from '@meterdesk/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CONFIRM_OK } from '@/crud/row-actions';
+import { applyLanguage } from '@/i18n/i18n';
 import { fail, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
@@ -41,6 +42,23 @@ function stubClock(list: ClockRow[], extra: Parameters<typeof stubApi>[0] = {}) 
 }
 
 describe('clock monitoring', () => {
+  afterEach(() => applyLanguage('en'));
+
+  it.each([
+    ['en', "No meter's clock is off by 60 s or more"],
+    ['zh', '没有时钟偏差达到 60 秒或以上的电表'],
+  ] as const)(
+    'says of an empty list that no meter is beyond the threshold, not "No records" (%s)',
+    async (language, text) => {
+      applyLanguage(language);
+      stubClock([]);
+      renderInShell(permittedTree([PAGE]), PAGE);
+      expect(await screen.findByText(text)).toBeTruthy();
+      expect(screen.queryByText(language === 'en' ? 'No records' : '暂无数据')).toBeNull();
+      applyLanguage('en');
+    },
+  );
+
   it('keeps the first 30 of a larger selection with the warning, asks first, then syncs them through a plan', async () => {
     const user = userEvent.setup();
     const api = stubClock(rows(31), {

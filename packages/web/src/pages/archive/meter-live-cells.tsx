@@ -1,4 +1,4 @@
-import { Tag } from 'antd';
+import { Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { FieldCell } from '@/crud/crud-config';
 import { fieldText } from '@/fields/field-value';
@@ -19,10 +19,18 @@ export const LinkStateCell: FieldCell = ({ row, value, field }) => {
   );
 };
 
-/** The main relay: an open one (a consumer without supply) in red; never learnt, nothing. */
+/**
+ * The main relay: an open one (a consumer without supply) in red; never learnt, 'Unknown' muted, so the
+ * column above a bare last reading still says what it is about.
+ */
 export const RelayStateCell: FieldCell = ({ row, value, field }) => {
   const { t } = useTranslation();
-  if (typeof value !== 'number') return null;
+  if (typeof value !== 'number')
+    return (
+      <Typography.Text type="secondary" data-testid={`relay-${String(row.devAddr)}`} data-state="unknown">
+        {t('liveState.relayUnknown')}
+      </Typography.Text>
+    );
   return (
     <Tag color={RELAY_COLORS[value]} data-testid={`relay-${String(row.devAddr)}`}>
       {fieldText(field, value, t)}

@@ -40,8 +40,9 @@ describe('a meter’s live state in the archive', () => {
     expect((await screen.findByTestId('online-210400010001')).textContent).toBe('Online');
     expect(screen.getByTestId('online-210400010002').textContent).toBe('Offline');
     expect(screen.getByTestId('relay-210400010001').textContent).toBe('Disconnected');
-    // Never learnt: no relay tag at all.
-    expect(screen.queryByTestId('relay-210400010002')).toBeNull();
+    // Never learnt: said so, muted, so the column is not a bare reading.
+    expect(screen.getByTestId('relay-210400010002').textContent).toBe('Unknown');
+    expect(screen.getByTestId('relay-210400010002').className).toContain('secondary');
     expect(screen.getByText('12345.67')).toBeTruthy();
     // Each fact beneath its companion, so the list fits a 1440 px screen: the online tag over the last
     // communication, the relay over the last reading, under one header each.
@@ -51,6 +52,15 @@ describe('a meter’s live state in the archive', () => {
     expect(screen.getByRole('columnheader', { name: /Online.*Last communication/ })).toBeTruthy();
     // Show on map belongs to the detail page, not to every row.
     expect(screen.queryByTestId(`row-showOnMap-${id(1)}`)).toBeNull();
+
+    // The relay filter still asks for a state.
+    fireEvent.mouseDown(within(formItem('field-relayState')).getByRole('combobox'));
+    await user.click(await screen.findByTitle('Connected'));
+    await user.click(screen.getByTestId('crud-search'));
+    await waitFor(() => expect(api.callsTo(meterApi.list.path).at(-1)?.body).toMatchObject({ relayState: 1 }));
+    await waitFor(() => expect(document.querySelector('.ant-spin-spinning')).toBeNull());
+    await user.click(screen.getByTestId('crud-reset'));
+    await waitFor(() => expect(api.callsTo(meterApi.list.path).at(-1)?.body).not.toHaveProperty('relayState'));
 
     fireEvent.mouseDown(within(formItem('field-linkState')).getByRole('combobox'));
     await user.click(await screen.findByTitle('Offline'));

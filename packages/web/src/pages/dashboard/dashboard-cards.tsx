@@ -6,8 +6,10 @@ import {
   dashboardApi,
   EVENT_LEVEL_TONES,
   EVENT_LEVELS,
+  EVENT_NAME_LABELS,
   type EventLevel,
   METER_EVENTS_DETAIL_PATH,
+  systemLogEntity,
   utcToday,
 } from '@meterdesk/contracts';
 import { Button, Col, Flex, Progress, Row, Space, Statistic, Typography } from 'antd';
@@ -15,7 +17,9 @@ import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Chart } from '@/charts/chart';
+import { describeSchemaField } from '@/crud/crud-config';
 import { formatDateTime } from '@/fields/date-text';
+import { fieldText, valueLabel } from '@/fields/field-value';
 import { useLanguage } from '@/i18n/use-language';
 import { DashboardCardFrame, useCardQuery } from './dashboard-card';
 
@@ -147,7 +151,10 @@ export function AlarmsCard() {
               >
                 {alarm.devAddr}
               </Link>,
-              alarm.name || t('dashboard.alarms.code', { code: alarm.code }),
+              // Named as the meter events page names it (the event's `valueLabels`): a standard event translated.
+              alarm.name
+                ? valueLabel(t, EVENT_NAME_LABELS, alarm.name)
+                : t('dashboard.alarms.code', { code: alarm.code }),
               alarm.gridName,
             ],
           }))}
@@ -428,6 +435,13 @@ export function AlarmTrendCard() {
   );
 }
 
+/** The log's fields a row of the card shows, in order. */
+const LOG_KEYS = ['time', 'username', 'operatingType', 'content'] as const;
+/** Each as the system log's table shows it (its entity's field: an option's label, a time, the worded content). */
+const LOG_FIELDS = LOG_KEYS.map((key) =>
+  describeSchemaField(key, systemLogEntity.record.shape[key], `${systemLogEntity.name}.fields`),
+);
+
 export function OperationsCard() {
   const { t } = useTranslation();
   const query = useCardQuery(dashboardApi.operations, {});
@@ -444,12 +458,7 @@ export function OperationsCard() {
           rows={log.list.map((entry, index) => ({
             key: entry.id,
             testId: `dashboard-operation-${index}`,
-            cells: [
-              formatDateTime(entry.time),
-              entry.username,
-              t(`syslog.operatingTypes.${entry.operatingType}`),
-              entry.content,
-            ],
+            cells: LOG_FIELDS.map((field, i) => fieldText(field, entry[LOG_KEYS[i] as (typeof LOG_KEYS)[number]], t)),
           }))}
         />
       )}

@@ -299,5 +299,9 @@ describe('dashboard', () => {
     expect(within(card('alarms')).getByText('告警日志')).toBeTruthy();
     expect(screen.getByTestId('dashboard-alarms-total').textContent).toBe('近 30 天共 7 条未确认的严重事件');
     expect(screen.getByTestId('dashboard-alarms-next').textContent).toBe('下一页');
+    // A standard event is named as the meter events page names it; a name of the operator's own stays as written.
+    expect(screen.getByTestId('dashboard-alarm-0').textContent).toContain('掉电');
+    expect(screen.getByTestId('dashboard-alarm-0').textContent).not.toContain('Power down');
+    applyLanguage('en');
   });
 });

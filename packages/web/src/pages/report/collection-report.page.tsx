@@ -201,7 +201,7 @@ export function CollectionReportPage() {
     pageSize: PAGE_SIZE,
     total,
     showSizeChanger: false,
-    showTotal: () => t('crud.total', { total }),
+    showTotal: () => t('crud.total', { count: total }),
     onChange: (curPage: number) => setPages((current) => ({ ...current, [tab]: curPage })),
   });
   const pagedTable = <R extends object>(testId: string, rowKey: (row: R) => string, columns: TableColumnsType<R>) =>

@@ -109,7 +109,7 @@ describe('data collection report page', () => {
     expect(await within(stopped).findByText('M000123')).toBeTruthy();
     expect(within(stopped).getByText('Anomaly')).toBeTruthy();
     expect(within(stopped).getByRole('columnheader', { name: 'Last reading day (UTC)' })).toBeTruthy();
-    expect(screen.getByText('1 items in total')).toBeTruthy();
+    expect(screen.getByText('1 item in total')).toBeTruthy();
     // The meter lists are as of today: no period to pick, no period rate.
     expect(screen.queryByTestId('report-period')).toBeNull();
     expect(screen.queryByTestId('report-period-rate')).toBeNull();

@@ -200,11 +200,11 @@ describe('the GIS outage layer', () => {
       '27 meters and 26 consumers dark since 2024-05-01',
     );
     expect(panel.textContent).toContain('1 of 2 affected transformer areas wholly dark');
-    expect(panel.textContent).toContain('1 DCUs without supply');
+    expect(panel.textContent).toContain('1 DCU without supply');
     const t1 = screen.getByTestId(`outage-node-${T1}`);
     expect(t1.getAttribute('data-dark')).toBe('true');
     expect(t1.textContent).toContain('Dark');
-    expect(t1.textContent).toContain('25 of 25 meters · 24 consumers · 1 DCUs');
+    expect(t1.textContent).toContain('25 of 25 meters · 24 consumers · 1 DCU');
     const t2 = screen.getByTestId(`outage-node-${T2}`);
     expect(t2.getAttribute('data-dark')).toBe('false');
     expect(t2.textContent).toContain('Partly dark');

@@ -185,7 +185,7 @@ function DarkMeters({ gridId, title, onClose }: { gridId: string | undefined; ti
             pageSize: PAGE_SIZE,
             total: meters.data?.total ?? 0,
             showSizeChanger: false,
-            showTotal: (total) => t('crud.total', { total }),
+            showTotal: (total) => t('crud.total', { count: total }),
             onChange: setCurPage,
           }}
           columns={DARK_METER_COLUMNS.map((key) => ({

@@ -36,12 +36,13 @@ export function GisUnplacedMeters({
     placeholderData: keepPreviousData,
   });
   const total = unplaced.data?.total ?? 0;
+  // The count as shown ('1000+' when capped); the total picks the plural form.
   const count = unplaced.data?.totalCapped ? `${total}+` : String(total);
   if (!open && total === 0) return null;
   return (
     <>
       <Button size="small" type="link" data-testid="gis-unplaced" onClick={() => setOpen(true)}>
-        {t('liveState.unplaced.button', { count })}
+        {t('liveState.unplaced.button', { count: total, shown: count })}
       </Button>
       <Drawer
         open={open}
