@@ -3,7 +3,6 @@ import {
   type AnalyticsDefinition,
   type AnalyticsEntity,
   analyticsTitle,
-  MAX_PDF_ROWS,
   type Page,
   type Period,
   RESULT,
@@ -16,10 +15,9 @@ import type { Db } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { dcu, meter, powerGrid } from '../../db/schema';
 import { fieldError } from '../../errors/api-error';
-import { streamWorkbook } from '../../http/export';
+import { exportTable, pagedRows } from '../../http/export-table';
 import { registerDownload, registerOperation } from '../../http/operation';
-import { renderPdf } from '../../http/pdf';
-import { entityColumns, formatMoment, translator } from '../../i18n/labels';
+import { entityColumns, translator } from '../../i18n/labels';
 import { GRID_TREE, gridScope, type Scope, scopeOf } from '../../rbac/scope';
 
 /** Rows an export reads at a time. */
@@ -138,52 +136,28 @@ export function registerAnalytics<E extends AnalyticsEntity, Sum extends z.ZodOb
     // Settled before the file's first byte goes out, so a refusal is still an answer the page can show.
     const settled = await request(input, session);
     const t = translator(session.language);
-    const title = t(analyticsTitle(definition));
-    const columns = entityColumns<Record<string, unknown>>(
-      entity,
-      input.columns ?? entity.columns.map((c) => c.field),
-      session.language,
-    );
-    const limit = input.format === 'pdf' ? MAX_PDF_ROWS + 1 : Number.POSITIVE_INFINITY;
-    async function* chunks(): AsyncGenerator<Record<string, unknown>[]> {
-      let rows = 0;
-      for (let curPage = 1; rows < limit; curPage++) {
-        const page = await queries.rows(settled, {
-          curPage,
-          pageSize: EXPORT_CHUNK,
-          sortField: input.sortField,
-          sortOrder: input.sortOrder,
-        });
-        yield page.list;
-        rows += page.list.length;
-        if (page.list.length < EXPORT_CHUNK) return;
-      }
-    }
-    const now = new Date();
-    const exportedAt = t('crud.exportDialog.exportedAt').replace('{{time}}', formatMoment(now.toISOString()));
     // A page about now (period `none`) is told by the moment of the export alone.
     const period =
       definition.period.unit === 'none'
         ? ''
         : `${t('analytics.period')}: ${settled.period.start} – ${settled.period.end} · `;
-    const filename = `${title}-${now.toISOString().slice(0, 10)}`;
-    if (input.format === 'pdf') {
-      const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
-      return renderPdf({
-        filename: `${filename}.pdf`,
-        title,
-        subtitle: `${period}${exportedAt}`,
-        columns,
-        chunks: chunks(),
-        maxRows: MAX_PDF_ROWS,
-        moreRows: t('crud.exportDialog.moreRows').replaceAll('{{max}}', max),
-      });
-    }
-    return streamWorkbook({
-      filename: `${filename}.xlsx`,
-      sheetName: title,
-      columns,
-      chunks: chunks(),
+    return exportTable({
+      format: input.format,
+      language: session.language,
+      title: t(analyticsTitle(definition)),
+      subtitle: (exportedAt) => `${period}${t('crud.exportDialog.exportedAt').replace('{{time}}', exportedAt)}`,
+      columns: entityColumns<Record<string, unknown>>(
+        entity,
+        input.columns ?? entity.columns.map((c) => c.field),
+        session.language,
+      ),
+      rows: (limit) =>
+        pagedRows(
+          (curPage, pageSize) =>
+            queries.rows(settled, { curPage, pageSize, sortField: input.sortField, sortOrder: input.sortOrder }),
+          limit,
+          EXPORT_CHUNK,
+        ),
       onError: (err) => req.log.error({ err }, `${entity.name} export failed`),
     });
   });

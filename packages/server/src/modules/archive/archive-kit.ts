@@ -5,7 +5,6 @@ import {
   type ExportFormat,
   MAX_EXPORT_ROWS,
   MAX_OPTIONS,
-  MAX_PDF_ROWS,
   type MessageKey,
   type Operation,
   type Option,
@@ -29,11 +28,10 @@ import {
 import { anyRow, countUpTo, likeContains } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
 import { existedError, notFound } from '../../errors/api-error';
-import { streamWorkbook } from '../../http/export';
+import { exportTable } from '../../http/export-table';
 import type { SessionContext } from '../../http/operation';
 import { registerDownload, registerOperation } from '../../http/operation';
-import { renderPdf } from '../../http/pdf';
-import { entityColumns, formatMoment, translator } from '../../i18n/labels';
+import { entityColumns, translator } from '../../i18n/labels';
 import { gridScope, resolveScope, type Scope, scopeOf } from '../../rbac/scope';
 
 /** A select builder as the kit reads it: filtered, and for pages ordered and cut. */
@@ -362,32 +360,15 @@ export function registerArchiveRoutes<
   }
   const exportOp = api.export;
   if (exportOp) {
-    registerDownload(app, exportOp, async ({ body, session, req }) => {
-      const t = translator(session.language);
-      const title = t(`${entity.name}.exportName`);
-      const columns = entityColumns<Rec>(entity, body.columns ?? entity.columns.map((c) => c.field), session.language);
-      const now = new Date();
-      const filename = `${title}-${now.toISOString().slice(0, 10)}`;
-      if (body.format === 'pdf') {
-        const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
-        return renderPdf({
-          filename: `${filename}.pdf`,
-          title,
-          subtitle: t('crud.exportDialog.exportedAt').replace('{{time}}', formatMoment(now.toISOString())),
-          columns,
-          // One row past the limit tells whether the file leaves rows out.
-          chunks: service.exportRows(body, session, 1000, MAX_PDF_ROWS + 1),
-          maxRows: MAX_PDF_ROWS,
-          moreRows: t('crud.exportDialog.moreRows').replaceAll('{{max}}', max),
-        });
-      }
-      return streamWorkbook({
-        filename: `${filename}.xlsx`,
-        sheetName: title,
-        columns,
-        chunks: service.exportRows(body, session),
+    registerDownload(app, exportOp, async ({ body, session, req }) =>
+      exportTable({
+        format: body.format,
+        language: session.language,
+        title: translator(session.language)(`${entity.name}.exportName`),
+        columns: entityColumns<Rec>(entity, body.columns ?? entity.columns.map((c) => c.field), session.language),
+        rows: (limit) => service.exportRows(body, session, 1000, Math.min(limit, MAX_EXPORT_ROWS)),
         onError: (err) => req.log.error({ err }, `${entity.name} export failed`),
-      });
-    });
+      }),
+    );
   }
 }

@@ -1,6 +1,5 @@
 import {
   collectionReportApi,
-  MAX_PDF_ROWS,
   type Page,
   type ReportDay,
   type ReportDcuRow,
@@ -14,10 +13,9 @@ import {
 } from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
-import { streamWorkbook } from '../../http/export';
+import { exportTable } from '../../http/export-table';
 import { registerDownload, registerOperation } from '../../http/operation';
-import { renderPdf } from '../../http/pdf';
-import { type ColumnText, formatMoment, translator } from '../../i18n/labels';
+import { type ColumnText, translator } from '../../i18n/labels';
 import { type Scope, scopeOf } from '../../rbac/scope';
 import type { CollectionReportService } from './collection-report.service';
 
@@ -102,41 +100,28 @@ export function registerCollectionReportRoutes(
   });
 
   registerDownload(app, collectionReportApi.export, async ({ body, session, req }) => {
-    const limit = body.format === 'pdf' ? MAX_PDF_ROWS + 1 : Number.POSITIVE_INFINITY;
-    const { node, period, chunks } = await exportRows(report, body, await scopeOf(db, session), limit);
+    const { node, period, rows } = await exportRows(report, body, await scopeOf(db, session));
     const t = translator(session.language);
     const groupBy = SILENT.has(body.table) ? body.groupBy : undefined;
-    const title = groupBy
-      ? t(`silentMeters.exportNames.${body.table}`).replace('{{group}}', t(`silentMeters.groupBy.${groupBy}`))
-      : t(`collectionReport.exportNames.${body.table}`);
-    const now = new Date();
-    const filename = `${title}-${now.toISOString().slice(0, 10)}`;
-    const columns = columnsOf(body.table, session.language, groupBy);
-    if (body.format === 'pdf') {
-      const texts: Record<string, string> = {
-        node: node.name || t('collectionReport.allScope'),
-        from: period?.startDay ?? '',
-        to: period?.endDay ?? '',
-        days: String(body.days),
-        time: formatMoment(now.toISOString()),
-      };
-      const subtitle = period ? 'exportSubtitle' : body.table === 'stopped' ? 'stoppedSubtitle' : 'neverReadSubtitle';
-      const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
-      return renderPdf({
-        filename: `${filename}.pdf`,
-        title,
-        subtitle: t(`collectionReport.${subtitle}`).replace(/\{\{(\w+)\}\}/g, (_, key: string) => texts[key] ?? ''),
-        columns,
-        chunks,
-        maxRows: MAX_PDF_ROWS,
-        moreRows: t('crud.exportDialog.moreRows').replaceAll('{{max}}', max),
-      });
-    }
-    return streamWorkbook({
-      filename: `${filename}.xlsx`,
-      sheetName: title,
-      columns,
-      chunks,
+    const subtitle = period ? 'exportSubtitle' : body.table === 'stopped' ? 'stoppedSubtitle' : 'neverReadSubtitle';
+    return exportTable({
+      format: body.format,
+      language: session.language,
+      title: groupBy
+        ? t(`silentMeters.exportNames.${body.table}`).replace('{{group}}', t(`silentMeters.groupBy.${groupBy}`))
+        : t(`collectionReport.exportNames.${body.table}`),
+      subtitle: (exportedAt) => {
+        const texts: Record<string, string> = {
+          node: node.name || t('collectionReport.allScope'),
+          from: period?.startDay ?? '',
+          to: period?.endDay ?? '',
+          days: String(body.days),
+          time: exportedAt,
+        };
+        return t(`collectionReport.${subtitle}`).replace(/\{\{(\w+)\}\}/g, (_, key: string) => texts[key] ?? '');
+      },
+      columns: columnsOf(body.table, session.language, groupBy),
+      rows,
       onError: (err) => req.log.error({ err }, 'collection report export failed'),
     });
   });
@@ -149,7 +134,7 @@ const SILENT: ReadonlySet<ReportTable> = new Set(['neverRead', 'stopped']);
  * The rows of one table, up to `limit`, a chunk at a time. The node and the period are settled here,
  * before the file's first byte goes out, so a refusal is still an answer the page can show.
  */
-async function exportRows(report: CollectionReportService, body: ReportExport, scope: Scope, limit: number) {
+async function exportRows(report: CollectionReportService, body: ReportExport, scope: Scope) {
   const period = PERIOD_TABLES.has(body.table) ? report.period(body) : null;
   const node = await report.node(body.gridId, scope);
   const read = (curPage: number): Promise<Page<Row>> => {
@@ -161,18 +146,18 @@ async function exportRows(report: CollectionReportService, body: ReportExport, s
     if (body.groupBy) return report.groups(node, scope, page, before, body.groupBy, filters);
     return report.meters(node, scope, page, before, filters);
   };
-  async function* chunks(): AsyncGenerator<Row[]> {
+  async function* rows(limit: number): AsyncGenerator<Row[]> {
     if (body.table === 'daily' && period) {
       yield (await report.daily(node, period)).days;
       return;
     }
-    let rows = 0;
-    for (let curPage = 1; rows < limit; curPage++) {
+    let delivered = 0;
+    for (let curPage = 1; delivered < limit; curPage++) {
       const page = await read(curPage);
       yield page.list;
-      rows += page.list.length;
-      if (page.list.length === 0 || rows >= page.total) return;
+      delivered += page.list.length;
+      if (page.list.length === 0 || delivered >= page.total) return;
     }
   }
-  return { node, period, chunks: chunks() };
+  return { node, period, rows };
 }

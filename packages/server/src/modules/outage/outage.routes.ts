@@ -1,11 +1,10 @@
-import { DARK_METER_COLUMNS, type DarkMeter, MAX_PDF_ROWS, outageApi } from '@meterdesk/contracts';
+import { DARK_METER_COLUMNS, type DarkMeter, outageApi } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { powerGrid } from '../../db/schema';
-import { streamWorkbook } from '../../http/export';
+import { exportTable, pagedRows } from '../../http/export-table';
 import { registerDownload, registerOperation } from '../../http/operation';
-import { renderPdf } from '../../http/pdf';
 import { type ColumnText, formatMoment, translator } from '../../i18n/labels';
 import { scopeOf } from '../../rbac/scope';
 import type { OutageService } from './outage.service';
@@ -51,38 +50,15 @@ export function registerOutageRoutes(
   registerDownload(app, outageApi.export, async ({ body, session, req }) => {
     // Settled before the file's first byte, so a refused node is still an answer the page can show.
     const place = await placeOf(body.gridId, session);
-    const limit = body.format === 'pdf' ? MAX_PDF_ROWS + 1 : Number.POSITIVE_INFINITY;
-    async function* chunks(): AsyncGenerator<DarkMeter[]> {
-      let rows = 0;
-      for (let curPage = 1; rows < limit; curPage++) {
-        const page = await outages.meters(place, { curPage, pageSize: EXPORT_CHUNK });
-        yield page.list;
-        rows += page.list.length;
-        if (page.list.length < EXPORT_CHUNK) return;
-      }
-    }
     const t = translator(session.language);
-    const now = new Date();
-    const title = t('outage.exportName');
-    const filename = `${title}-${now.toISOString().slice(0, 10)}`;
-    const columns = columnsOf(session.language);
-    if (body.format === 'pdf') {
-      const max = MAX_PDF_ROWS.toLocaleString(session.language === 2 ? 'zh-CN' : 'en');
-      return renderPdf({
-        filename: `${filename}.pdf`,
-        title,
-        subtitle: t('outage.exportSubtitle').replace('{{time}}', formatMoment(now.toISOString())),
-        columns,
-        chunks: chunks(),
-        maxRows: MAX_PDF_ROWS,
-        moreRows: t('crud.exportDialog.moreRows').replaceAll('{{max}}', max),
-      });
-    }
-    return streamWorkbook({
-      filename: `${filename}.xlsx`,
-      sheetName: title,
-      columns,
-      chunks: chunks(),
+    return exportTable({
+      format: body.format,
+      language: session.language,
+      title: t('outage.exportName'),
+      subtitle: (exportedAt) => t('outage.exportSubtitle').replace('{{time}}', exportedAt),
+      columns: columnsOf(session.language),
+      rows: (limit) =>
+        pagedRows<DarkMeter>((curPage, pageSize) => outages.meters(place, { curPage, pageSize }), limit, EXPORT_CHUNK),
       onError: (err) => req.log.error({ err }, 'outage export failed'),
     });
   });
