@@ -37,6 +37,7 @@ import { OrgService } from './modules/system/org.service';
 import { ResourceService } from './modules/system/resource.service';
 import { RoleService } from './modules/system/role.service';
 import { SettingsService } from './modules/system/settings.service';
+import { SystemLogRepository } from './modules/system/syslog.repository';
 import { UserService } from './modules/system/user.service';
 import type { Broker } from './mqtt/broker';
 import { DeviceCredentials } from './mqtt/device-credentials';
@@ -158,6 +159,8 @@ export function createServices({
     users: new UserService(db, sessions),
     groups: new GroupService(db),
     roles: new RoleService(db),
+    /** The system log page's list and export. */
+    systemLog: new SystemLogRepository(db),
     archive: createArchive(db, secrets),
     collection,
     /** What the run pages ask of collection runs. */

@@ -8,7 +8,7 @@ import { streamWorkbook } from '../../http/export';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { entityColumns, translator } from '../../i18n/labels';
 import { scopeOf } from '../../rbac/scope';
-import { journalScope, SystemLogRepository } from './syslog.repository';
+import { journalScope, type SystemLogRepository } from './syslog.repository';
 
 const DAY_MS = 86_400_000;
 const EXPORT_LIMIT = 100_000;
@@ -21,8 +21,8 @@ function checkRange(q: { startTime: string; endTime: string }): void {
     throw fieldError(RESULT.badRequest, 'endTime', 'timeRangeTooLong');
 }
 
-export function registerSystemLogRoutes(app: FastifyInstance, deps: { db: Db }): void {
-  const repo = new SystemLogRepository(deps.db);
+export function registerSystemLogRoutes(app: FastifyInstance, deps: { db: Db; systemLog: SystemLogRepository }): void {
+  const repo = deps.systemLog;
 
   registerOperation(app, syslogApi.listsystemlog, async ({ body, session }) => {
     checkRange(body);
