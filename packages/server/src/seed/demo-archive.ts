@@ -17,6 +17,7 @@ import {
   supplier,
 } from '../db/schema';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
+import { SEEDED_DCU_TASK } from './seeded-task';
 
 /*
  * The demo archive: what a first start on the embedded defaults shows, so that every archive page,
@@ -629,14 +630,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
         hlsAuthEncKey: box.seal(hex(random, 16)),
         // A meter in maintenance gives no readings worth collecting until it is back.
         blacklist: inMaintenance,
-        taskEnabled: true,
-        taskGroup: 1,
-        minCycleMinutes: 15,
-        collectPeriodMinutes: 15,
-        reportPeriodMinutes: 60,
-        taskStart: '00:00',
-        taskEnd: '23:59',
-        maxSupplementDays: 3,
+        ...SEEDED_DCU_TASK,
         executionOffsetMinutes: 5 * (areaIndex % 3),
         remark: '',
         gridId: grid,

@@ -7,6 +7,7 @@ import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier }
 import { FAMILIES, FEMALE, MALE } from './demo-archive';
 import { HISTORY_TABLES, type HistoryMeter, type HistoryOptions, ScaleHistory } from './scale-history';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
+import { SEEDED_DCU_TASK } from './seeded-task';
 
 /*
  * A large archive for benchmarks and load tests: one region per run, its substations, feeders and
@@ -180,14 +181,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
         latitude: a.centre.lat,
         llsLevel: 0,
         blacklist: [],
-        taskEnabled: true,
-        taskGroup: 1,
-        minCycleMinutes: 15,
-        collectPeriodMinutes: 15,
-        reportPeriodMinutes: 60,
-        taskStart: '00:00',
-        taskEnd: '23:59',
-        maxSupplementDays: 3,
+        ...SEEDED_DCU_TASK,
         executionOffsetMinutes: 0,
         remark: '',
         gridId: a.id,

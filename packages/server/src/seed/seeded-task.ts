@@ -16,3 +16,15 @@ export function seededDailyTask(start: Date) {
     crontab: { starttime: start.getTime() / 1000, freq: 1, unit: 'day', count: OCCURRENCES },
   };
 }
+
+/** A seeded DCU's own collection task settings (the demo's and the scale seed's): every 15 minutes, reported hourly. */
+export const SEEDED_DCU_TASK = {
+  taskEnabled: true,
+  taskGroup: 1,
+  minCycleMinutes: 15,
+  collectPeriodMinutes: 15,
+  reportPeriodMinutes: 60,
+  taskStart: '00:00',
+  taskEnd: '23:59',
+  maxSupplementDays: 3,
+} as const;
