@@ -80,12 +80,11 @@ export const formsOf = (page: string) => [`${page}/add`, `${page}/edit`];
 interface ArchiveApiSpec<Q extends z.ZodObject, C extends z.ZodObject, U extends string> {
   /** `/apis/<path>/<verb>`: the entity's name in lower case. */
   path: string;
-  entity: ListEntity & { listQuery: Q };
-  /** What save and update take (update adds the id). */
-  create: C;
+  /** Its business keys (`unique`) are what the 'existed' check answers for. */
+  entity: ListEntity & { listQuery: Q; unique: readonly U[]; create?: C };
+  /** What save and update take (update adds the id), when the entity does not say. */
+  create?: C;
   res: ArchiveResources;
-  /** Fields the 'existed' check answers for (business keys). */
-  unique: readonly U[];
 }
 
 /**
@@ -118,7 +117,9 @@ export function archiveApi<Q extends z.ZodObject, C extends z.ZodObject, const U
 ) {
   const { path, entity, res } = spec;
   const tag = entity.name;
-  const uniqueFields = spec.unique as unknown as [U, ...U[]];
+  const create = spec.create ?? entity.create;
+  if (!create) throw new Error(`${tag}: neither the entity nor its calls say what save takes`);
+  const uniqueFields = entity.unique as unknown as [U, ...U[]];
   return {
     list: defineOperation({
       path: `/${path}/list`,
@@ -148,7 +149,7 @@ export function archiveApi<Q extends z.ZodObject, C extends z.ZodObject, const U
       access: needs(res.add),
       tag,
       summary: `${tag}: add one; business keys are unique`,
-      request: spec.create,
+      request: create,
       response: z.object({ id: IdSchema }),
       audit: 'add',
     }),
@@ -157,7 +158,7 @@ export function archiveApi<Q extends z.ZodObject, C extends z.ZodObject, const U
       access: needs(res.edit),
       tag,
       summary: `${tag}: edit one`,
-      request: spec.create.extend({ id: IdSchema }) as unknown as z.ZodType<z.output<C> & { id: string }>,
+      request: create.extend({ id: IdSchema }) as unknown as z.ZodType<z.output<C> & { id: string }>,
       response: z.null(),
       audit: 'update',
     }),

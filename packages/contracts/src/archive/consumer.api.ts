@@ -10,7 +10,6 @@ export const consumerApi = {
     entity: consumerEntity,
     create: ConsumerCreateSchema,
     res: CONSUMER_RES,
-    unique: ['consumerCode'],
   }),
   options: optionsApi('consumer', consumerEntity.name, {
     searches: 'consumer code or name',

@@ -9,7 +9,11 @@ import { CONSUMER_TYPES, choice, PAYMENT_MODES, POC_NATURES } from './enums';
 export const CONSUMER_GENDERS = ['', 'male', 'female'] as const;
 
 const fields = {
-  consumerCode: field(serialText(4, 'consumerIdIncomplete'), { label: 'consumer.fields.consumerCode', widget: 'text' }),
+  consumerCode: field(serialText(4, 'consumerIdIncomplete'), {
+    label: 'consumer.fields.consumerCode',
+    widget: 'text',
+    unique: true,
+  }),
   consumerName: field(nameText(100), { label: 'consumer.fields.consumerName', widget: 'text' }),
   consumerType: choice('consumer', 'consumerType', 'consumerTypes', CONSUMER_TYPES).default('residential'),
   special: field(z.boolean('invalidValue').default(false), { label: 'consumer.fields.special', widget: 'switch' }),

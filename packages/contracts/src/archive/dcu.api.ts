@@ -18,7 +18,6 @@ export const dcuApi = {
     entity: dcuEntity,
     create: DcuCreateSchema,
     res: DCU_RES,
-    unique: ['dcuNo'],
   }),
   options: optionsApi('dcu', dcuEntity.name, {
     searches: 'DCU number or name',

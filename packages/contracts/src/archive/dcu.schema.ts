@@ -83,7 +83,7 @@ const keyFields = {
 };
 
 const fields = {
-  dcuNo: field(codeText(50), { label: label('dcuNo'), widget: 'text' }),
+  dcuNo: field(codeText(50), { label: label('dcuNo'), widget: 'text', unique: true }),
   dcuName: field(optionalText(100), { label: label('dcuName'), widget: 'text' }),
   model: field(optionalText(50), { label: label('model'), widget: 'text' }),
   supplierId: field(IdSchema.nullable().default(null), {

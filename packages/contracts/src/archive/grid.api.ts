@@ -27,7 +27,6 @@ export const gridApi = {
     create: GridCreateSchema,
     res: GRID_RES,
     // Names are unique among siblings only, which the save answers (409 on gridName).
-    unique: ['gridCode'],
   }),
   tree: defineOperation({
     path: '/powergrid/tree',

@@ -10,7 +10,7 @@ import { choice } from './enums';
 export const MAX_GRID_CAPACITY = 1_000_000;
 
 const fields = {
-  gridCode: field(codeText(50), { label: 'grid.fields.gridCode', widget: 'text' }),
+  gridCode: field(codeText(50), { label: 'grid.fields.gridCode', widget: 'text', unique: true }),
   gridName: field(nameText(50), { label: 'grid.fields.gridName', widget: 'text' }),
   gridType: choice('grid', 'gridType', 'types', GRID_TYPES),
   parentId: field(ParentIdSchema, { label: 'grid.fields.parentId', widget: 'treeSelect', lookup: 'gridTree' }),

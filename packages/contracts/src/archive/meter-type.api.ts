@@ -12,7 +12,6 @@ export const meterTypeApi = {
     entity: meterTypeEntity,
     create: MeterTypeCreateSchema,
     res: METER_TYPE_RES,
-    unique: ['modelName'],
   }),
   options: optionsApi('metertype', meterTypeEntity.name, {
     searches: 'model name',

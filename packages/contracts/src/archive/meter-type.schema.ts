@@ -9,7 +9,7 @@ import { COMM_TYPES, choice, METERING_SIDES, WIRINGS } from './enums';
 export const COMM_TYPE_OPTIONS = COMM_TYPES.map((value) => ({ value, label: `meterType.commTypes.${value}` }));
 
 const fields = {
-  modelName: field(nameText(100), { label: 'meterType.fields.modelName', widget: 'text' }),
+  modelName: field(nameText(100), { label: 'meterType.fields.modelName', widget: 'text', unique: true }),
   supplierId: field(IdSchema, {
     label: 'meterType.fields.supplierId',
     widget: 'select',

@@ -35,7 +35,6 @@ const archive = archiveApi({
   entity: meterEntity,
   create: MeterCreateSchema,
   res: METER_RES,
-  unique: ['devAddr'],
 });
 
 export const meterApi = {

@@ -15,7 +15,7 @@ export const meterStatusField = () => choice('meter', 'status', 'statuses', METE
 
 const fields = {
   /** spec §5: 'Please enter the complete Meter SN' below 7 or above 49 characters. */
-  devAddr: field(serialText(6, 'meterSnIncomplete'), text('devAddr')),
+  devAddr: field(serialText(6, 'meterSnIncomplete'), { ...text('devAddr'), unique: true }),
   gridId: field(IdSchema, { label: 'meter.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
   /** Choosing a type sets the supplier to the type's: a meter's supplier is its type's (see supplierId). */
   meterTypeId: field(IdSchema.nullable().default(null), {

@@ -11,7 +11,6 @@ export const moduleApi = {
     entity: moduleEntity,
     create: ModuleCreateSchema,
     res: MODULE_RES,
-    unique: ['moduleNo'],
   }),
   options: optionsApi('module', moduleEntity.name, {
     searches: 'module number',

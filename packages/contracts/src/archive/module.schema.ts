@@ -6,7 +6,7 @@ import { codeText, optionalText } from '../common/validation';
 import { choice, DEVICE_TYPES, WORKING_MODES } from './enums';
 
 const fields = {
-  moduleNo: field(codeText(50), { label: 'module.fields.moduleNo', widget: 'text' }),
+  moduleNo: field(codeText(50), { label: 'module.fields.moduleNo', widget: 'text', unique: true }),
   deviceType: choice('module', 'deviceType', 'deviceTypes', DEVICE_TYPES),
   workingMode: choice('module', 'workingMode', 'workingModes', WORKING_MODES).default('client'),
   commAddress: field(optionalText(100), { label: 'module.fields.commAddress', widget: 'text' }),

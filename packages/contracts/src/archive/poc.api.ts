@@ -18,7 +18,6 @@ export const pocApi = {
     entity: pocEntity,
     create: PocCreateSchema,
     res: POC_RES,
-    unique: ['pocNo'],
   }),
   replace: defineOperation({
     path: '/poc/replace',

@@ -24,7 +24,7 @@ const reference = (name: string, lookup: string) =>
   field(IdSchema.nullable().default(null), { label: label(name), widget: 'select', lookup });
 
 const fields = {
-  pocNo: field(codeText(50), { label: label('pocNo'), widget: 'text' }),
+  pocNo: field(codeText(50), { label: label('pocNo'), widget: 'text', unique: true }),
   nature,
   ctRatio: ratio('ctRatio'),
   ptRatio: ratio('ptRatio'),

@@ -1,7 +1,7 @@
 import { SCHEDULED_TASK_FORMS } from '../operations/plan.api';
 import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
-import { SupplierCreateSchema, supplierEntity } from './supplier.schema';
+import { supplierEntity } from './supplier.schema';
 
 export const SUPPLIER_RES = archiveResources(supplierEntity.pagePath);
 
@@ -9,9 +9,7 @@ export const supplierApi = {
   ...archiveApi({
     path: 'supplier',
     entity: supplierEntity,
-    create: SupplierCreateSchema,
     res: SUPPLIER_RES,
-    unique: ['supplierCode', 'supplierName'],
   }),
   options: optionsApi('supplier', supplierEntity.name, {
     searches: 'code or name',

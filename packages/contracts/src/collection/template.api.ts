@@ -20,7 +20,6 @@ const archive = archiveApi({
   entity: templateEntity,
   create: TemplateCreateSchema,
   res: TEMPLATE_RES,
-  unique: ['templateName'],
 });
 
 export const templateApi = {

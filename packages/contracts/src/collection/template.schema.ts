@@ -20,7 +20,7 @@ export const COLLECT_ITEM_LABELS = ['collectItems', 'readings.channels'] as cons
  * read (a cycle plan; 0 reads once per run), and the device filters a task starts from.
  */
 const fields = {
-  templateName: field(nameText(100), { label: 'template.fields.templateName', widget: 'text' }),
+  templateName: field(nameText(100), { label: 'template.fields.templateName', widget: 'text', unique: true }),
   items: field(
     z
       .array(z.string().trim().min(1, 'mandatory').max(50, 'tooLong'), 'mandatory')

@@ -32,6 +32,13 @@ export interface FieldMeta {
   /** i18n key of the label, e.g. `resource.fields.resourceName` */
   label: string;
   widget: FieldWidget;
+  /**
+   * A business key: unique in any case across the archive. The server enforces it with the table's
+   * unique index on `lower(column)`, the `check` call answers for it and the form asks as the user types.
+   */
+  unique?: true;
+  /** What the import template shows in the field's column (a required field's typical value). */
+  example?: string;
   options?: readonly FieldOption[];
   /**
    * i18n key prefixes under which a stored value may have a label (`<prefix>.<value>`, the first found);
@@ -64,15 +71,36 @@ export interface FieldMeta {
   emptyWarning?: string;
 }
 
+/**
+ * A field's meta as declared. An entity's own fields may leave the label out: `defineEntity` names it
+ * `<entity>.fields.<key>`. Fields shared between entities or nested in a group name theirs.
+ */
+export type FieldSpec = Omit<FieldMeta, 'label'> & { label?: string };
+
 export const fieldRegistry = z.registry<FieldMeta>();
 
+declare const businessKey: unique symbol;
+/** The type of a field declared `unique`: what lets the compiler list an entity's business keys. */
+export interface BusinessKey {
+  readonly [businessKey]: true;
+}
+
+/** The keys of a shape's business-key fields. */
+export type UniqueKeys<S extends z.ZodObject> = Extract<
+  { [K in keyof S['shape']]: S['shape'][K] extends BusinessKey ? K : never }[keyof S['shape']],
+  string
+>;
+
 /** Declares a field once: its validation (`schema`) and its presentation (`meta`). */
-export function field<T extends z.ZodType>(schema: T, meta: FieldMeta): T {
-  // The meta goes on the described copy: a shared schema (IdSchema) would otherwise carry the meta of
-  // whichever field registered it last, and zod hands a registered parent's meta down to every copy.
-  const described = schema.describe(meta.label) as T;
-  fieldRegistry.add(described, meta);
-  return described;
+export function field<T extends z.ZodType>(schema: T, meta: FieldSpec & { unique: true }): T & BusinessKey;
+export function field<T extends z.ZodType>(schema: T, meta: FieldSpec): T;
+export function field<T extends z.ZodType>(schema: T, meta: FieldSpec): T {
+  // The meta goes on a copy: a shared schema (IdSchema) would otherwise carry the meta of whichever
+  // field registered it last, and zod hands a registered parent's meta down to every copy.
+  const own = (meta.label ? schema.describe(meta.label) : schema.clone()) as T;
+  // A label left out is named by `defineEntity`, which knows the entity and the key.
+  fieldRegistry.add(own, meta as FieldMeta);
+  return own;
 }
 
 /** A value's own type, whatever rules an input of it follows. */
@@ -185,6 +213,8 @@ export interface EntityDefinition<
   filters: F;
   form: readonly K[];
   detail: readonly K[];
+  /** The business keys (fields declared `unique`), in the order the record declares them. */
+  unique: readonly K[];
 }
 
 export type ListEntity<S extends z.ZodObject = z.ZodObject> = EntityDefinition<
@@ -194,14 +224,64 @@ export type ListEntity<S extends z.ZodObject = z.ZodObject> = EntityDefinition<
   readonly ColumnDefinition<string>[]
 >;
 
+type EntitySpec<
+  S extends z.ZodObject,
+  Cr extends z.ZodObject,
+  F extends readonly FilterDefinition<Extract<keyof S['shape'], string>>[],
+  C extends readonly ColumnDefinition<Extract<keyof S['shape'], string>>[],
+> = Omit<EntityDefinition<S, Extract<keyof S['shape'], string>, F, C>, 'form' | 'detail' | 'unique'> & {
+  /**
+   * What add and edit take. When given, the form shows its fields in its order and the detail every
+   * stored field, unless `form` or `detail` say otherwise; its fields' labels are named as the record's.
+   */
+  create?: Cr;
+  form?: readonly Extract<keyof S['shape'], string>[];
+  detail?: readonly Extract<keyof S['shape'], string>[];
+};
+
+/**
+ * Names the label of every field of `shape` that declares none: `<entity>.fields.<key>`. The meta is
+ * registered anew: the registry answers a copy for a schema that has a parent.
+ */
+function nameLabels(entity: string, shape: Record<string, z.ZodType>): void {
+  for (const [key, member] of Object.entries(shape)) {
+    let current: z.ZodType | undefined = member;
+    while (current && !fieldRegistry.has(current)) current = (current.def as { innerType?: z.ZodType }).innerType;
+    const meta = current && fieldRegistry.get(current);
+    if (current && meta && !meta.label) fieldRegistry.add(current, { ...meta, label: `${entity}.fields.${key}` });
+  }
+}
+
+/** The keys of a shape's fields declared `unique`, in its order. */
+function uniqueKeys<S extends z.ZodObject>(schema: S): UniqueKeys<S>[] {
+  return Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([, member]) => fieldMeta(member)?.unique)
+    .map(([key]) => key as UniqueKeys<S>);
+}
+
 export function defineEntity<
   S extends z.ZodObject,
   const F extends readonly FilterDefinition<Extract<keyof S['shape'], string>>[],
   const C extends readonly ColumnDefinition<Extract<keyof S['shape'], string>>[],
->(entity: EntityDefinition<S, Extract<keyof S['shape'], string>, F, C>) {
+  Cr extends z.ZodObject = never,
+>(spec: EntitySpec<S, Cr, F, C>) {
+  nameLabels(spec.name, spec.record.shape);
+  if (spec.create) nameLabels(spec.name, spec.create.shape);
+  type K = Extract<keyof S['shape'], string>;
+  const recordKeys = Object.keys(spec.record.shape) as K[];
+  const form = spec.form ?? (spec.create ? (Object.keys(spec.create.shape) as K[]) : undefined);
+  if (!form) throw new Error(`${spec.name}: an entity without its create schema names its form fields`);
+  const entity = {
+    ...spec,
+    form,
+    detail: spec.detail ?? recordKeys.filter((key) => key !== 'id'),
+    unique: uniqueKeys(spec.create ?? spec.record) as unknown as readonly K[],
+  };
   const sortable = entity.columns.filter((c) => c.sortable).map((c) => c.field) as SortableFields<C>[];
   return {
     ...entity,
+    /** The business keys with their literal types (what `check` takes). */
+    unique: entity.unique as readonly UniqueKeys<[Cr] extends [never] ? S : Cr>[],
     /** The list call's request: paging, the declared filters, `sortField` limited to the sortable columns. */
     listQuery: listQuerySchema(entity.filters, sortable),
     sortable,

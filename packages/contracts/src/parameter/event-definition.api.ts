@@ -22,7 +22,6 @@ export const eventDefinitionApi = {
     entity: eventDefinitionEntity,
     create: EventDefinitionCreateSchema,
     res: EVENT_DEFINITION_RES,
-    unique: ['code', 'name'],
   }),
   options: optionsApi('eventDefinition', eventDefinitionEntity.name, {
     searches: 'name',

@@ -13,8 +13,8 @@ const int = (min: number, max: number) =>
   z.number('mandatory').int('wholeNumber').min(min, 'outOfRange').max(max, 'outOfRange');
 
 const fields = {
-  code: field(int(0, EVENT_CODE_MAX), { label: 'eventDefinition.fields.code', widget: 'number' }),
-  name: field(nameText(100), { label: 'eventDefinition.fields.name', widget: 'text' }),
+  code: field(int(0, EVENT_CODE_MAX), { label: 'eventDefinition.fields.code', widget: 'number', unique: true }),
+  name: field(nameText(100), { label: 'eventDefinition.fields.name', widget: 'text', unique: true }),
   description: field(optionalText(500), { label: 'eventDefinition.fields.description', widget: 'textarea' }),
   level: choice('eventDefinition', 'level', 'levels', EVENT_LEVELS),
   parentId: field(IdSchema.nullable().default(null), {

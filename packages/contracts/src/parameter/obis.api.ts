@@ -25,7 +25,6 @@ const archive = archiveApi({
   create: ObisCreateSchema,
   res: OBIS_RES,
   // One catalogue row per object: the head-end looks items up by code, and plans name them by cgName.
-  unique: ['obis', 'cgName'],
 });
 
 export const obisApi = {

@@ -39,7 +39,7 @@ const fields = {
       .trim()
       .min(1, { error: 'mandatory', abort: true })
       .refine(isObisCode, { error: 'obisFormat' }),
-    { label: 'obis.fields.obis', widget: 'text', help: 'obis.help.obis' },
+    { label: 'obis.fields.obis', widget: 'text', help: 'obis.help.obis', unique: true },
   ),
   classId: field(int(1, OBIS_CLASS_ID_MAX), { label: 'obis.fields.classId', widget: 'number' }),
   attribute: field(int(0, 255), { label: 'obis.fields.attribute', widget: 'number' }),
@@ -57,7 +57,7 @@ const fields = {
       .min(1, { error: 'mandatory', abort: true })
       .max(50, 'tooLong')
       .regex(/^[A-Za-z0-9_]+$/, 'cgNameFormat'),
-    { label: 'obis.fields.cgName', widget: 'text' },
+    { label: 'obis.fields.cgName', widget: 'text', unique: true },
   ),
   channelOption: obisFlag('channelOption'),
   thresholdOption: obisFlag('thresholdOption'),

@@ -65,7 +65,12 @@ export async function rowsOf<T>(db: Executor, query: SQL): Promise<T[]> {
 }
 
 /**
- * A write mapper names every field of its input: `mapper(v) satisfies EveryField<Input>` fails
- * to compile when the contract gains a field the mapper does not store.
+ * A write mapper stores every field of its input in a column of its own: `mapper(v) satisfies
+ * EveryField<Input, typeof table.$inferInsert>` fails to compile when the contract gains a field the
+ * mapper does not write, and when a field it writes (a spread included) has no column to go to, where
+ * the insert would silently drop it. A field stored otherwise (a password as its hash) is left out of
+ * `Input` by name.
  */
-export type EveryField<V> = { [K in keyof Required<V>]: unknown };
+export type EveryField<V, Stored = Record<keyof V, unknown>> = {
+  [K in keyof Required<V>]: K extends keyof Stored ? Stored[K] : never;
+};

@@ -14,15 +14,15 @@ export function defineArchiveCrud<S extends z.ZodObject, C extends z.ZodType>(
     CrudDefinition<S, C, z.ZodType>,
     'operations' | 'uniqueChecks' | 'remove' | 'entity' | 'exportDialog'
   > & {
+    /** Its business keys (`unique`) are checked as the user types. */
     entity: EntityDefinition<S>;
     /** Its `save` tells which fields `createFields` and `secretFields` may name. */
     api: ArchiveApi & { save: Operation<C> };
-    unique: readonly string[];
     imports?: ReturnType<typeof importApi>;
     tree?: Operation<z.ZodType, z.ZodType<z.output<S>[]>>;
   },
 ): CrudConfig {
-  const { api, unique, imports, tree, ...rest } = definition;
+  const { api, imports, tree, ...rest } = definition;
   return defineCrud<S, C, z.ZodType>({
     ...rest,
     ...(imports ? { importCalls: imports } : {}),
@@ -40,7 +40,7 @@ export function defineArchiveCrud<S extends z.ZodObject, C extends z.ZodType>(
     uniqueChecks: {
       operation: api.check,
       fields: Object.fromEntries(
-        unique.map((field) => [
+        definition.entity.unique.map((field) => [
           field,
           (value: string, _values: unknown, id: string | undefined) => ({ field, value, id }),
         ]),

@@ -245,8 +245,6 @@ function wideCrud() {
       entity,
       create: z.strictObject({}),
       res: archiveResources(entity.pagePath),
-      unique: [],
     }) as unknown as typeof supplierApi,
-    unique: [],
   });
 }

@@ -11,13 +11,15 @@ import {
   type OptionsAnswer,
   type OptionsQuery,
 } from '@meterdesk/contracts';
-import { and, asc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import {
+  defineList,
+  keyOrder,
   keysetPage,
   type ListEntityShape,
   type ListSpec,
@@ -25,8 +27,9 @@ import {
   type Placement,
   selectSource,
 } from '../../db/list';
-import { anyRow, countUpTo, likeContains } from '../../db/rows';
+import { anyRow, countUpTo, iso, likeContains } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
+import { columnOf, uniqueIndexOf } from '../../db/unique-keys';
 import { existedError, notFound } from '../../errors/api-error';
 import { exportTable } from '../../http/export-table';
 import type { SessionContext } from '../../http/operation';
@@ -123,6 +126,98 @@ export interface ArchiveOperations<Create, U extends string> {
   >;
 }
 
+/** An entity as the contract declares it: its record, what add and edit take, its business keys. */
+type ContractEntity = ListEntityShape &
+  Pick<EntityDefinition<z.ZodObject>, 'name' | 'record' | 'columns'> & {
+    create?: z.ZodObject;
+    unique: readonly string[];
+  };
+
+type Derived = 'idColumn' | 'nameColumn' | 'list' | 'select' | 'toRecord' | 'unique' | 'toValues';
+
+/** What `defineArchive` asks of an entity beyond its contract; every derived member may be given instead. */
+export type ArchiveSpec<
+  E extends ContractEntity,
+  T extends PgTable,
+  Row,
+  Rec extends Record<string, unknown>,
+  Create,
+> = Omit<ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]>, Derived | 'table'> &
+  Partial<Pick<ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]>, Derived>> & { table: T };
+
+/**
+ * A record as the contract declares it, from a row holding its fields under the same keys: times as
+ * ISO text, an empty value as the empty text.
+ */
+export function recordOf(record: z.ZodObject) {
+  const keys = Object.keys(record.shape);
+  return <Rec>(row: Record<string, unknown>): Rec =>
+    Object.fromEntries(
+      keys.map((key) => {
+        const value = row[key];
+        return [key, value instanceof Date ? iso(value) : (value ?? '')];
+      }),
+    ) as Rec;
+}
+
+/**
+ * An archive entity from its contract and its table, each thing said once. Derived unless given: the
+ * id column, the business keys from the contract's `unique` fields with the table's unique index on
+ * each, the list's columns (every filtered and sortable field's column of the same key) in business
+ * key order, the record from the row's fields of the same keys, and the stored values as the input
+ * gives them, which asks that every field of the input has a column of its key.
+ */
+export function defineArchive<
+  E extends ContractEntity,
+  T extends PgTable,
+  Row = T['$inferSelect'],
+  Rec extends Record<string, unknown> = z.output<E['record']>,
+  Create = z.output<NonNullable<E['create']>>,
+>(spec: ArchiveSpec<E, T, Row, Rec, Create>): ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]> {
+  const { entity, table } = spec;
+  type U = E['unique'][number];
+  const idColumn = spec.idColumn ?? columnOf(table, 'id');
+  const unique =
+    spec.unique ??
+    (Object.fromEntries(
+      entity.unique.map((key) => {
+        const column = columnOf(table, key);
+        return [key, { column, index: uniqueIndexOf(table, column) }];
+      }),
+    ) as Record<U, UniqueKey>);
+  const [businessKey] = entity.unique;
+  if (!spec.toValues) {
+    // Stored as given: a field without a column of its own would be dropped by the insert unnoticed.
+    for (const key of Object.keys(entity.create?.shape ?? {})) columnOf(table, key);
+  }
+  const listed = [...new Set([...entity.filters.map((f) => f.field), ...entity.sortable])];
+  return {
+    ...spec,
+    idColumn,
+    unique,
+    nameColumn: spec.nameColumn ?? (businessKey ? unique[businessKey as U].column : idColumn),
+    select: spec.select ?? ((db: Executor) => db.select().from(table as PgTable) as unknown as ArchiveSelect<Row>),
+    toRecord: spec.toRecord ?? (recordOf(entity.record) as (row: Row) => Rec),
+    toValues: spec.toValues ?? (async (input: Create) => ({ ...input }) as Record<string, unknown>),
+    list:
+      spec.list ??
+      defineList({
+        entity,
+        columns: Object.fromEntries(listed.map((key) => [key, columnOf(table, key)])) as ListSpec<E>['columns'],
+        defaultOrder: keyOrder(
+          businessKey ? { [businessKey]: columnOf(table, businessKey), id: idColumn } : { id: idColumn },
+        ),
+        tieBreak: idColumn,
+      }),
+  };
+}
+
+/** Stored values must name columns of the table: anything else the insert would drop unnoticed. */
+function assertStored(table: PgTable, values: Record<string, unknown>): void {
+  const columns = getTableColumns(table);
+  for (const key of Object.keys(values)) if (!(key in columns)) columnOf(table, key);
+}
+
 /** The archive calls of one entity, as a service the routes (and later imports and the head-end) use. */
 export class ArchiveService<
   E extends ListEntityShape & Pick<EntityDefinition<z.ZodObject>, 'name' | 'record' | 'columns'>,
@@ -211,6 +306,7 @@ export class ArchiveService<
       const scope = await resolveScope(tx, session.userId);
       await this.assertUnique(tx, input);
       const values = await d.toValues(input, { tx, session, scope, id });
+      assertStored(d.table, values);
       await tx.insert(d.table).values({ ...values, id });
     });
     return { id };
@@ -224,6 +320,7 @@ export class ArchiveService<
       if (!before) throw notFound();
       await this.assertUnique(tx, input, id);
       const values = await d.toValues(input, { tx, session, scope, id, before });
+      assertStored(d.table, values);
       await tx
         .update(d.table)
         .set({ ...values, updateTime: new Date() })

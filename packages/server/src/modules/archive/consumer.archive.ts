@@ -13,7 +13,7 @@ import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso, lookup } from '../../db/rows';
 import { consumer, meter, poc, powerGrid } from '../../db/schema';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
-import type { ArchiveDefinition } from './archive-kit';
+import { defineArchive } from './archive-kit';
 import { gridColumn } from './import/grid-reference';
 import { recordImport } from './import/record-import';
 import { assertGridInScope, inUseBy } from './references';
@@ -35,69 +35,65 @@ export const CONSUMER_LIST = defineList({
   tieBreak: consumer.id,
 });
 
-export const consumerArchive: ArchiveDefinition<typeof consumerEntity, Row, Consumer, ConsumerCreate, 'consumerCode'> =
-  {
-    entity: consumerEntity,
-    api: consumerApi,
-    table: consumer,
-    idColumn: consumer.id,
-    nameColumn: consumer.consumerCode,
-    list: CONSUMER_LIST,
-    select: (db: Executor) =>
-      db
-        .select({
-          ...getTableColumns(consumer),
-          gridName: lookup<string>(powerGrid.gridName, powerGrid.id, consumer.gridId),
-        })
-        .from(consumer),
-    toRecord: (r: Row): Consumer => ({
-      id: r.id,
-      consumerCode: r.consumerCode,
-      consumerName: r.consumerName,
-      consumerType: r.consumerType as Consumer['consumerType'],
-      special: r.special,
-      paymentMode: r.paymentMode as Consumer['paymentMode'],
-      protected: r.protected,
-      gridId: r.gridId,
-      gridName: r.gridName,
-      identityNumber: r.identityNumber,
-      gender: r.gender as Consumer['gender'],
-      phone: r.phone,
-      email: r.email,
-      address: r.address,
-      longitude: r.longitude,
-      latitude: r.latitude,
-      label: r.label,
-      remark: r.remark,
-      createTime: iso(r.createTime),
-      updateTime: iso(r.updateTime),
-    }),
-    gridColumn: consumer.gridId,
-    unique: { consumerCode: { column: consumer.consumerCode, index: 'consumer_code_uq' } },
-    toValues: async (v, { tx, scope }) => {
-      await assertGridInScope(tx, scope, v.gridId);
-      return { ...v } satisfies EveryField<ConsumerCreate>;
-    },
-    inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.consumerId, key: 'consumerHasPocs' }]),
-    options: {
-      searched: [consumer.consumerCode, consumer.consumerName],
-      label: sql<string>`${consumer.consumerCode} || ' ' || ${consumer.consumerName}`,
-    },
-    related: async (db, record, scope) => {
-      const rows = await db
-        .select({
-          id: poc.id,
-          pocNo: poc.pocNo,
-          nature: poc.nature,
-          devAddr: sql<string>`coalesce(${meter.devAddr}, '')`,
-        })
-        .from(poc)
-        .leftJoin(meter, eq(meter.id, poc.meterId))
-        .where(and(eq(poc.consumerId, record.id), gridScope(scope, poc.gridId)))
-        .orderBy(asc(poc.pocNo));
-      return { pocs: rows.map((r) => ({ ...r, nature: r.nature as ConsumerPoc['nature'] })) };
-    },
-  };
+export const consumerArchive = defineArchive({
+  entity: consumerEntity,
+  api: consumerApi,
+  table: consumer,
+  list: CONSUMER_LIST,
+  select: (db: Executor) =>
+    db
+      .select({
+        ...getTableColumns(consumer),
+        gridName: lookup<string>(powerGrid.gridName, powerGrid.id, consumer.gridId),
+      })
+      .from(consumer),
+  toRecord: (r: Row): Consumer => ({
+    id: r.id,
+    consumerCode: r.consumerCode,
+    consumerName: r.consumerName,
+    consumerType: r.consumerType as Consumer['consumerType'],
+    special: r.special,
+    paymentMode: r.paymentMode as Consumer['paymentMode'],
+    protected: r.protected,
+    gridId: r.gridId,
+    gridName: r.gridName,
+    identityNumber: r.identityNumber,
+    gender: r.gender as Consumer['gender'],
+    phone: r.phone,
+    email: r.email,
+    address: r.address,
+    longitude: r.longitude,
+    latitude: r.latitude,
+    label: r.label,
+    remark: r.remark,
+    createTime: iso(r.createTime),
+    updateTime: iso(r.updateTime),
+  }),
+  gridColumn: consumer.gridId,
+  toValues: async (v, { tx, scope }) => {
+    await assertGridInScope(tx, scope, v.gridId);
+    return { ...v } satisfies EveryField<ConsumerCreate>;
+  },
+  inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.consumerId, key: 'consumerHasPocs' }]),
+  options: {
+    searched: [consumer.consumerCode, consumer.consumerName],
+    label: sql<string>`${consumer.consumerCode} || ' ' || ${consumer.consumerName}`,
+  },
+  related: async (db, record, scope) => {
+    const rows = await db
+      .select({
+        id: poc.id,
+        pocNo: poc.pocNo,
+        nature: poc.nature,
+        devAddr: sql<string>`coalesce(${meter.devAddr}, '')`,
+      })
+      .from(poc)
+      .leftJoin(meter, eq(meter.id, poc.meterId))
+      .where(and(eq(poc.consumerId, record.id), gridScope(scope, poc.gridId)))
+      .orderBy(asc(poc.pocNo));
+    return { pocs: rows.map((r) => ({ ...r, nature: r.nature as ConsumerPoc['nature'] })) };
+  },
+});
 
 const label = (name: string) => `consumer.fields.${name}`;
 

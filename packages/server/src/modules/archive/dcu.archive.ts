@@ -22,7 +22,7 @@ import { dcu, meter, poc, powerGrid, supplier } from '../../db/schema';
 import { ApiError, fieldError, notFound } from '../../errors/api-error';
 import type { SessionContext } from '../../http/operation';
 import { GRID_TREE, gridScope, resolveScope, type Scope } from '../../rbac/scope';
-import type { ArchiveDefinition, ArchiveService, WriteContext } from './archive-kit';
+import { type ArchiveService, defineArchive, type WriteContext } from './archive-kit';
 import { gridColumn } from './import/grid-reference';
 import { type FieldIssue, keyReference, recordImport } from './import/record-import';
 import { GRID, requireInScope } from './in-scope';
@@ -123,74 +123,72 @@ function sealedKey(secrets: SecretBox, v: DcuCreate, key: DcuKey, before: Row | 
  * DCUs, in the grid scope of their `grid_id`. Their LLS and HLS keys are sealed with the secret box:
  * no call answers them but *reveal*, and the record only says which are set.
  */
-export const dcuArchive = (secrets: SecretBox): ArchiveDefinition<typeof dcuEntity, Row, Dcu, DcuCreate, 'dcuNo'> => ({
-  entity: dcuEntity,
-  api: dcuApi,
-  table: dcu,
-  idColumn: dcu.id,
-  nameColumn: dcu.dcuNo,
-  list: DCU_LIST,
-  select: selectDcus,
-  gridColumn: dcu.gridId,
-  toRecord: ({ dcu: r, supplierName, gridName, meterCount }: Row): Dcu => ({
-    id: r.id,
-    dcuNo: r.dcuNo,
-    dcuName: r.dcuName,
-    model: r.model,
-    supplierId: r.supplierId,
-    supplierName: supplierName ?? '',
-    gridId: r.gridId,
-    gridName,
-    address: r.address,
-    longitude: r.longitude,
-    latitude: r.latitude,
-    llsLevel: r.llsLevel,
-    llsKeySet: r.llsKey !== null,
-    hlsAuthKeySet: r.hlsAuthKey !== null,
-    hlsEncKeySet: r.hlsEncKey !== null,
-    hlsAuthEncKeySet: r.hlsAuthEncKey !== null,
-    blacklist: r.blacklist.join('\n'),
-    meterCount,
-    taskEnabled: r.taskEnabled,
-    taskGroup: r.taskGroup,
-    minCycleMinutes: r.minCycleMinutes,
-    collectPeriodMinutes: r.collectPeriodMinutes,
-    reportPeriodMinutes: r.reportPeriodMinutes,
-    taskStart: r.taskStart,
-    taskEnd: r.taskEnd,
-    maxSupplementDays: r.maxSupplementDays,
-    executionOffsetMinutes: r.executionOffsetMinutes,
-    remark: r.remark,
-    createTime: iso(r.createTime),
-    updateTime: iso(r.updateTime),
-  }),
-  unique: { dcuNo: { column: dcu.dcuNo, index: 'dcu_no_uq' } },
-  toValues: async (v: DcuCreate, { tx, scope, before }: WriteContext<Row>) => {
-    checkTask(v);
-    await requireInScope(tx, scope, GRID, v.gridId, 'gridId', 'gridNotFound');
-    if (v.supplierId !== null && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
-      throw fieldError(RESULT.badRequest, 'supplierId', 'supplierNotFound');
-    }
-    return {
-      ...v,
-      blacklist: await knownMeters(tx, scope, v.blacklist),
-      llsKey: sealedKey(secrets, v, 'llsKey', before),
-      hlsAuthKey: sealedKey(secrets, v, 'hlsAuthKey', before),
-      hlsEncKey: sealedKey(secrets, v, 'hlsEncKey', before),
-      hlsAuthEncKey: sealedKey(secrets, v, 'hlsAuthEncKey', before),
-    } satisfies EveryField<DcuCreate>;
-  },
-  inUse: (tx, ids) =>
-    inUseBy(tx, ids, [
-      { column: meter.dcuId, key: 'dcuInUse' },
-      { column: poc.dcuId, key: 'dcuInUse' },
-    ]),
-  options: {
-    searched: [dcu.dcuNo, dcu.dcuName],
-    label: sql<string>`case when ${dcu.dcuName} = '' then ${dcu.dcuNo} else ${dcu.dcuNo} || ' ' || ${dcu.dcuName} end`,
-    members: { dcuNo: dcu.dcuNo },
-  },
-});
+export const dcuArchive = (secrets: SecretBox) =>
+  defineArchive({
+    entity: dcuEntity,
+    api: dcuApi,
+    table: dcu,
+    list: DCU_LIST,
+    select: selectDcus,
+    gridColumn: dcu.gridId,
+    toRecord: ({ dcu: r, supplierName, gridName, meterCount }: Row): Dcu => ({
+      id: r.id,
+      dcuNo: r.dcuNo,
+      dcuName: r.dcuName,
+      model: r.model,
+      supplierId: r.supplierId,
+      supplierName: supplierName ?? '',
+      gridId: r.gridId,
+      gridName,
+      address: r.address,
+      longitude: r.longitude,
+      latitude: r.latitude,
+      llsLevel: r.llsLevel,
+      llsKeySet: r.llsKey !== null,
+      hlsAuthKeySet: r.hlsAuthKey !== null,
+      hlsEncKeySet: r.hlsEncKey !== null,
+      hlsAuthEncKeySet: r.hlsAuthEncKey !== null,
+      blacklist: r.blacklist.join('\n'),
+      meterCount,
+      taskEnabled: r.taskEnabled,
+      taskGroup: r.taskGroup,
+      minCycleMinutes: r.minCycleMinutes,
+      collectPeriodMinutes: r.collectPeriodMinutes,
+      reportPeriodMinutes: r.reportPeriodMinutes,
+      taskStart: r.taskStart,
+      taskEnd: r.taskEnd,
+      maxSupplementDays: r.maxSupplementDays,
+      executionOffsetMinutes: r.executionOffsetMinutes,
+      remark: r.remark,
+      createTime: iso(r.createTime),
+      updateTime: iso(r.updateTime),
+    }),
+    toValues: async (v: DcuCreate, { tx, scope, before }: WriteContext<Row>) => {
+      checkTask(v);
+      await requireInScope(tx, scope, GRID, v.gridId, 'gridId', 'gridNotFound');
+      if (v.supplierId !== null && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
+        throw fieldError(RESULT.badRequest, 'supplierId', 'supplierNotFound');
+      }
+      return {
+        ...v,
+        blacklist: await knownMeters(tx, scope, v.blacklist),
+        llsKey: sealedKey(secrets, v, 'llsKey', before),
+        hlsAuthKey: sealedKey(secrets, v, 'hlsAuthKey', before),
+        hlsEncKey: sealedKey(secrets, v, 'hlsEncKey', before),
+        hlsAuthEncKey: sealedKey(secrets, v, 'hlsAuthEncKey', before),
+      } satisfies EveryField<DcuCreate>;
+    },
+    inUse: (tx, ids) =>
+      inUseBy(tx, ids, [
+        { column: meter.dcuId, key: 'dcuInUse' },
+        { column: poc.dcuId, key: 'dcuInUse' },
+      ]),
+    options: {
+      searched: [dcu.dcuNo, dcu.dcuName],
+      label: sql<string>`case when ${dcu.dcuName} = '' then ${dcu.dcuNo} else ${dcu.dcuNo} || ' ' || ${dcu.dcuName} end`,
+      members: { dcuNo: dcu.dcuNo },
+    },
+  });
 
 export type DcuService = ArchiveService<typeof dcuEntity, Row, Dcu, DcuCreate, 'dcuNo'>;
 

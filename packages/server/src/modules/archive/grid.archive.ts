@@ -21,7 +21,7 @@ import { existedError, fieldError } from '../../errors/api-error';
 import type { SessionContext } from '../../http/operation';
 import { registerOperation } from '../../http/operation';
 import { GRID_TREE, gridScope, resolveScope, type Scope } from '../../rbac/scope';
-import { type ArchiveDefinition, ArchiveService, registerArchiveRoutes } from './archive-kit';
+import { ArchiveService, defineArchive, registerArchiveRoutes } from './archive-kit';
 import { inUseBy } from './references';
 
 const parent = alias(powerGrid, 'grid_parent');
@@ -115,17 +115,14 @@ async function checkPrimaryPoc(tx: Executor, v: GridCreate, id: string): Promise
 }
 
 /** The grid nodes themselves: the data scope limits them like every record placed in the grid. */
-export const gridArchive: ArchiveDefinition<typeof gridEntity, Row, Grid, GridCreate, 'gridCode'> = {
+export const gridArchive = defineArchive({
   entity: gridEntity,
   api: gridApi,
   table: powerGrid,
-  idColumn: powerGrid.id,
-  nameColumn: powerGrid.gridCode,
   list: GRID_LIST,
   select: selectGrids,
   toRecord,
   gridColumn: powerGrid.id,
-  unique: { gridCode: { column: powerGrid.gridCode, index: 'power_grid_code_uq' } },
   toValues: async (v, { tx, scope, id, before }) => {
     await checkPlace(tx, scope, v, id, before?.g);
     await checkPrimaryPoc(tx, v, id);
@@ -141,7 +138,7 @@ export const gridArchive: ArchiveDefinition<typeof gridEntity, Row, Grid, GridCr
       { column: dcu.gridId, key: 'gridHasDcus' },
       { column: sysGroup.gridId, key: 'gridHasGroups' },
     ]),
-};
+});
 
 /** The power grid: the archive calls of its nodes, and the tree the page and every grid picker read. */
 export class GridService {

@@ -17,7 +17,7 @@ import { commModule, consumer, dcu, meter, meterLive, meterType, poc, powerGrid,
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../errors/api-error';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
-import type { ArchiveDefinition } from './archive-kit';
+import { defineArchive } from './archive-kit';
 import { inUseBy } from './references';
 
 const MODULE_INDEX = 'meter_module_uq';
@@ -123,20 +123,15 @@ function toRecord({ m, live, ...shown }: Row): Meter {
  * Meters live in the grid: every read and write stays within the caller's grid scope, and so does
  * every module, DCU and grid node a meter points at. The HES password is sealed with `secrets`.
  */
-export function meterArchive(
-  secrets: SecretBox,
-): ArchiveDefinition<typeof meterEntity, Row, Meter, MeterCreate, 'devAddr'> {
-  return {
+export function meterArchive(secrets: SecretBox) {
+  return defineArchive({
     entity: meterEntity,
     api: meterApi,
     table: meter,
-    idColumn: meter.id,
-    nameColumn: meter.devAddr,
     list: METER_LIST,
     select: meterRow,
     toRecord,
     gridColumn: meter.gridId,
-    unique: { devAddr: { column: meter.devAddr, index: 'meter_dev_addr_uq' } },
     toValues: async (v, { tx, scope, id, before }) => {
       const refuse = (field: string, key: MessageKey): never => {
         throw fieldError(RESULT.badRequest, field, key);
@@ -190,5 +185,5 @@ export function meterArchive(
           ? sql`not exists (select 1 from ${poc} where ${qualified(poc.meterId)} = ${qualified(meter.id)})`
           : undefined,
     },
-  };
+  });
 }

@@ -13,7 +13,7 @@ import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso, lookup, qualified } from '../../db/rows';
 import { commModule, meter, powerGrid } from '../../db/schema';
 import { GRID_TREE } from '../../rbac/scope';
-import type { ArchiveDefinition } from './archive-kit';
+import { defineArchive } from './archive-kit';
 import { gridColumn } from './import/grid-reference';
 import { recordImport } from './import/record-import';
 import { assertGridInScope, inUseBy } from './references';
@@ -34,12 +34,10 @@ export const MODULE_LIST = defineList({
   tieBreak: commModule.id,
 });
 
-export const moduleArchive: ArchiveDefinition<typeof moduleEntity, Row, Module, ModuleCreate, 'moduleNo'> = {
+export const moduleArchive = defineArchive({
   entity: moduleEntity,
   api: moduleApi,
   table: commModule,
-  idColumn: commModule.id,
-  nameColumn: commModule.moduleNo,
   list: MODULE_LIST,
   // A module serves at most one meter (meter_module_uq).
   select: (db: Executor) =>
@@ -65,7 +63,6 @@ export const moduleArchive: ArchiveDefinition<typeof moduleEntity, Row, Module, 
     updateTime: iso(r.updateTime),
   }),
   gridColumn: commModule.gridId,
-  unique: { moduleNo: { column: commModule.moduleNo, index: 'comm_module_no_uq' } },
   toValues: async (v, { tx, scope }) => {
     await assertGridInScope(tx, scope, v.gridId);
     return { ...v } satisfies EveryField<ModuleCreate>;
@@ -79,7 +76,7 @@ export const moduleArchive: ArchiveDefinition<typeof moduleEntity, Row, Module, 
         ? sql`not exists (select 1 from ${meter} where ${qualified(meter.moduleId)} = ${qualified(commModule.id)})`
         : undefined,
   },
-};
+});
 
 const label = (name: string) => `module.fields.${name}`;
 

@@ -21,7 +21,7 @@ import { registerUniqueIndex } from '../../db/unique';
 import { fieldError, notFound } from '../../errors/api-error';
 import type { SessionContext } from '../../http/operation';
 import { GRID_TREE, gridScope, resolveScope } from '../../rbac/scope';
-import type { ArchiveDefinition, WriteContext } from './archive-kit';
+import { defineArchive, type WriteContext } from './archive-kit';
 import { gridColumn } from './import/grid-reference';
 import { keyReference, recordImport } from './import/record-import';
 import { GRID, requireInScope, type ScopedTable } from './in-scope';
@@ -79,12 +79,10 @@ function syncStatusAfter(before: Row['poc'], v: Pick<PocCreate, 'meterId' | 'ctR
 const meterAtPoc = (tx: Executor, meterId: string, exceptPocId: string) =>
   anyRow(tx, poc, and(eq(poc.meterId, meterId), ne(poc.id, exceptPocId)));
 
-export const pocArchive: ArchiveDefinition<typeof pocEntity, Row, Poc, PocCreate, 'pocNo'> = {
+export const pocArchive = defineArchive({
   entity: pocEntity,
   api: pocApi,
   table: poc,
-  idColumn: poc.id,
-  nameColumn: poc.pocNo,
   list: POC_LIST,
   select: selectPocs,
   gridColumn: poc.gridId,
@@ -112,7 +110,6 @@ export const pocArchive: ArchiveDefinition<typeof pocEntity, Row, Poc, PocCreate
     createTime: iso(r.createTime),
     updateTime: iso(r.updateTime),
   }),
-  unique: { pocNo: { column: poc.pocNo, index: 'poc_no_uq' } },
   toValues: async (v: PocCreate, { tx, scope, id, before }: WriteContext<Row>) => {
     await requireInScope(tx, scope, GRID, v.gridId, 'gridId', 'gridNotFound');
     if (v.consumerId) await requireInScope(tx, scope, CONSUMER, v.consumerId, 'consumerId', 'consumerNotFound');
@@ -138,7 +135,7 @@ export const pocArchive: ArchiveDefinition<typeof pocEntity, Row, Poc, PocCreate
         gridId === undefined ? undefined : eq(poc.gridId, gridId),
       ),
   },
-};
+});
 
 /** How far a change time may lie ahead of the server's clock (a browser's clock drifts). */
 const CLOCK_SKEW_MS = 5 * 60_000;

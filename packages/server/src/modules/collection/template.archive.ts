@@ -13,7 +13,7 @@ import type { Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { iso } from '../../db/rows';
 import { plan, planTemplate } from '../../db/schema';
-import type { ArchiveDefinition } from '../archive/archive-kit';
+import { defineArchive } from '../archive/archive-kit';
 import { inUseBy } from '../archive/references';
 import { checkCollectItems, checkGridIds } from './task-rules';
 
@@ -53,28 +53,24 @@ export function toTemplate(r: Row): Template {
  * Collection task templates: parameters every user shares (no grid scope), like the OBIS catalogue.
  * A template a live task was made from cannot be deleted; a deleted task lets it go.
  */
-export const templateArchive: ArchiveDefinition<typeof templateEntity, Row, Template, TemplateCreate, 'templateName'> =
-  {
-    entity: templateEntity,
-    api: templateApi,
-    table: planTemplate,
-    idColumn: planTemplate.id,
-    nameColumn: planTemplate.templateName,
-    list: TEMPLATE_LIST,
-    select: (db: Executor) => db.select().from(planTemplate),
-    toRecord: toTemplate,
-    unique: { templateName: { column: planTemplate.templateName, index: 'plan_template_name_uq' } },
-    toValues: async (v, { tx, session, scope, before }) => {
-      await checkCollectItems(tx, v.items, 'items');
-      await checkGridIds(tx, scope, v.devParams.grid_ids, 'devParams.grid_ids');
-      return {
-        templateName: v.templateName,
-        orders: templateOrders(v),
-        devParams: v.devParams,
-        remark: v.remark,
-        createdBy: before?.createdBy ?? session.username,
-      };
-    },
-    inUse: (tx, ids) =>
-      inUseBy(tx, ids, [{ column: plan.templateId, key: 'templateInUse', where: ne(plan.planStatus, 'deleted') }]),
-  };
+export const templateArchive = defineArchive({
+  entity: templateEntity,
+  api: templateApi,
+  table: planTemplate,
+  list: TEMPLATE_LIST,
+  select: (db: Executor) => db.select().from(planTemplate),
+  toRecord: toTemplate,
+  toValues: async (v, { tx, session, scope, before }) => {
+    await checkCollectItems(tx, v.items, 'items');
+    await checkGridIds(tx, scope, v.devParams.grid_ids, 'devParams.grid_ids');
+    return {
+      templateName: v.templateName,
+      orders: templateOrders(v),
+      devParams: v.devParams,
+      remark: v.remark,
+      createdBy: before?.createdBy ?? session.username,
+    };
+  },
+  inUse: (tx, ids) =>
+    inUseBy(tx, ids, [{ column: plan.templateId, key: 'templateInUse', where: ne(plan.planStatus, 'deleted') }]),
+});

@@ -12,7 +12,7 @@ import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso } from '../../db/rows';
 import { eventDefinition } from '../../db/schema';
 import { fieldError } from '../../errors/api-error';
-import type { ArchiveDefinition } from '../archive/archive-kit';
+import { defineArchive } from '../archive/archive-kit';
 import { inUseBy } from '../archive/references';
 
 /** The higher-level event of a row: the same table under another name. */
@@ -56,17 +56,10 @@ async function assertParent(tx: Executor, id: string, parentId: string): Promise
 }
 
 /** Event definitions: parameters every user shares, no grid scope. */
-export const eventDefinitionArchive: ArchiveDefinition<
-  typeof eventDefinitionEntity,
-  Row,
-  EventDefinition,
-  EventDefinitionCreate,
-  'code' | 'name'
-> = {
+export const eventDefinitionArchive = defineArchive({
   entity: eventDefinitionEntity,
   api: eventDefinitionApi,
   table: eventDefinition,
-  idColumn: eventDefinition.id,
   nameColumn: eventDefinition.name,
   list: EVENT_DEFINITION_LIST,
   select: (db: Executor) =>
@@ -88,10 +81,6 @@ export const eventDefinitionArchive: ArchiveDefinition<
     createTime: iso(e.createTime),
     updateTime: iso(e.updateTime),
   }),
-  unique: {
-    code: { column: eventDefinition.code, index: 'event_definition_code_uq' },
-    name: { column: eventDefinition.name, index: 'event_definition_name_uq' },
-  },
   toValues: async (v, { tx, id }) => {
     if (v.parentId !== null) await assertParent(tx, id, v.parentId);
     return { ...v } satisfies EveryField<EventDefinitionCreate>;
@@ -105,4 +94,4 @@ export const eventDefinitionArchive: ArchiveDefinition<
     searched: [eventDefinition.name],
     label: sql<string>`${eventDefinition.code}::text || ' · ' || ${eventDefinition.name}`,
   },
-};
+});

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso } from '../../db/rows';
 import { obisItem } from '../../db/schema';
-import type { ArchiveDefinition } from '../archive/archive-kit';
+import { defineArchive } from '../archive/archive-kit';
 
 type Row = typeof obisItem.$inferSelect;
 
@@ -44,18 +44,12 @@ export const toObisRecord = (r: Row): ObisRecord => ({
 });
 
 /** The OBIS catalogue: parameters every user shares, no grid scope. */
-export const obisArchive: ArchiveDefinition<typeof obisEntity, Row, ObisRecord, ObisCreate, 'obis' | 'cgName'> = {
+export const obisArchive = defineArchive({
   entity: obisEntity,
   api: obisApi,
   table: obisItem,
-  idColumn: obisItem.id,
-  nameColumn: obisItem.obis,
   list: OBIS_LIST,
   select: (db: Executor) => db.select().from(obisItem),
   toRecord: toObisRecord,
-  unique: {
-    obis: { column: obisItem.obis, index: 'obis_item_obis_uq' },
-    cgName: { column: obisItem.cgName, index: 'obis_item_cg_name_uq' },
-  },
   toValues: async (v) => ({ ...v }) satisfies EveryField<ObisCreate>,
-};
+});

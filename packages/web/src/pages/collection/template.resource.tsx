@@ -6,7 +6,6 @@ import { createCrudPages } from '@/crud/crud-pages';
 export const templateCrud = defineArchiveCrud({
   entity: templateEntity,
   api: templateApi,
-  unique: ['templateName'],
   initialValues: { cycleValue: 0, cycleFreq: 'minute', devParams: {} },
 });
 

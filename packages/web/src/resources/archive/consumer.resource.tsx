@@ -6,7 +6,6 @@ import { showOnMap } from './show-on-map';
 export const consumerCrud = defineArchiveCrud({
   entity: consumerEntity,
   api: consumerApi,
-  unique: ['consumerCode'],
   imports: consumerImportApi,
   rowActions: [showOnMap('consumer')],
 });

@@ -8,7 +8,6 @@ import { showOnMap } from './show-on-map';
 export const dcuCrud = defineArchiveCrud({
   entity: dcuEntity,
   api: dcuApi,
-  unique: ['dcuNo'],
   imports: dcuImportApi,
   formSections: {
     dcuNo: 'dcu.sections.basic',

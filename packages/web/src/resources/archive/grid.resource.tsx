@@ -7,7 +7,6 @@ export const gridCrud = defineArchiveCrud({
   entity: gridEntity,
   api: gridApi,
   tree: gridApi.tree,
-  unique: ['gridCode'],
   initialValues: { parentId: ROOT_PARENT_ID },
   rowActions: [
     {

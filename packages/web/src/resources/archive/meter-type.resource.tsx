@@ -5,7 +5,6 @@ import { createCrudPages } from '@/crud/crud-pages';
 export const meterTypeCrud = defineArchiveCrud({
   entity: meterTypeEntity,
   api: meterTypeApi,
-  unique: ['modelName'],
 });
 
 export const meterTypePages = createCrudPages(meterTypeCrud);

@@ -9,7 +9,6 @@ import { showOnMap } from './show-on-map';
 export const meterCrud = defineArchiveCrud({
   entity: meterEntity,
   api: meterApi,
-  unique: ['devAddr'],
   imports: meterImportApi,
   // A meter starts its life cycle where the user says; afterwards only maintain moves it.
   createFields: ['status'],

@@ -6,7 +6,6 @@ import { showOnMap } from './show-on-map';
 export const moduleCrud = defineArchiveCrud({
   entity: moduleEntity,
   api: moduleApi,
-  unique: ['moduleNo'],
   imports: moduleImportApi,
   rowActions: [showOnMap('module')],
 });

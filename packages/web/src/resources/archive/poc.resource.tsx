@@ -7,7 +7,6 @@ import { showOnMap } from './show-on-map';
 export const pocCrud = defineArchiveCrud({
   entity: pocEntity,
   api: pocApi,
-  unique: ['pocNo'],
   imports: pocImportApi,
   rowActions: [
     showOnMap('poc'),

@@ -2,11 +2,6 @@ import { supplierApi, supplierEntity, supplierImportApi } from '@meterdesk/contr
 import { defineArchiveCrud } from '@/crud/archive-crud';
 import { createCrudPages } from '@/crud/crud-pages';
 
-export const supplierCrud = defineArchiveCrud({
-  entity: supplierEntity,
-  api: supplierApi,
-  unique: ['supplierCode', 'supplierName'],
-  imports: supplierImportApi,
-});
+export const supplierCrud = defineArchiveCrud({ entity: supplierEntity, api: supplierApi, imports: supplierImportApi });
 
 export const supplierPages = createCrudPages(supplierCrud);

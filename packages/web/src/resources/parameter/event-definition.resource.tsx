@@ -6,7 +6,6 @@ import { createCrudPages } from '@/crud/crud-pages';
 export const eventDefinitionCrud = defineArchiveCrud({
   entity: eventDefinitionEntity,
   api: eventDefinitionApi,
-  unique: ['name'],
   formDialog: EVENT_DEFINITION_RES.add,
 });
 

@@ -6,7 +6,6 @@ import { createCrudPages } from '@/crud/crud-pages';
 export const obisCrud = defineArchiveCrud({
   entity: obisEntity,
   api: obisApi,
-  unique: ['obis', 'cgName'],
   pages: { add: OBIS_RES.add, edit: OBIS_RES.edit, detail: OBIS_RES.detail },
 });
 

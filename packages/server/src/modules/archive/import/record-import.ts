@@ -1,4 +1,4 @@
-import type { ImportError, MessageKey } from '@meterdesk/contracts';
+import { fieldMeta, type ImportError, type MessageKey } from '@meterdesk/contracts';
 import type { SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
@@ -62,7 +62,7 @@ export interface FieldIssue {
 /** What a row's rules answer: the input to store (perhaps normalised), or why not. */
 export type RuleOutcome<Create> = { input: Create } | { issues: FieldIssue[] };
 
-interface RecordImportSpec<Create> {
+export interface RecordImportSpec<Create> {
   entity: string;
   api: ImportDefinition['api'];
   create: z.ZodObject;
@@ -81,6 +81,43 @@ interface RecordImportSpec<Create> {
 }
 
 const isReference = (column: FieldColumn | ReferenceColumn): column is ReferenceColumn => column.field !== undefined;
+
+/**
+ * A column for each field of `create`, in its order: headed by the field's label, required when the
+ * field has no default, with the field's example in the template.
+ */
+export function fieldColumns(create: z.ZodObject): FieldColumn[] {
+  return Object.entries(create.shape as Record<string, z.ZodType>).map(([key, schema]) => {
+    const meta = fieldMeta(schema);
+    return {
+      key,
+      label: meta?.label ?? key,
+      ...(schema.safeParse(undefined).success ? {} : { required: true }),
+      ...(meta?.example ? { example: meta.example } : {}),
+    };
+  });
+}
+
+/**
+ * The import of an archive entity whose record fills its table as add does: a column per field of
+ * its create schema, its business keys unique, each row stored as its input.
+ */
+export function archiveImport<Create>(
+  archive: { entity: { name: string; create?: z.ZodObject }; table: PgTable; unique: Record<string, UniqueKey> },
+  api: ImportDefinition['api'],
+): ImportDefinition<Record<string, unknown>[]> {
+  const create = archive.entity.create;
+  if (!create) throw new Error(`${archive.entity.name}: an import needs the entity's create schema`);
+  return recordImport<Create>({
+    entity: archive.entity.name,
+    api,
+    create,
+    table: archive.table,
+    unique: archive.unique,
+    columns: fieldColumns(create),
+    values: (input, id) => ({ ...input, id }),
+  });
+}
 
 /** The error of a reference cell: unknown (or outside the caller's scope), or naming several records. */
 export function referenceError(
