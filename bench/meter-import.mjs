@@ -318,7 +318,7 @@ async function main() {
         `peak RSS ${mbText(r.peak)} (+${mbText(r.peak - idle)} over idle)`,
       ].join(', ');
     console.log(
-      `Meter import on ${onPostgres ? 'PostgreSQL' : 'PGlite (PostgreSQL does not answer)'}, the server under tsx as npm start runs it (pid ${pid})`,
+      `Meter import on ${onPostgres ? 'PostgreSQL' : 'PGlite (PostgreSQL does not answer)'}, the server compiled as npm start runs it (pid ${pid})`,
     );
     console.log('every row makes a consumer, a module, a POC and a meter');
     console.log(
