@@ -8,8 +8,9 @@ const SERVER = 'packages/server/src/';
  * list, never one after it. Each layer is the folders and files of packages/server/src it names.
  */
 const LAYERS = [
-  // What every layer may use: the type shims, configuration, logging, labels, the refusal (ApiError), secrets.
-  { name: 'base', paths: ['types/', 'config\\.ts$', 'logger\\.ts$', 'i18n/', 'errors/', 'crypto/'] },
+  // What every layer may use: the type shims, configuration, where the installation's files are, logging,
+  // labels, the refusal (ApiError), secrets.
+  { name: 'base', paths: ['types/', 'config\\.ts$', 'paths\\.ts$', 'logger\\.ts$', 'i18n/', 'errors/', 'crypto/'] },
   { name: 'db', paths: ['db/'] },
   { name: 'jobs', paths: ['jobs/'] },
   { name: 'audit', paths: ['audit/'] },

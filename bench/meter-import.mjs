@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 /**
  * The 100,000-row meter import of issue 7 ("Performance": at most 60 s on PostgreSQL, peak RSS at
- * most 400 MB, all or nothing). Runs the real server (`packages/server/src/main.ts` under tsx, as
- * `npm start` does) as a child process on a database of its own (on PGlite where PostgreSQL does not
- * answer), writes each file in the format of
- * the server's own template (stream-written, shared strings after the sheet as Excel saves them),
- * uploads it through the API and follows the job to its end, sampling the server's resident memory
- * from /proc meanwhile. Every row makes a consumer, a module, a POC and a meter (with a sealed HES
+ * most 400 MB, all or nothing). Runs the real server (compiled, started as `npm start` starts it) as
+ * a child process on a database of its own (on PGlite where PostgreSQL does not answer), writes each
+ * file in the format of the server's own template (stream-written, shared strings after the sheet as
+ * Excel saves them), uploads it through the API and follows the job to its end, sampling the server's
+ * resident memory from /proc meanwhile. Every row makes a consumer, a module, a POC and a meter (with a sealed HES
  * password): the most an import row writes.
  *
  * Baselines from the same run: the idle server's RSS, and a 10,000-row import for scale.
@@ -23,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import ExcelJS from 'exceljs';
 import pg from 'pg';
+import { buildServerIfStale } from '../scripts/build-server.mjs';
 import { serverArgs } from '../scripts/server-process.mjs';
 import { postgresAnswers } from './lib/scale-db.mjs';
 
@@ -266,6 +266,7 @@ async function tableRows(url, api) {
 }
 
 async function main() {
+  await buildServerIfStale(root);
   const onPostgres = await postgresAnswers();
   let url = null;
   if (onPostgres) {
@@ -317,7 +318,7 @@ async function main() {
         `peak RSS ${mbText(r.peak)} (+${mbText(r.peak - idle)} over idle)`,
       ].join(', ');
     console.log(
-      `Meter import on ${onPostgres ? 'PostgreSQL' : 'PGlite (PostgreSQL does not answer)'}, the server under tsx as npm start runs it (pid ${pid})`,
+      `Meter import on ${onPostgres ? 'PostgreSQL' : 'PGlite (PostgreSQL does not answer)'}, the server compiled as npm start runs it (pid ${pid})`,
     );
     console.log('every row makes a consumer, a module, a POC and a meter');
     console.log(

@@ -1,6 +1,7 @@
-// The server the journeys run against, on a data directory of its own that goes when the server
-// stops: Playwright ends the web server with SIGTERM (gracefulShutdown in playwright.config.ts),
-// and only this wrapper outlives the server to remove what it wrote, the stored logins included.
+// The server the journeys run against, compiled and started as `npm start` starts it (built first when
+// stale), on a data directory of its own that goes when the server stops: Playwright ends the web server
+// with SIGTERM (gracefulShutdown in playwright.config.ts), and only this wrapper outlives the server to
+// remove what it wrote, the stored logins included.
 //
 // Where PostgreSQL answers (E2E_DATABASE_URL, or the local server CI's machine runs), the journeys run
 // on a database of their own there, dropped at the end: the production setup, and one that serves two
@@ -9,6 +10,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { buildServerIfStale } from '../scripts/build-server.mjs';
+import { serverArgs } from '../scripts/server-process.mjs';
 
 const scratch = process.env.E2E_SCRATCH;
 if (!scratch) throw new Error('E2E_SCRATCH is not set: start the journeys with `npx playwright test`');
@@ -45,7 +48,9 @@ if (process.env.E2E_DATABASE !== 'pglite' && (await admin(`CREATE DATABASE ${dat
   Object.assign(env, { DATABASE_URL: url.toString(), DEMO: 'on', SIMULATOR: 'on' });
 }
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], { stdio: 'inherit', env });
+const root = path.resolve(import.meta.dirname, '..');
+await buildServerIfStale(root);
+const server = spawn(process.execPath, serverArgs(root), { cwd: root, stdio: 'inherit', env });
 // Playwright signals the whole process group; the server stops on its own signal, this one only waits.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', async (code, signal) => {

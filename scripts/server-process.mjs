@@ -1,5 +1,6 @@
-// How the server process starts, for `npm start` and the benchmarks alike: under tsx, with a heap limit.
-import path from 'node:path';
+// How the server process starts, for `npm start`, the journeys and the benchmarks alike: the compiled bundle
+// (scripts/build-server.mjs builds it), with a heap limit.
+import { compiledEntry } from './build-server.mjs';
 
 /**
  * V8 lets the heap grow to a multiple of what survived its last full collection before it collects
@@ -11,13 +12,15 @@ import path from 'node:path';
  */
 const HEAP_LIMIT_MB = 1024;
 
-/** The node arguments that run the server from the repository at `root`. */
+/**
+ * The node arguments that run the server from the repository at `root`. Stack traces name the TypeScript
+ * sources (the bundle's source map).
+ */
 export function serverArgs(root) {
   const ownLimit = /--max-old-space-size/.test(process.env.NODE_OPTIONS ?? '');
   return [
     ...(ownLimit ? [] : [`--max-old-space-size=${HEAP_LIMIT_MB}`]),
-    '--import',
-    'tsx',
-    path.join(root, 'packages/server/src/main.ts'),
+    '--enable-source-maps',
+    compiledEntry(root, 'main'),
   ];
 }

@@ -1,7 +1,8 @@
 // `npm test`: the whole suite, as CI runs it. Lint, the production dependencies' licences, type check, contracts
 // and simulator tests, the server tests on PostgreSQL / Mosquitto when they answer locally with those of the
 // embedded path again on PGlite + the embedded broker (all of them there when neither answers), web tests, the
-// production build, the benchmarks' smoke runs, then the Playwright journeys in Debian's Chromium.
+// production build (web app and compiled server), the benchmarks' smoke runs, then the Playwright journeys in
+// Debian's Chromium.
 // Ends with a plain `N passed, N failed` line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
@@ -203,7 +204,8 @@ if (hasPostgres || hasMosquitto) {
 }
 
 vitest('web tests', ['web*'], 'web');
-step('production build', 'npm', ['run', 'build', '--workspace', '@meterdesk/web']);
+// The web app and the compiled server, which the benchmarks and the journeys then run.
+step('production build (web app and server)', 'npm', ['run', 'build']);
 // Every benchmark at a tiny size: one that no longer starts or measures fails here, not in a release.
 step('benchmark smoke runs', 'node', ['bench/run.mjs', '--smoke']);
 

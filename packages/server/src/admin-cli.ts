@@ -9,8 +9,8 @@ import { hashPassword } from './auth/password';
 import { type Config, loadConfig } from './config';
 import { SecretBox } from './crypto/secret-box';
 import { resolveSecretKey } from './crypto/secret-key';
-import { type DataDirHolder, DataDirLocked } from './db/data-dir-lock';
-import { type Database, type Db, openDatabase } from './db/driver';
+import type { Db } from './db/driver';
+import { openForCommand } from './db/open-for-command';
 import { sysSession, sysUser } from './db/schema';
 import { buildFleet } from './headend/fleet';
 import { type BrokerUser, writeBrokerAcl } from './mqtt/broker-acl';
@@ -126,37 +126,6 @@ async function brokerAcl(
   }
   out('See docs/operations.md (Mosquitto and EMQX) for the broker configuration that reads them.');
   return 0;
-}
-
-/**
- * The server's database for a command: PGlite in DATA_DIR, or DATABASE_URL, migrated. The PGlite
- * directory stays locked until it is closed (`db/data-dir-lock.ts`), and a lock held by the server
- * refuses the command: null, with the reason given to `out`.
- */
-export async function openForCommand(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
-  holder: DataDirHolder,
-  out: (line: string) => void,
-): Promise<Database | null> {
-  let database: Database;
-  try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, holder });
-  } catch (err) {
-    if (!(err instanceof DataDirLocked)) throw err;
-    out(
-      err.holder === 'server'
-        ? `The server is running on DATA_DIR ${err.dataDir} (pid ${err.pid}); stop it first, or run the command against PostgreSQL (a server on DATABASE_URL may stay up).`
-        : `${err.message}; try again when it is done.`,
-    );
-    return null;
-  }
-  try {
-    await database.migrate();
-  } catch (err) {
-    await database.close();
-    throw err;
-  }
-  return database;
 }
 
 /** One command on the server's database (`openForCommand`). */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { WEB_DIST } from './paths';
 
 const bool = (fallback: boolean) =>
   z
@@ -123,8 +124,6 @@ export interface Config {
   demoHistoryDays: number;
 }
 
-const repoRoot = path.resolve(import.meta.dirname, '../../..');
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
@@ -159,7 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readingsRetentionMonths: e.READINGS_RETENTION_MONTHS,
     publicRateLimitPerMinute: e.PUBLIC_RATE_LIMIT_PER_MINUTE,
     browserSessionCheckMs: 30_000,
-    webDist: path.resolve(e.WEB_DIST ?? path.join(repoRoot, 'packages/web/dist')),
+    webDist: path.resolve(e.WEB_DIST ?? WEB_DIST),
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { openForCommand } from './admin-cli';
 import { type Config, loadConfig } from './config';
+import { openForCommand } from './db/open-for-command';
 import { METERS_PER_AREA, seedScaleArchive } from './seed/scale-archive';
 import { HISTORY_DEFAULTS } from './seed/scale-history';
 

@@ -9,6 +9,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { MIGRATIONS_DIR } from '../paths';
 import { type AtomicWriter, bulkInsert, writeAtomically } from './bulk-insert';
 import { type DataDirHolder, lockDataDir } from './data-dir-lock';
 import type { Db } from './executor';
@@ -29,7 +30,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const migrationsFolder = path.join(import.meta.dirname, 'migrations');
+const migrationsFolder = MIGRATIONS_DIR;
 
 /** An embedded database with the extensions the migrations create (pg_trgm, 0008). */
 export const createPglite = (options: PGliteOptions = {}) => PGlite.create({ ...options, extensions: { pg_trgm } });

@@ -8,10 +8,9 @@ import type { Config } from '../config';
 import type { Db } from '../db/driver';
 import type { Broker } from '../mqtt/broker';
 import type { DeviceCredentials } from '../mqtt/device-credentials';
+import { REPO_ROOT, SIMULATOR_CLI } from '../paths';
 import { writeFleet } from './fleet';
 
-const repoRoot = path.resolve(import.meta.dirname, '../../../..');
-export const SIMULATOR_CLI = path.join(repoRoot, 'packages/simulator/src/cli.ts');
 export const SIMULATOR_PID_FILE = 'simulator.pid';
 
 export interface SimulatorProcessOptions {
@@ -62,11 +61,13 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
   let timer: NodeJS.Timeout | null = null;
 
   const run = () => {
+    // The sources (a server run by tsx or vitest) need tsx; the bundle `npm start` builds runs on node alone.
+    const runtime = cli.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps'];
     const started = spawn(
       process.execPath,
-      ['--import', 'tsx', cli, '--fleet', options.fleetFile, '--url', options.url],
+      [...runtime, cli, '--fleet', options.fleetFile, '--url', options.url],
       // stdin stays a pipe the simulator may watch: it closes when the server dies, even by SIGKILL.
-      { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] },
+      { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     child = started;
     if (options.pidFile && started.pid) writeFileSync(options.pidFile, `${started.pid}\n`, { mode: 0o600 });
