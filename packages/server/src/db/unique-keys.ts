@@ -1,4 +1,4 @@
-import { Column, is, SQL } from 'drizzle-orm';
+import { Column, getTableColumns, is, SQL } from 'drizzle-orm';
 import { type AnyPgColumn, getTableConfig, IndexedColumn, PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 
 /**
@@ -29,4 +29,12 @@ export function columnOf(table: PgTable, key: string): AnyPgColumn {
   const column = (table as unknown as Record<string, unknown>)[key];
   if (!is(column, PgColumn)) throw new Error(`${getTableConfig(table).name} has no column ${key}`);
   return column;
+}
+
+/** The columns of `table` that a unique index holds alone: its business keys, as the database enforces them. */
+export function uniqueColumns(table: PgTable): AnyPgColumn[] {
+  const columns = Object.values(getTableColumns(table)) as AnyPgColumn[];
+  return getTableConfig(table)
+    .indexes.filter(({ config }) => config.unique && config.columns.length === 1)
+    .flatMap(({ config }) => columns.filter((column) => names(config.columns[0], column)));
 }

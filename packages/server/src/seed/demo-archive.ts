@@ -177,27 +177,34 @@ const AREAS: Area[] = [
 /** Spare meters in the central store: status warehouse, module fitted, not yet at any POC. */
 const WAREHOUSE_METERS = 12;
 
+/** A seeded supplier's row: its code and name, and how to reach it. */
+export const supplierRow = (
+  id: string,
+  { code, name, ...reach }: { code: string; name: string; contact?: string; phone?: string; address?: string },
+  remark = '',
+) => ({ id, supplierCode: code, supplierName: name, contact: '', phone: '', address: '', ...reach, remark });
+
 const SUPPLIERS = [
   {
     key: 'najd',
-    supplierCode: 'NMC',
-    supplierName: 'Najd Metering Company',
+    code: 'NMC',
+    name: 'Najd Metering Company',
     contact: 'Khalid Al-Harbi',
     phone: '+966 11 465 2201',
     address: 'Second Industrial City, Riyadh',
   },
   {
     key: 'gulf',
-    supplierCode: 'GSE',
-    supplierName: 'Gulf Smart Energy',
+    code: 'GSE',
+    name: 'Gulf Smart Energy',
     contact: 'Sara Al-Qahtani',
     phone: '+966 13 812 4410',
     address: 'King Saud Street, Dammam',
   },
   {
     key: 'desert',
-    supplierCode: 'DIN',
-    supplierName: 'Desert Instruments',
+    code: 'DIN',
+    name: 'Desert Instruments',
     contact: 'Omar Haddad',
     phone: '+966 12 663 0157',
     address: 'Al Khalidiyah, Jeddah',
@@ -406,7 +413,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
   const random = seededRandom(SEED);
   await seedDemoGrid(db);
 
-  await db.insert(supplier).values(SUPPLIERS.map(({ key, ...s }) => ({ id: idOf('supplier', key), ...s, remark: '' })));
+  await db.insert(supplier).values(SUPPLIERS.map(({ key, ...s }) => supplierRow(idOf('supplier', key), s)));
   const typeId = (kind: MeterKind) => idOf('meterType', kind);
   const supplierOf = (kind: MeterKind) => idOf('supplier', METER_TYPES[kind].supplier);
   await db.insert(meterType).values(

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/driver';
 import { anyRow } from '../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../db/schema';
-import { FAMILIES, FEMALE, MALE } from './demo-archive';
+import { FAMILIES, FEMALE, MALE, supplierRow } from './demo-archive';
 import { HISTORY_TABLES, type HistoryMeter, type HistoryOptions, ScaleHistory } from './scale-history';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 import { SEEDED_DCU_TASK } from './seeded-task';
@@ -138,15 +138,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
 
     const supplierId = nextId();
     rows += await bulk(supplier, [
-      {
-        id: supplierId,
-        supplierCode: run,
-        supplierName: `Scale supplier ${run}`,
-        contact: '',
-        phone: '',
-        address: '',
-        remark: 'npm run seed',
-      },
+      supplierRow(supplierId, { code: run, name: `Scale supplier ${run}` }, 'npm run seed'),
     ]);
     const singlePhase = nextId();
     const threePhase = nextId();

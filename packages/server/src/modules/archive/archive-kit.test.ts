@@ -1,14 +1,26 @@
-import { contains, defineEntity, IdSchema, ROOT_PARENT_ID, supplierApi } from '@meterdesk/contracts';
+import {
+  contains,
+  defineEntity,
+  field,
+  fieldMeta,
+  IdSchema,
+  ROOT_PARENT_ID,
+  SupplierCreateSchema,
+  SupplierSchema,
+  supplierApi,
+  supplierEntity,
+} from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { defineList, keyOrder } from '../../db/list';
-import { consumer, powerGrid, sysGroup, sysUser, sysUserGroup } from '../../db/schema';
+import type { EveryField } from '../../db/rows';
+import { consumer, powerGrid, supplier, sysGroup, sysUser, sysUserGroup } from '../../db/schema';
 import type { SessionContext } from '../../http/operation';
 import { createTestApp, type TestApp } from '../../test/harness';
-import { type ArchiveDefinition, ArchiveService } from './archive-kit';
+import { type ArchiveDefinition, ArchiveService, defineArchive } from './archive-kit';
 import { supplierArchive } from './supplier.archive';
 
 /** A grid-scoped list over the consumer table, as small as the kit allows: only its scope is under test. */
@@ -99,5 +111,59 @@ describe('archive kit: grid scope of a list', () => {
   it('says nothing of scope to a group member or the administrator', async () => {
     expect(await codes(member)).toEqual({ codes: ['KN001'], noScope: undefined });
     expect(await codes(adminId)).toEqual({ codes: ['KN001', 'KS001'], noScope: undefined });
+  });
+});
+
+describe('archive kit: what it derives from the contract and the table', () => {
+  const fields = {
+    supplierCode: field(z.string(), { widget: 'text', unique: true }),
+    nickname: field(z.string(), { widget: 'text' }),
+  };
+  const withNickname = defineEntity({
+    name: 'nicknamed',
+    record: z.object({ id: IdSchema, ...fields }),
+    create: z.strictObject(fields),
+    pagePath: '/test/nicknamed',
+    columns: [{ field: 'supplierCode', sortable: true }],
+    filters: [],
+  });
+
+  it('refuses an entity whose input has a field the table has no column for, where the insert would drop it', () => {
+    expect(() => defineArchive({ entity: withNickname, api: supplierApi as never, table: supplier })).toThrow(
+      'supplier has no column nickname',
+    );
+  });
+
+  it('refuses a business key no unique index of the table holds', () => {
+    const keyed = { contact: field(z.string(), { widget: 'text', unique: true }) };
+    const entity = defineEntity({
+      name: 'keyed',
+      record: z.object({ id: IdSchema, ...keyed }),
+      create: z.strictObject(keyed),
+      pagePath: '/test/keyed',
+      columns: [{ field: 'contact' }],
+      filters: [],
+    });
+    expect(() => defineArchive({ entity, api: supplierApi as never, table: supplier })).toThrow(
+      'supplier.contact is declared unique but no unique index holds it',
+    );
+  });
+
+  it("finds each business key's unique index, and names labels, form and detail from the contract", () => {
+    expect(Object.fromEntries(Object.entries(supplierArchive.unique).map(([key, { index }]) => [key, index]))).toEqual({
+      supplierCode: 'supplier_code_uq',
+      supplierName: 'supplier_name_uq',
+    });
+    expect(supplierEntity.form).toEqual(['supplierCode', 'supplierName', 'contact', 'phone', 'address', 'remark']);
+    expect(supplierEntity.detail).toContain('updateTime');
+    expect(fieldMeta(SupplierCreateSchema.shape.contact)?.label).toBe('supplier.fields.contact');
+    expect(fieldMeta(SupplierSchema.shape.createTime)?.label).toBe('supplier.fields.createTime');
+  });
+
+  it('refuses, when compiled, a stored row that names a field the table has no column for', () => {
+    const stored = (v: { supplierName: string; nickname: string }) =>
+      // @ts-expect-error: `nickname` has no column in `supplier`, so the insert would drop it.
+      ({ ...v }) satisfies EveryField<typeof v, typeof supplier.$inferInsert>;
+    expect(stored({ supplierName: 'A', nickname: 'B' })).toEqual({ supplierName: 'A', nickname: 'B' });
   });
 });

@@ -72,7 +72,7 @@ export const consumerArchive = defineArchive({
   gridColumn: consumer.gridId,
   toValues: async (v, { tx, scope }) => {
     await assertGridInScope(tx, scope, v.gridId);
-    return { ...v } satisfies EveryField<ConsumerCreate>;
+    return { ...v } satisfies EveryField<ConsumerCreate, typeof consumer.$inferInsert>;
   },
   inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.consumerId, key: 'consumerHasPocs' }]),
   options: {
@@ -126,5 +126,6 @@ export const consumerImport = recordImport<ConsumerCreate>({
       ] as const
     ).map((key) => ({ key, label: label(key) })),
   ],
-  values: (input, id) => ({ ...input, id }) satisfies EveryField<ConsumerCreate> & { id: string },
+  values: (input, id) =>
+    ({ ...input, id }) satisfies EveryField<ConsumerCreate, typeof consumer.$inferInsert> & { id: string },
 });

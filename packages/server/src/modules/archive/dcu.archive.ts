@@ -176,7 +176,7 @@ export const dcuArchive = (secrets: SecretBox) =>
         hlsAuthKey: sealedKey(secrets, v, 'hlsAuthKey', before),
         hlsEncKey: sealedKey(secrets, v, 'hlsEncKey', before),
         hlsAuthEncKey: sealedKey(secrets, v, 'hlsAuthEncKey', before),
-      } satisfies EveryField<DcuCreate>;
+      } satisfies EveryField<DcuCreate, typeof dcu.$inferInsert>;
     },
     inUse: (tx, ids) =>
       inUseBy(tx, ids, [
@@ -282,5 +282,5 @@ export const dcuImport = (secrets: SecretBox) =>
         hlsAuthKey: sealedKey(secrets, input, 'hlsAuthKey', undefined),
         hlsEncKey: sealedKey(secrets, input, 'hlsEncKey', undefined),
         hlsAuthEncKey: sealedKey(secrets, input, 'hlsAuthEncKey', undefined),
-      }) satisfies EveryField<DcuCreate> & { id: string },
+      }) satisfies EveryField<DcuCreate, typeof dcu.$inferInsert> & { id: string },
   });

@@ -126,7 +126,7 @@ export const gridArchive = defineArchive({
   toValues: async (v, { tx, scope, id, before }) => {
     await checkPlace(tx, scope, v, id, before?.g);
     await checkPrimaryPoc(tx, v, id);
-    return { ...v } satisfies EveryField<GridCreate>;
+    return { ...v } satisfies EveryField<GridCreate, typeof powerGrid.$inferInsert>;
   },
   inUse: (tx, ids) =>
     inUseBy(tx, ids, [

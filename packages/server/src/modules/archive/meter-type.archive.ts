@@ -57,7 +57,10 @@ export const meterTypeArchive = defineArchive({
     if (!(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
       throw fieldError(RESULT.badRequest, 'supplierId', 'supplierNotFound');
     }
-    return { ...v, commTypes: [...new Set(v.commTypes)] } satisfies EveryField<MeterTypeCreate>;
+    return { ...v, commTypes: [...new Set(v.commTypes)] } satisfies EveryField<
+      MeterTypeCreate,
+      typeof meterType.$inferInsert
+    >;
   },
   inUse: (tx, ids) => inUseBy(tx, ids, [{ column: meter.meterTypeId, key: 'meterTypeInUse' }]),
   options: {

@@ -174,7 +174,7 @@ export function meterArchive(secrets: SecretBox) {
         commType: v.commType ?? '',
         interfaceType: v.interfaceType ?? '',
         hesPassword: hesPassword ? secrets.seal(hesPassword) : (before?.m.hesPassword ?? null),
-      } satisfies EveryField<MeterCreate>;
+      } satisfies EveryField<MeterCreate, typeof meter.$inferInsert>;
     },
     inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.meterId, key: 'meterInUse' }]),
     options: {

@@ -65,7 +65,7 @@ export const moduleArchive = defineArchive({
   gridColumn: commModule.gridId,
   toValues: async (v, { tx, scope }) => {
     await assertGridInScope(tx, scope, v.gridId);
-    return { ...v } satisfies EveryField<ModuleCreate>;
+    return { ...v } satisfies EveryField<ModuleCreate, typeof commModule.$inferInsert>;
   },
   inUse: (tx, ids) => inUseBy(tx, ids, [{ column: meter.moduleId, key: 'moduleInUse' }]),
   options: {
@@ -96,5 +96,6 @@ export const moduleImport = recordImport<ModuleCreate>({
     { key: 'simNo', label: label('simNo') },
     { key: 'remark', label: label('remark') },
   ],
-  values: (input, id) => ({ ...input, id }) satisfies EveryField<ModuleCreate> & { id: string },
+  values: (input, id) =>
+    ({ ...input, id }) satisfies EveryField<ModuleCreate, typeof commModule.$inferInsert> & { id: string },
 });

@@ -123,7 +123,10 @@ export const pocArchive = defineArchive({
       ...stored,
       registered: registration === 'registered',
       syncStatus: before ? syncStatusAfter(before.poc, v) : 0,
-    } satisfies EveryField<Omit<PocCreate, 'registration'> & { registered: boolean; syncStatus: number }>;
+    } satisfies EveryField<
+      Omit<PocCreate, 'registration'> & { registered: boolean; syncStatus: number },
+      typeof poc.$inferInsert
+    >;
   },
   inUse: (tx, ids) => inUseBy(tx, ids, [{ column: powerGrid.primaryPocId, key: 'pocIsPrimaryTable' }]),
   options: {
@@ -299,6 +302,10 @@ export const pocImport = recordImport<PocCreate>({
       id,
       registered: registration === 'registered',
       syncStatus: 0,
-    } satisfies EveryField<Omit<PocCreate, 'registration'>> & { id: string; registered: boolean; syncStatus: number };
+    } satisfies EveryField<Omit<PocCreate, 'registration'>, typeof poc.$inferInsert> & {
+      id: string;
+      registered: boolean;
+      syncStatus: number;
+    };
   },
 });

@@ -5,6 +5,7 @@ import type { Executor } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { countAll } from '../../db/rows';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
+import { uniqueColumns } from '../../db/unique-keys';
 import { ApiError, fieldError } from '../../errors/api-error';
 import { GRID_TREE, gridScope, type Scope } from '../../rbac/scope';
 
@@ -33,7 +34,7 @@ export interface TaskMeter {
  * - devTypeCode: the spec device type (0 meter … 5 carrier chip) of the meter's communication module
  *   (`comm_module.device_type`); a meter without a module is a plain meter, type 0.
  * - group3: the task group of the POC the meter measures (`poc.task_group_id`), a whole number.
- * - manufacturer: the meter's supplier (`meter.supplier_id`), named by id, code or name.
+ * - manufacturer: the meter's supplier (`meter.supplier_id`), named by id or by any of its business keys (code, name).
  * - models: the meter's type (`meter.meter_type_id`), each named by id or model name.
  * - is_major_consumer: when true, only meters supplying a special consumer (`consumer.special`, spec
  *   "regular or special consumer"; the archive keeps no other notion of a major consumer). False, like
@@ -71,11 +72,7 @@ export function taskMeterCondition(devs: TaskDevs, scope: Scope): SQL {
         sqlSelectIds(
           supplier.id,
           supplier,
-          or(
-            eq(supplier.id, p.manufacturer),
-            eq(sql`lower(${supplier.supplierCode})`, named),
-            eq(sql`lower(${supplier.supplierName})`, named),
-          ),
+          or(eq(supplier.id, p.manufacturer), ...uniqueColumns(supplier).map((key) => eq(sql`lower(${key})`, named))),
         ),
       ),
     );

@@ -83,7 +83,7 @@ export const eventDefinitionArchive = defineArchive({
   }),
   toValues: async (v, { tx, id }) => {
     if (v.parentId !== null) await assertParent(tx, id, v.parentId);
-    return { ...v } satisfies EveryField<EventDefinitionCreate>;
+    return { ...v } satisfies EveryField<EventDefinitionCreate, typeof eventDefinition.$inferInsert>;
   },
   // A definition still named as another's higher-level event stays, unless that other goes with it.
   inUse: (tx, ids) =>

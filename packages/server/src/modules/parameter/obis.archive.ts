@@ -51,5 +51,5 @@ export const obisArchive = defineArchive({
   list: OBIS_LIST,
   select: (db: Executor) => db.select().from(obisItem),
   toRecord: toObisRecord,
-  toValues: async (v) => ({ ...v }) satisfies EveryField<ObisCreate>,
+  toValues: async (v) => ({ ...v }) satisfies EveryField<ObisCreate, typeof obisItem.$inferInsert>,
 });
