@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { fieldMeta } from './common/entity';
 import { BROWSER_TOPICS } from './common/topics';
 import * as contracts from './index';
@@ -125,5 +126,32 @@ describe('list queries derived from the entity', () => {
     expect(systemLogEntity.listQuery.safeParse({}).success).toBe(false);
     const range = { startTime: '2026-01-01T00:00:00Z', endTime: '2026-01-02T00:00:00Z' };
     expect(systemLogEntity.listQuery.safeParse(range).success).toBe(true);
+  });
+});
+
+/**
+ * Where a field with meta and no label is reachable from what the contracts export: an entity names its
+ * own fields' labels, so a field outside every entity (a form of its own, a filter) must name its own.
+ */
+function unlabelled(value: unknown, path: string, seen = new Set<unknown>()): string[] {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return [];
+  seen.add(value);
+  if (!(value instanceof z.ZodType)) {
+    return Object.entries(value).flatMap(([key, member]) => unlabelled(member, `${path}.${key}`, seen));
+  }
+  const meta = fieldMeta(value);
+  const def = value._zod.def as unknown as Record<string, unknown>;
+  const shape = (def.shape ?? {}) as Record<string, unknown>;
+  return [
+    ...(meta && !meta.label ? [path] : []),
+    ...Object.entries(shape).flatMap(([key, member]) => unlabelled(member, `${path}.${key}`, seen)),
+    ...['innerType', 'element', 'in', 'out'].flatMap((key) => unlabelled(def[key], path, seen)),
+    ...((def.options ?? []) as unknown[]).flatMap((option) => unlabelled(option, path, seen)),
+  ];
+}
+
+describe('field labels', () => {
+  it('labels every field the contracts export, by convention within an entity or by its own label elsewhere', () => {
+    expect(unlabelled(contracts, 'contracts')).toEqual([]);
   });
 });

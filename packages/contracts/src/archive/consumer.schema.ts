@@ -10,30 +10,28 @@ export const CONSUMER_GENDERS = ['', 'male', 'female'] as const;
 
 const fields = {
   consumerCode: field(serialText(4, 'consumerIdIncomplete'), {
-    label: 'consumer.fields.consumerCode',
     widget: 'text',
     unique: true,
   }),
-  consumerName: field(nameText(100), { label: 'consumer.fields.consumerName', widget: 'text' }),
+  consumerName: field(nameText(100), { widget: 'text' }),
   consumerType: choice('consumer', 'consumerType', 'consumerTypes', CONSUMER_TYPES).default('residential'),
-  special: field(z.boolean('invalidValue').default(false), { label: 'consumer.fields.special', widget: 'switch' }),
+  special: field(z.boolean('invalidValue').default(false), { widget: 'switch' }),
   paymentMode: choice('consumer', 'paymentMode', 'paymentModes', PAYMENT_MODES).default('postpay'),
   protected: field(z.boolean('invalidValue').default(false), {
-    label: 'consumer.fields.protected',
     widget: 'switch',
     warning: true,
     help: 'consumer.protectedHelp',
   }),
-  gridId: field(IdSchema, { label: 'consumer.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
-  identityNumber: field(optionalText(50), { label: 'consumer.fields.identityNumber', widget: 'text' }),
+  gridId: field(IdSchema, { widget: 'treeSelect', lookup: 'gridTree' }),
+  identityNumber: field(optionalText(50), { widget: 'text' }),
   gender: choice('consumer', 'gender', 'genders', CONSUMER_GENDERS).default(''),
-  phone: field(phoneText().default(''), { label: 'consumer.fields.phone', widget: 'text' }),
-  email: field(emailText().default(''), { label: 'consumer.fields.email', widget: 'text' }),
-  address: field(optionalText(200), { label: 'consumer.fields.address', widget: 'text' }),
-  longitude: field(longitude(), { label: 'consumer.fields.longitude', widget: 'number' }),
-  latitude: field(latitude(), { label: 'consumer.fields.latitude', widget: 'number' }),
-  label: field(optionalText(50), { label: 'consumer.fields.label', widget: 'text' }),
-  remark: field(optionalText(500), { label: 'consumer.fields.remark', widget: 'textarea' }),
+  phone: field(phoneText().default(''), { widget: 'text' }),
+  email: field(emailText().default(''), { widget: 'text' }),
+  address: field(optionalText(200), { widget: 'text' }),
+  longitude: field(longitude(), { widget: 'number' }),
+  latitude: field(latitude(), { widget: 'number' }),
+  label: field(optionalText(50), { widget: 'text' }),
+  remark: field(optionalText(500), { widget: 'textarea' }),
 };
 
 /** A POC of the consumer and the meter measuring it now, as its detail lists them. */
@@ -49,11 +47,11 @@ export const ConsumerSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    gridName: field(z.string(), { label: 'consumer.fields.gridName', widget: 'text' }),
+    gridName: field(z.string(), { widget: 'text' }),
     /** Only the detail carries them; a list row does not. */
-    pocs: field(z.array(ConsumerPocSchema).optional(), { label: 'consumer.fields.pocs', widget: 'text' }),
-    createTime: field(z.string(), { label: 'consumer.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'consumer.fields.updateTime', widget: 'datetime' }),
+    pocs: field(z.array(ConsumerPocSchema).optional(), { widget: 'text' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Consumer = z.infer<typeof ConsumerSchema>;
@@ -64,6 +62,7 @@ export type ConsumerCreate = z.infer<typeof ConsumerCreateSchema>;
 export const consumerEntity = defineEntity({
   name: 'consumer',
   record: ConsumerSchema,
+  create: ConsumerCreateSchema,
   pagePath: '/archiveSetting/consumer',
   columns: [
     { field: 'consumerCode', sortable: true, width: 130 },

@@ -156,6 +156,7 @@ export type DcuKeys = z.infer<typeof DcuKeysSchema>;
 export const dcuEntity = defineEntity({
   name: 'dcu',
   record: DcuSchema,
+  create: DcuCreateSchema,
   pagePath: '/archiveSetting/DCU',
   columns: [
     { field: 'dcuNo', sortable: true, width: 160 },

@@ -10,12 +10,11 @@ import { choice } from './enums';
 export const MAX_GRID_CAPACITY = 1_000_000;
 
 const fields = {
-  gridCode: field(codeText(50), { label: 'grid.fields.gridCode', widget: 'text', unique: true }),
-  gridName: field(nameText(50), { label: 'grid.fields.gridName', widget: 'text' }),
+  gridCode: field(codeText(50), { widget: 'text', unique: true }),
+  gridName: field(nameText(50), { widget: 'text' }),
   gridType: choice('grid', 'gridType', 'types', GRID_TYPES),
-  parentId: field(ParentIdSchema, { label: 'grid.fields.parentId', widget: 'treeSelect', lookup: 'gridTree' }),
+  parentId: field(ParentIdSchema, { widget: 'treeSelect', lookup: 'gridTree' }),
   capacity: field(optionalNumber(0, MAX_GRID_CAPACITY), {
-    label: 'grid.fields.capacity',
     widget: 'number',
     help: 'grid.help.capacity',
   }),
@@ -24,23 +23,22 @@ const fields = {
    * one once it is saved and holds POCs.
    */
   primaryPocId: field(IdSchema.nullable().default(null), {
-    label: 'grid.fields.primaryPocId',
     widget: 'select',
     lookup: 'primaryTablePocs',
     lookupWith: { gridId: 'id' },
     help: 'grid.help.primaryPocId',
   }),
-  remark: field(optionalText(500), { label: 'grid.fields.remark', widget: 'textarea' }),
+  remark: field(optionalText(500), { widget: 'textarea' }),
 };
 
 export const GridSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    parentName: field(z.string(), { label: 'grid.fields.parentName', widget: 'text' }),
-    primaryPocNo: field(z.string(), { label: 'grid.fields.primaryPocNo', widget: 'text' }),
-    createTime: field(z.string(), { label: 'grid.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'grid.fields.updateTime', widget: 'datetime' }),
+    parentName: field(z.string(), { widget: 'text' }),
+    primaryPocNo: field(z.string(), { widget: 'text' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Grid = z.infer<typeof GridSchema>;
@@ -61,6 +59,7 @@ export type GridCreate = z.infer<typeof GridCreateSchema>;
 export const gridEntity = defineEntity({
   name: 'grid',
   record: GridSchema,
+  create: GridCreateSchema,
   pagePath: '/archiveSetting/powerGrid',
   columns: [
     { field: 'gridName', sortable: true },

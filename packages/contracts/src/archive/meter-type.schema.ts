@@ -9,34 +9,32 @@ import { COMM_TYPES, choice, METERING_SIDES, WIRINGS } from './enums';
 export const COMM_TYPE_OPTIONS = COMM_TYPES.map((value) => ({ value, label: `meterType.commTypes.${value}` }));
 
 const fields = {
-  modelName: field(nameText(100), { label: 'meterType.fields.modelName', widget: 'text', unique: true }),
+  modelName: field(nameText(100), { widget: 'text', unique: true }),
   supplierId: field(IdSchema, {
-    label: 'meterType.fields.supplierId',
     widget: 'select',
     lookup: 'suppliers',
   }),
   wiring: choice('meterType', 'wiring', 'wirings', WIRINGS),
   side: choice('meterType', 'side', 'sides', METERING_SIDES),
-  ratedVoltage: field(optionalNumber(0, 1_000_000), { label: 'meterType.fields.ratedVoltage', widget: 'number' }),
-  ratedCurrent: field(optionalNumber(0, 100_000), { label: 'meterType.fields.ratedCurrent', widget: 'number' }),
-  maxCurrent: field(optionalNumber(0, 100_000), { label: 'meterType.fields.maxCurrent', widget: 'number' }),
-  accuracyClass: field(optionalText(16), { label: 'meterType.fields.accuracyClass', widget: 'text' }),
+  ratedVoltage: field(optionalNumber(0, 1_000_000), { widget: 'number' }),
+  ratedCurrent: field(optionalNumber(0, 100_000), { widget: 'number' }),
+  maxCurrent: field(optionalNumber(0, 100_000), { widget: 'number' }),
+  accuracyClass: field(optionalText(16), { widget: 'text' }),
   commTypes: field(z.array(z.enum(COMM_TYPES, 'invalidValue')).max(COMM_TYPES.length, 'tooLong').default([]), {
-    label: 'meterType.fields.commTypes',
     widget: 'select',
     multiple: true,
     options: COMM_TYPE_OPTIONS,
   }),
-  remark: field(optionalText(500), { label: 'meterType.fields.remark', widget: 'textarea' }),
+  remark: field(optionalText(500), { widget: 'textarea' }),
 };
 
 export const MeterTypeSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    supplierName: field(z.string(), { label: 'meterType.fields.supplierName', widget: 'text' }),
-    createTime: field(z.string(), { label: 'meterType.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'meterType.fields.updateTime', widget: 'datetime' }),
+    supplierName: field(z.string(), { widget: 'text' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type MeterType = z.infer<typeof MeterTypeSchema>;
@@ -47,6 +45,7 @@ export type MeterTypeCreate = z.infer<typeof MeterTypeCreateSchema>;
 export const meterTypeEntity = defineEntity({
   name: 'meterType',
   record: MeterTypeSchema,
+  create: MeterTypeCreateSchema,
   pagePath: '/parameterSetting/meterType',
   columns: [
     { field: 'modelName', sortable: true, width: 160 },

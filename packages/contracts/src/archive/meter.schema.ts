@@ -16,24 +16,21 @@ export const meterStatusField = () => choice('meter', 'status', 'statuses', METE
 const fields = {
   /** spec §5: 'Please enter the complete Meter SN' below 7 or above 49 characters. */
   devAddr: field(serialText(6, 'meterSnIncomplete'), { ...text('devAddr'), unique: true }),
-  gridId: field(IdSchema, { label: 'meter.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
+  gridId: field(IdSchema, { widget: 'treeSelect', lookup: 'gridTree' }),
   /** Choosing a type sets the supplier to the type's: a meter's supplier is its type's (see supplierId). */
   meterTypeId: field(IdSchema.nullable().default(null), {
-    label: 'meter.fields.meterTypeId',
     widget: 'select',
     lookup: 'meterTypes',
     fills: { supplierId: 'supplierId' },
   }),
   /** Left empty, the meter type's supplier; with a type, another one is refused (`supplierNotOfMeterType`). */
   supplierId: field(IdSchema.nullable().default(null), {
-    label: 'meter.fields.supplierId',
     widget: 'select',
     lookup: 'suppliers',
     help: 'meter.supplierHelp',
   }),
   /** The uplink: how the meter reaches the head-end or its DCU. */
   commType: field(z.enum(COMM_TYPES, 'invalidValue').nullable().default(null), {
-    label: 'meter.fields.commType',
     widget: 'select',
     options: COMM_TYPE_OPTIONS,
   }),
@@ -41,14 +38,14 @@ const fields = {
   securityType: choice('meter', 'securityType', 'securityTypes', SECURITY_TYPES).default(0),
   dataChannel: field(optionalText(50), text('dataChannel')),
   interfaceType: choice('meter', 'interfaceType', 'interfaceTypes', INTERFACE_TYPES).nullable().default(null),
-  virtual: field(z.boolean('invalidValue').default(false), { label: 'meter.fields.virtual', widget: 'switch' }),
+  virtual: field(z.boolean('invalidValue').default(false), { widget: 'switch' }),
   meterBoxNo: field(optionalText(50), text('meterBoxNo')),
   moduleId: reference('moduleId', 'freeModules'),
   dcuId: reference('dcuId', 'dcus'),
   tariffId: field(optionalText(50), text('tariffId')),
-  longitude: field(longitude(), { label: 'meter.fields.longitude', widget: 'number' }),
-  latitude: field(latitude(), { label: 'meter.fields.latitude', widget: 'number' }),
-  remark: field(optionalText(500), { label: 'meter.fields.remark', widget: 'textarea' }),
+  longitude: field(longitude(), { widget: 'number' }),
+  latitude: field(latitude(), { widget: 'number' }),
+  remark: field(optionalText(500), { widget: 'textarea' }),
 };
 
 const shown = (name: string) => field(z.string().nullable(), text(name));
@@ -59,7 +56,7 @@ export const MeterSchema = storedRecord(
     ...fields,
     status: meterStatusField(),
     /** The HES password itself is never sent back. */
-    hesPasswordSet: field(z.boolean(), { label: 'meter.fields.hesPasswordSet', widget: 'switch' }),
+    hesPasswordSet: field(z.boolean(), { widget: 'switch' }),
     gridName: shown('gridName'),
     meterTypeName: shown('meterTypeName'),
     supplierName: shown('supplierName'),
@@ -70,8 +67,8 @@ export const MeterSchema = storedRecord(
     consumerCode: shown('consumerCode'),
     consumerName: shown('consumerName'),
     ...meterLiveFields,
-    createTime: field(z.string(), { label: 'meter.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'meter.fields.updateTime', widget: 'datetime' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Meter = z.infer<typeof MeterSchema>;
@@ -92,6 +89,7 @@ export type MeterCreate = z.infer<typeof MeterCreateSchema>;
 export const meterEntity = defineEntity({
   name: 'meter',
   record: MeterSchema,
+  create: MeterCreateSchema,
   pagePath: '/archiveSetting/meter',
   columns: [
     { field: 'devAddr', sortable: true, width: 150 },

@@ -6,10 +6,10 @@ import { codeText, optionalText } from '../common/validation';
 import { choice, DEVICE_TYPES, WORKING_MODES } from './enums';
 
 const fields = {
-  moduleNo: field(codeText(50), { label: 'module.fields.moduleNo', widget: 'text', unique: true }),
+  moduleNo: field(codeText(50), { widget: 'text', unique: true }),
   deviceType: choice('module', 'deviceType', 'deviceTypes', DEVICE_TYPES),
   workingMode: choice('module', 'workingMode', 'workingModes', WORKING_MODES).default('client'),
-  commAddress: field(optionalText(100), { label: 'module.fields.commAddress', widget: 'text' }),
+  commAddress: field(optionalText(100), { widget: 'text' }),
   simNo: field(
     z
       .string()
@@ -17,21 +17,21 @@ const fields = {
       .max(30, 'tooLong')
       .regex(/^[0-9]*$/, 'digitsOnly')
       .default(''),
-    { label: 'module.fields.simNo', widget: 'text' },
+    { widget: 'text' },
   ),
-  gridId: field(IdSchema, { label: 'module.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
-  remark: field(optionalText(500), { label: 'module.fields.remark', widget: 'textarea' }),
+  gridId: field(IdSchema, { widget: 'treeSelect', lookup: 'gridTree' }),
+  remark: field(optionalText(500), { widget: 'textarea' }),
 };
 
 export const ModuleSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    gridName: field(z.string(), { label: 'module.fields.gridName', widget: 'text' }),
+    gridName: field(z.string(), { widget: 'text' }),
     /** The serial of the meter the module serves; empty while it serves none. */
-    devAddr: field(z.string(), { label: 'module.fields.devAddr', widget: 'text' }),
-    createTime: field(z.string(), { label: 'module.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'module.fields.updateTime', widget: 'datetime' }),
+    devAddr: field(z.string(), { widget: 'text' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Module = z.infer<typeof ModuleSchema>;
@@ -42,6 +42,7 @@ export type ModuleCreate = z.infer<typeof ModuleCreateSchema>;
 export const moduleEntity = defineEntity({
   name: 'module',
   record: ModuleSchema,
+  create: ModuleCreateSchema,
   pagePath: '/archiveSetting/module',
   columns: [
     { field: 'moduleNo', sortable: true, width: 140 },

@@ -62,6 +62,7 @@ export type PocCreate = z.infer<typeof PocCreateSchema>;
 export const pocEntity = defineEntity({
   name: 'poc',
   record: PocSchema,
+  create: PocCreateSchema,
   pagePath: '/archiveSetting/poc',
   columns: [
     { field: 'pocNo', sortable: true, width: 140 },

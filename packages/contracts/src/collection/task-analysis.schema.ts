@@ -21,7 +21,7 @@ const rate = (name: string) => field(z.number().nullable(), { label: `taskAnalys
 export const TaskKpiSchema = storedRecord(
   z.object({
     id: IdSchema,
-    planName: field(z.string(), { label: 'taskAnalysis.fields.planName', widget: 'text' }),
+    planName: field(z.string(), { widget: 'text' }),
     planStatus: choice('task', 'planStatus', 'states', TASK_STATES),
     runs: count('runs'),
     devices: count('devices'),

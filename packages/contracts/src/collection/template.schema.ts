@@ -20,14 +20,13 @@ export const COLLECT_ITEM_LABELS = ['collectItems', 'readings.channels'] as cons
  * read (a cycle plan; 0 reads once per run), and the device filters a task starts from.
  */
 const fields = {
-  templateName: field(nameText(100), { label: 'template.fields.templateName', widget: 'text', unique: true }),
+  templateName: field(nameText(100), { widget: 'text', unique: true }),
   items: field(
     z
       .array(z.string().trim().min(1, 'mandatory').max(50, 'tooLong'), 'mandatory')
       .min(1, 'mandatory')
       .max(MAX_TASK_ORDERS, 'tooLong'),
     {
-      label: 'template.fields.items',
       widget: 'select',
       lookup: 'collectItems',
       valueLabels: COLLECT_ITEM_LABELS,
@@ -36,22 +35,21 @@ const fields = {
     },
   ),
   cycleValue: field(z.number('mandatory').int('wholeNumber').min(0, 'outOfRange').max(1440, 'outOfRange').default(0), {
-    label: 'template.fields.cycleValue',
     widget: 'number',
     help: 'template.help.cycleValue',
   }),
   cycleFreq: choice('template', 'cycleFreq', 'cycleUnits', CYCLE_UNITS).default('minute'),
-  devParams: field(PlanDevParamsSchema.default({}), { label: 'template.fields.devParams', widget: 'group' }),
-  remark: field(optionalText(500), { label: 'template.fields.remark', widget: 'textarea' }),
+  devParams: field(PlanDevParamsSchema.default({}), { widget: 'group' }),
+  remark: field(optionalText(500), { widget: 'textarea' }),
 };
 
 export const TemplateSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    createdBy: field(z.string(), { label: 'template.fields.createdBy', widget: 'text' }),
-    createTime: field(z.string(), { label: 'template.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'template.fields.updateTime', widget: 'datetime' }),
+    createdBy: field(z.string(), { widget: 'text' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Template = z.infer<typeof TemplateSchema>;
@@ -62,6 +60,7 @@ export type TemplateCreate = z.infer<typeof TemplateCreateSchema>;
 export const templateEntity = defineEntity({
   name: 'template',
   record: TemplateSchema,
+  create: TemplateCreateSchema,
   pagePath: '/serviceRequest/scheduledTask/templateMGT',
   columns: [
     { field: 'templateName', sortable: true },

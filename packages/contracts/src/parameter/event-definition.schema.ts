@@ -13,19 +13,17 @@ const int = (min: number, max: number) =>
   z.number('mandatory').int('wholeNumber').min(min, 'outOfRange').max(max, 'outOfRange');
 
 const fields = {
-  code: field(int(0, EVENT_CODE_MAX), { label: 'eventDefinition.fields.code', widget: 'number', unique: true }),
-  name: field(nameText(100), { label: 'eventDefinition.fields.name', widget: 'text', unique: true }),
-  description: field(optionalText(500), { label: 'eventDefinition.fields.description', widget: 'textarea' }),
+  code: field(int(0, EVENT_CODE_MAX), { widget: 'number', unique: true }),
+  name: field(nameText(100), { widget: 'text', unique: true }),
+  description: field(optionalText(500), { widget: 'textarea' }),
   level: choice('eventDefinition', 'level', 'levels', EVENT_LEVELS),
   parentId: field(IdSchema.nullable().default(null), {
-    label: 'eventDefinition.fields.parentId',
     widget: 'select',
     lookup: 'eventDefinitions',
     help: 'eventDefinition.help.parentId',
   }),
-  analyticalWay: field(optionalText(200), { label: 'eventDefinition.fields.analyticalWay', widget: 'text' }),
+  analyticalWay: field(optionalText(200), { widget: 'text' }),
   cumulativeNumber: field(int(0, 1_000_000).default(0), {
-    label: 'eventDefinition.fields.cumulativeNumber',
     widget: 'number',
   }),
 };
@@ -34,10 +32,10 @@ export const EventDefinitionSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    parentCode: field(z.number().nullable(), { label: 'eventDefinition.fields.parentCode', widget: 'number' }),
-    parentName: field(z.string().nullable(), { label: 'eventDefinition.fields.parentName', widget: 'text' }),
-    createTime: field(z.string(), { label: 'eventDefinition.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'eventDefinition.fields.updateTime', widget: 'datetime' }),
+    parentCode: field(z.number().nullable(), { widget: 'number' }),
+    parentName: field(z.string().nullable(), { widget: 'text' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type EventDefinition = z.infer<typeof EventDefinitionSchema>;
@@ -54,6 +52,7 @@ export type EventDefinitionItem = Pick<
 export const eventDefinitionEntity = defineEntity({
   name: 'eventDefinition',
   record: EventDefinitionSchema,
+  create: EventDefinitionCreateSchema,
   pagePath: '/parameterSetting/eventDefinition',
   columns: [
     { field: 'code', sortable: true, width: 100 },

@@ -39,14 +39,13 @@ const fields = {
       .trim()
       .min(1, { error: 'mandatory', abort: true })
       .refine(isObisCode, { error: 'obisFormat' }),
-    { label: 'obis.fields.obis', widget: 'text', help: 'obis.help.obis', unique: true },
+    { widget: 'text', help: 'obis.help.obis', unique: true },
   ),
   classId: field(int(1, OBIS_CLASS_ID_MAX), { label: 'obis.fields.classId', widget: 'number' }),
-  attribute: field(int(0, 255), { label: 'obis.fields.attribute', widget: 'number' }),
-  description: field(nameText(200), { label: 'obis.fields.description', widget: 'text' }),
+  attribute: field(int(0, 255), { widget: 'number' }),
+  description: field(nameText(200), { widget: 'text' }),
   unit: choice('obis', 'unit', 'units', OBIS_UNIT_CODES).default(OBIS_UNIT_NONE),
   scaler: field(int(OBIS_SCALER_MIN, OBIS_SCALER_MAX).default(0), {
-    label: 'obis.fields.scaler',
     widget: 'number',
     help: 'obis.help.scaler',
   }),
@@ -57,7 +56,7 @@ const fields = {
       .min(1, { error: 'mandatory', abort: true })
       .max(50, 'tooLong')
       .regex(/^[A-Za-z0-9_]+$/, 'cgNameFormat'),
-    { label: 'obis.fields.cgName', widget: 'text', unique: true },
+    { widget: 'text', unique: true },
   ),
   channelOption: obisFlag('channelOption'),
   thresholdOption: obisFlag('thresholdOption'),
@@ -65,9 +64,8 @@ const fields = {
   displayOption: obisFlag('displayOption'),
   readInstantly: obisFlag('readInstantly'),
   readPeriodically: obisFlag('readPeriodically'),
-  rateDataType: field(optionalText(50), { label: 'obis.fields.rateDataType', widget: 'text' }),
+  rateDataType: field(optionalText(50), { widget: 'text' }),
   commonConfig: field(z.boolean('invalidValue').default(false), {
-    label: 'obis.fields.commonConfig',
     widget: 'switch',
   }),
 };
@@ -76,8 +74,8 @@ export const ObisRecordSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    createTime: field(z.string(), { label: 'obis.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'obis.fields.updateTime', widget: 'datetime' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type ObisRecord = z.infer<typeof ObisRecordSchema>;
@@ -101,6 +99,7 @@ export interface ObisItem {
 export const obisEntity = defineEntity({
   name: 'obis',
   record: ObisRecordSchema,
+  create: ObisCreateSchema,
   pagePath: '/parameterSetting/obisManagement',
   columns: [
     { field: 'obis', sortable: true, width: 160 },

@@ -5,11 +5,10 @@ import { contains } from '../common/list';
 import { codeText, nameText } from '../common/validation';
 
 const fields = {
-  groupName: field(nameText(50), { label: 'group.fields.groupName', widget: 'text' }),
-  groupCode: field(codeText(50), { label: 'group.fields.groupCode', widget: 'text' }),
-  gridId: field(IdSchema, { label: 'group.fields.gridId', widget: 'treeSelect', lookup: 'gridTree' }),
+  groupName: field(nameText(50), { widget: 'text' }),
+  groupCode: field(codeText(50), { widget: 'text' }),
+  gridId: field(IdSchema, { widget: 'treeSelect', lookup: 'gridTree' }),
   remark: field(z.string().trim().max(500, 'tooLong').default(''), {
-    label: 'group.fields.remark',
     widget: 'textarea',
   }),
 };
@@ -18,10 +17,10 @@ export const GroupSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    gridName: field(z.string(), { label: 'group.fields.gridName', widget: 'text' }),
-    userCount: field(z.number().int(), { label: 'group.fields.userCount', widget: 'number' }),
-    createTime: field(z.string(), { label: 'group.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'group.fields.updateTime', widget: 'datetime' }),
+    gridName: field(z.string(), { widget: 'text' }),
+    userCount: field(z.number().int(), { widget: 'number' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Group = z.infer<typeof GroupSchema>;
@@ -33,6 +32,7 @@ export const GroupUpdateSchema = GroupCreateSchema.extend({ id: IdSchema });
 export const groupEntity = defineEntity({
   name: 'group',
   record: GroupSchema,
+  create: GroupCreateSchema,
   pagePath: '/sysMGT/userGroupMGT',
   columns: [
     { field: 'groupName', sortable: true },

@@ -50,20 +50,19 @@ export const NoticeSchema = z.object({
   id: IdSchema,
   noticeBatchId: IdSchema,
   noticeType: noticeType(),
-  noticeTitle: field(z.string(), { label: 'notice.fields.noticeTitle', widget: 'text' }),
-  noticeContent: field(z.string(), { label: 'notice.fields.noticeContent', widget: 'textarea' }),
-  sendUsername: field(z.string(), { label: 'notice.fields.sendUsername', widget: 'text' }),
-  recUsername: field(z.string(), { label: 'notice.fields.recUsername', widget: 'text' }),
+  noticeTitle: field(z.string(), { widget: 'text' }),
+  noticeContent: field(z.string(), { widget: 'textarea' }),
+  sendUsername: field(z.string(), { widget: 'text' }),
+  recUsername: field(z.string(), { widget: 'text' }),
   noticeFlag: field(z.union([z.literal(0), z.literal(1)]), {
-    label: 'notice.fields.noticeFlag',
     widget: 'select',
     options: [
       { value: 0, label: 'notice.flags.0' },
       { value: 1, label: 'notice.flags.1' },
     ],
   }),
-  sendTime: field(z.string(), { label: 'notice.fields.sendTime', widget: 'datetime' }),
-  readTime: field(z.string(), { label: 'notice.fields.readTime', widget: 'datetime' }),
+  sendTime: field(z.string(), { widget: 'datetime' }),
+  readTime: field(z.string(), { widget: 'datetime' }),
 });
 export type Notice = z.infer<typeof NoticeSchema>;
 
@@ -115,8 +114,8 @@ export const NoticeBatchSchema = z.object({
   noticeTitle: NoticeSchema.shape.noticeTitle,
   sendUsername: NoticeSchema.shape.sendUsername,
   sendTime: NoticeSchema.shape.sendTime,
-  total: field(z.number().int(), { label: 'notice.fields.total', widget: 'number' }),
-  readCount: field(z.number().int(), { label: 'notice.fields.readCount', widget: 'number' }),
+  total: field(z.number().int(), { widget: 'number' }),
+  readCount: field(z.number().int(), { widget: 'number' }),
 });
 
 /** The sent-batches list: filtered by title, newest first. */

@@ -12,12 +12,11 @@ const ExtendInfoSchema = z.strictObject({
 });
 
 const fields = {
-  orgName: field(nameText(50), { label: 'org.fields.orgName', widget: 'text' }),
-  orgCode: field(codeText(50), { label: 'org.fields.orgCode', widget: 'text' }),
-  pid: field(ParentIdSchema, { label: 'org.fields.pid', widget: 'treeSelect', lookup: 'orgTree' }),
-  remark: field(z.string().trim().max(500, 'tooLong').default(''), { label: 'org.fields.remark', widget: 'textarea' }),
+  orgName: field(nameText(50), { widget: 'text' }),
+  orgCode: field(codeText(50), { widget: 'text' }),
+  pid: field(ParentIdSchema, { widget: 'treeSelect', lookup: 'orgTree' }),
+  remark: field(z.string().trim().max(500, 'tooLong').default(''), { widget: 'textarea' }),
   extendInfo: field(ExtendInfoSchema.default({ phoneUser: '', email: '', phone: '', address: '' }), {
-    label: 'org.fields.extendInfo',
     widget: 'group',
   }),
 };
@@ -26,10 +25,10 @@ export const OrgSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    parentName: field(z.string(), { label: 'org.fields.parentName', widget: 'text' }),
-    userCount: field(z.number().int(), { label: 'org.fields.userCount', widget: 'number' }),
-    createTime: field(z.string(), { label: 'org.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'org.fields.updateTime', widget: 'datetime' }),
+    parentName: field(z.string(), { widget: 'text' }),
+    userCount: field(z.number().int(), { widget: 'number' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Org = z.infer<typeof OrgSchema>;
@@ -50,6 +49,7 @@ export const OrgUpdateSchema = OrgCreateSchema.extend({ id: IdSchema });
 export const orgEntity = defineEntity({
   name: 'org',
   record: OrgSchema,
+  create: OrgCreateSchema,
   pagePath: '/sysMGT/organizationMGT',
   columns: [
     { field: 'orgName' },

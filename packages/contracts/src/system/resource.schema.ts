@@ -29,17 +29,15 @@ const fields = {
       .min(1, 'mandatory')
       .max(200, 'tooLong')
       .regex(/^(\/[A-Za-z0-9_-]+)+$/, 'formalError'),
-    { label: 'resource.fields.resourceUri', widget: 'text', help: 'resource.help.resourceUri' },
+    { widget: 'text', help: 'resource.help.resourceUri' },
   ),
-  perms: field(z.string().trim().max(100, 'tooLong'), { label: 'resource.fields.perms', widget: 'text' }),
-  icon: field(z.string().trim().max(50, 'tooLong'), { label: 'resource.fields.icon', widget: 'icon' }),
+  perms: field(z.string().trim().max(100, 'tooLong'), { widget: 'text' }),
+  icon: field(z.string().trim().max(50, 'tooLong'), { widget: 'icon' }),
   parentId: field(ParentIdSchema, {
-    label: 'resource.fields.parentId',
     widget: 'treeSelect',
     lookup: 'resourceTree',
   }),
   orderNum: field(z.number('mandatory').int('invalidValue').min(0, 'outOfRange').max(9999, 'outOfRange'), {
-    label: 'resource.fields.orderNum',
     widget: 'number',
   }),
 };
@@ -48,10 +46,10 @@ export const ResourceSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    parentName: field(z.string(), { label: 'resource.fields.parentName', widget: 'text' }),
-    parentNameEn: field(z.string(), { label: 'resource.fields.parentNameEn', widget: 'text' }),
-    createTime: field(z.string(), { label: 'resource.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'resource.fields.updateTime', widget: 'datetime' }),
+    parentName: field(z.string(), { widget: 'text' }),
+    parentNameEn: field(z.string(), { widget: 'text' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Resource = z.infer<typeof ResourceSchema>;
@@ -110,6 +108,7 @@ export const ResourceNodeSchema: z.ZodType<ResourceNode> = z.object({
 export const resourceEntity = defineEntity({
   name: 'resource',
   record: ResourceSchema,
+  create: ResourceCreateSchema,
   pagePath: '/sysMGT/resourceMGT',
   columns: [
     { field: 'resourceName', sortable: true },

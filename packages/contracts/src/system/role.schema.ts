@@ -5,10 +5,9 @@ import { contains } from '../common/list';
 import { nameText } from '../common/validation';
 
 const fields = {
-  roleName: field(nameText(50), { label: 'role.fields.roleName', widget: 'text' }),
-  remark: field(z.string().trim().max(500, 'tooLong').default(''), { label: 'role.fields.remark', widget: 'textarea' }),
+  roleName: field(nameText(50), { widget: 'text' }),
+  remark: field(z.string().trim().max(500, 'tooLong').default(''), { widget: 'textarea' }),
   resourceIdList: field(z.array(IdSchema).max(2000, 'tooLong').default([]), {
-    label: 'role.fields.resourceIdList',
     widget: 'checkTree',
     lookup: 'resourceTree',
     multiple: true,
@@ -20,10 +19,10 @@ export const RoleSchema = storedRecord(
     id: IdSchema,
     ...fields,
     userIdList: z.array(IdSchema),
-    userCount: field(z.number().int(), { label: 'role.fields.userCount', widget: 'number' }),
-    builtIn: field(z.boolean(), { label: 'role.fields.builtIn', widget: 'switch' }),
-    createTime: field(z.string(), { label: 'role.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'role.fields.updateTime', widget: 'datetime' }),
+    userCount: field(z.number().int(), { widget: 'number' }),
+    builtIn: field(z.boolean(), { widget: 'switch' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type Role = z.infer<typeof RoleSchema>;
@@ -35,6 +34,7 @@ export const RoleUpdateSchema = RoleCreateSchema.extend({ id: IdSchema });
 export const roleEntity = defineEntity({
   name: 'role',
   record: RoleSchema,
+  create: RoleCreateSchema,
   pagePath: '/sysMGT/roleMGT',
   columns: [
     { field: 'roleName', sortable: true },

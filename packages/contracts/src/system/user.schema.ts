@@ -18,28 +18,25 @@ export const usernameText = () =>
     .regex(/^[A-Za-z0-9_.-]+$/, 'formalError');
 
 const fields = {
-  username: field(usernameText(), { label: 'user.fields.username', widget: 'text' }),
-  fullName: field(z.string().trim().max(100, 'tooLong').default(''), { label: 'user.fields.fullName', widget: 'text' }),
-  orgId: field(IdSchema, { label: 'user.fields.orgId', widget: 'treeSelect', lookup: 'orgTree' }),
+  username: field(usernameText(), { widget: 'text' }),
+  fullName: field(z.string().trim().max(100, 'tooLong').default(''), { widget: 'text' }),
+  orgId: field(IdSchema, { widget: 'treeSelect', lookup: 'orgTree' }),
   roleIdList: field(z.array(IdSchema).max(50, 'tooLong').default([]), {
-    label: 'user.fields.roleIdList',
     widget: 'select',
     lookup: 'roles',
     multiple: true,
   }),
   groupCodeList: field(z.array(z.string().max(50)).max(50, 'tooLong').default([]), {
-    label: 'user.fields.groupCodeList',
     widget: 'select',
     lookup: 'groups',
     multiple: true,
     emptyWarning: 'user.noGroupWarning',
   }),
   status: field(z.enum(USER_STATUSES, 'invalidValue').default('enabled'), {
-    label: 'user.fields.status',
     widget: 'select',
     options: USER_STATUSES.map((value) => ({ value, label: `user.statuses.${value}` })),
   }),
-  expiryDate: field(dateTimeText().default(''), { label: 'user.fields.expiryDate', widget: 'datetime' }),
+  expiryDate: field(dateTimeText().default(''), { widget: 'datetime' }),
   gender: field(
     z
       .union(
@@ -48,29 +45,28 @@ const fields = {
       )
       .default(0),
     {
-      label: 'user.fields.gender',
       widget: 'select',
       options: GENDERS.map((value) => ({ value, label: `user.genders.${value}` })),
     },
   ),
-  birthday: field(dateText().default(''), { label: 'user.fields.birthday', widget: 'date' }),
-  phone: field(phoneText().default(''), { label: 'user.fields.phone', widget: 'text' }),
-  email: field(emailText().default(''), { label: 'user.fields.email', widget: 'text' }),
-  address: field(z.string().trim().max(200, 'tooLong').default(''), { label: 'user.fields.address', widget: 'text' }),
-  remark: field(z.string().trim().max(500, 'tooLong').default(''), { label: 'user.fields.remark', widget: 'textarea' }),
+  birthday: field(dateText().default(''), { widget: 'date' }),
+  phone: field(phoneText().default(''), { widget: 'text' }),
+  email: field(emailText().default(''), { widget: 'text' }),
+  address: field(z.string().trim().max(200, 'tooLong').default(''), { widget: 'text' }),
+  remark: field(z.string().trim().max(500, 'tooLong').default(''), { widget: 'textarea' }),
 };
 
 export const UserSchema = storedRecord(
   z.object({
     id: IdSchema,
     ...fields,
-    orgName: field(z.string(), { label: 'user.fields.orgName', widget: 'text' }),
-    roleNames: field(z.string(), { label: 'user.fields.roleNames', widget: 'text' }),
-    groupNames: field(z.string(), { label: 'user.fields.groupNames', widget: 'text' }),
-    lockedUntil: field(z.string(), { label: 'user.fields.lockedUntil', widget: 'datetime' }),
+    orgName: field(z.string(), { widget: 'text' }),
+    roleNames: field(z.string(), { widget: 'text' }),
+    groupNames: field(z.string(), { widget: 'text' }),
+    lockedUntil: field(z.string(), { widget: 'datetime' }),
     mustChangePassword: z.boolean(),
-    createTime: field(z.string(), { label: 'user.fields.createTime', widget: 'datetime' }),
-    updateTime: field(z.string(), { label: 'user.fields.updateTime', widget: 'datetime' }),
+    createTime: field(z.string(), { widget: 'datetime' }),
+    updateTime: field(z.string(), { widget: 'datetime' }),
   }),
 );
 export type User = z.infer<typeof UserSchema>;
@@ -95,6 +91,7 @@ export const SimpleUserSchema = z.object({
 export const userEntity = defineEntity({
   name: 'user',
   record: UserSchema,
+  create: UserCreateSchema,
   pagePath: '/sysMGT/userMGT',
   columns: [
     { field: 'username', sortable: true },
