@@ -58,18 +58,6 @@ export const meterTypeEntity = defineEntity({
     { field: 'updateTime', sortable: true, width: 180 },
   ],
   filters: [contains('modelName', 100), equals('supplierId', IdSchema), equals('wiring', fields.wiring)],
-  form: [
-    'modelName',
-    'supplierId',
-    'wiring',
-    'side',
-    'ratedVoltage',
-    'ratedCurrent',
-    'maxCurrent',
-    'accuracyClass',
-    'commTypes',
-    'remark',
-  ],
   detail: [
     'modelName',
     'supplierName',

@@ -66,7 +66,6 @@ export const moduleEntity = defineEntity({
     equals('workingMode', z.enum(WORKING_MODES, 'invalidValue')),
     subtree('gridId'),
   ],
-  form: ['moduleNo', 'deviceType', 'workingMode', 'commAddress', 'simNo', 'gridId', 'remark'],
   detail: [
     'moduleNo',
     'deviceType',

@@ -72,18 +72,6 @@ export const templateEntity = defineEntity({
     { field: 'updateTime', sortable: true, width: 180 },
   ],
   filters: [contains('templateName', 100), contains('createdBy', 50)],
-  form: ['templateName', 'items', 'cycleValue', 'cycleFreq', 'devParams', 'remark'],
-  detail: [
-    'templateName',
-    'items',
-    'cycleValue',
-    'cycleFreq',
-    'devParams',
-    'remark',
-    'createdBy',
-    'createTime',
-    'updateTime',
-  ],
 });
 export type TemplateListQuery = z.infer<typeof templateEntity.listQuery>;
 

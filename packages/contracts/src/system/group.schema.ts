@@ -43,7 +43,6 @@ export const groupEntity = defineEntity({
     { field: 'updateTime', sortable: true, width: 180 },
   ],
   filters: [contains('groupName', 50), contains('groupCode', 50), contains('gridName', 50)],
-  form: ['groupName', 'groupCode', 'gridId', 'remark'],
   detail: ['groupName', 'groupCode', 'gridName', 'userCount', 'remark', 'createTime', 'updateTime'],
 });
 

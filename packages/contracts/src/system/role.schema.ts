@@ -43,7 +43,6 @@ export const roleEntity = defineEntity({
     { field: 'updateTime', sortable: true, width: 180 },
   ],
   filters: [contains('roleName', 50)],
-  form: ['roleName', 'remark', 'resourceIdList'],
   detail: ['roleName', 'remark', 'userCount', 'createTime', 'updateTime'],
 });
 
