@@ -12,6 +12,7 @@ import {
 import { and, eq, getTableColumns, inArray, lte, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { writeLog } from '../audit/audit.repository';
+import { afterCommit } from '../db/ambient';
 import type { Db, Executor } from '../db/driver';
 import { newId } from '../db/ids';
 import { deviceCommand, deviceLink, plan } from '../db/schema';
@@ -225,8 +226,15 @@ export class HeadEnd {
     return new Set(rows.map((r) => linkKey(r.kind, r.key)));
   }
 
-  /** Dispatch soon: something was queued, a slot freed or a device came online. */
+  /**
+   * Dispatch soon: something was queued, a slot freed or a device came online. Within a request's
+   * transaction, once it commits: before, the commands it queued are not there for the dispatch to read.
+   */
   kick(): void {
+    void afterCommit(() => this.dispatchSoon());
+  }
+
+  private dispatchSoon(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.pumpAgain = true;
