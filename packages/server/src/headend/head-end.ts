@@ -466,17 +466,7 @@ export class HeadEnd {
     if (!returned) return;
     // The answer as given, not read back: a month of a meter's profile is a third of a megabyte of JSON.
     const row: CommandRow = { ...returned, answer: (answer ?? null) as CommandRow['answer'] };
-    if (row.planId)
-      await this.db
-        .update(plan)
-        .set({ planStatus: 'finished', updateTime: sql`now()` })
-        .where(
-          and(
-            eq(plan.id, row.planId),
-            eq(plan.planStatus, 'executing'),
-            sql`not exists (select 1 from ${deviceCommand} where ${deviceCommand.planId} = ${row.planId} and ${deviceCommand.state} <> 'done')`,
-          ),
-        );
+    // Before the plan's end: whoever sees the plan finished finds each answer's entry.
     if (row.audited)
       await writeLog(this.db, {
         logType: 'operation',
@@ -494,6 +484,17 @@ export class HeadEnd {
         result: code === RESULT_CODES.success ? 200 : 500,
         requestUrl: deviceTopic(row.deviceKind as DeviceKind, row.deviceKey, 'reply'),
       });
+    if (row.planId)
+      await this.db
+        .update(plan)
+        .set({ planStatus: 'finished', updateTime: sql`now()` })
+        .where(
+          and(
+            eq(plan.id, row.planId),
+            eq(plan.planStatus, 'executing'),
+            sql`not exists (select 1 from ${deviceCommand} where ${deviceCommand.planId} = ${row.planId} and ${deviceCommand.state} <> 'done')`,
+          ),
+        );
     this.events.emit('done', row);
     this.kick();
   }
