@@ -80,7 +80,8 @@ export interface JobRecord {
 
 /**
  * A job sent while a request's transaction is open is queued in it: it runs only if the change that
- * asked for it commits, and on PGlite pg-boss's own session would wait for the transaction to end.
+ * asked for it commits. Read there too: on PGlite, pg-boss's own session would wait for the
+ * transaction to end, which waits for the read.
  */
 function enlisted(): { db?: PgBoss.Db } {
   const tx = openTransaction();
@@ -244,13 +245,12 @@ export class JobSystem {
   async getJob(jobId: string): Promise<JobRecord | null> {
     if (!UUID.test(jobId)) return null;
     const columns = 'id, name, state, data, output';
-    const { rows } = await this.require()
-      .getDb()
-      .executeSql(
-        `SELECT ${columns} FROM ${JOB_SCHEMA}.job WHERE id = $1
+    const boss = this.require();
+    const { rows } = await (enlisted().db ?? boss.getDb()).executeSql(
+      `SELECT ${columns} FROM ${JOB_SCHEMA}.job WHERE id = $1
          UNION ALL SELECT ${columns} FROM ${JOB_SCHEMA}.archive WHERE id = $1 LIMIT 1`,
-        [jobId],
-      );
+      [jobId],
+    );
     return (rows[0] as JobRecord | undefined) ?? null;
   }
 
