@@ -11,6 +11,7 @@ import { type RouteRecord, registerAccessControl } from './auth/access';
 import { registerAuthRoutes } from './auth/auth.routes';
 import type { SessionStore } from './auth/session';
 import type { Config } from './config';
+import { ambientDb } from './db/ambient';
 import { type Database, inForeground } from './db/driver';
 import type { HeadEnd, HeadEndOptions } from './headend/head-end';
 import { JSON_BODY_LIMIT, limitPublicRoutes, registerJsonBody } from './http/body';
@@ -103,7 +104,7 @@ function tileOrigin(tileUrl: string | null): string[] {
 
 /** Assembles the HTTP server from its parts; main.ts (or a test) owns the database and the broker. */
 export async function buildApp(deps: AppDeps): Promise<App> {
-  const { config, database, broker, secretKey, logger } = deps;
+  const { config, broker, secretKey, logger } = deps;
   const http = Fastify({
     loggerInstance: logger ?? createLogger(config.logLevel),
     logController: new OneLinePerRequest(),
@@ -158,6 +159,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     transform: jsonSchemaTransform,
   });
 
+  const root = deps.database.db;
+  // The services' handle joins the transaction an audited request runs in (`db/ambient.ts`).
+  const database = { ...deps.database, db: ambientDb(root) };
   const services = createServices({
     config,
     database,
@@ -175,7 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOriginCheck(http);
   warnOfUntrustedProxy(http, config.trustProxy);
   const routes = registerAccessControl(http, { db, sessions });
-  registerAuditLog(http, db);
+  registerAuditLog(http, root);
 
   http.get(`${API_BASE}/openapi.json`, { config: { access: PUBLIC }, schema: { hide: true } }, async () =>
     http.swagger(),

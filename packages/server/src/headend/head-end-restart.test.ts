@@ -1,7 +1,7 @@
 import { type DeviceCommand, type Plan, RESULT_CODES } from '@meterdesk/contracts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { gridNode, suppliedMeter, userOfGrid } from '../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../test/constants';
+import { EVENTUALLY } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
 import { type Answer, headEndOnline, scriptedDevice } from '../test/scripted-device';
 
@@ -22,7 +22,7 @@ async function onlineMeter(answers: Answer[]) {
   const m = await suppliedMeter(t, gridId);
   const device = await scriptedDevice(t.broker, 'meter', m.devAddr, answers);
   await device.setOnline(true);
-  await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.devAddr), AFTER_RESPONSE).toBe(true);
+  await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.devAddr), EVENTUALLY).toBe(true);
   return { ...m, device };
 }
 
@@ -48,12 +48,12 @@ it('a restart loses no command and sends none twice: sent ones are answered or r
     },
   ]);
   const planA = await connect(answeredLate.devAddr);
-  await expect.poll(() => answeredLate.device.received.length, AFTER_RESPONSE).toBe(1);
+  await expect.poll(() => answeredLate.device.received.length, EVENTUALLY).toBe(1);
 
   // B: its answer is lost across the stop; it times out after the restart and the retry succeeds.
   const lost = await onlineMeter(['silent', RESULT_CODES.success]);
   const planB = await connect(lost.devAddr, { timeout: 5 });
-  await expect.poll(() => lost.device.received.length, AFTER_RESPONSE).toBe(1);
+  await expect.poll(() => lost.device.received.length, EVENTUALLY).toBe(1);
 
   // C: still queued (due a few seconds from now) when the server stops.
   const queued = await onlineMeter([]);

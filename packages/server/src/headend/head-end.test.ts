@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
 import { deviceCommand } from '../db/schema';
 import { createLogger } from '../logger';
-import { AFTER_RESPONSE } from '../test/constants';
+import { EVENTUALLY } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
 import { headEndOnline, scriptedDevice } from '../test/scripted-device';
 import type { NewCommand } from './head-end';
@@ -83,17 +83,17 @@ describe('slots per DCU', () => {
       }),
     );
     for (const m of meters)
-      await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.addr), AFTER_RESPONSE).toBe(true);
-    await expect.poll(() => headEndOnline(t.app.headEnd, 'dcu', dcuNo), AFTER_RESPONSE).toBe(true);
+      await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.addr), EVENTUALLY).toBe(true);
+    await expect.poll(() => headEndOnline(t.app.headEnd, 'dcu', dcuNo), EVENTUALLY).toBe(true);
 
     const batch = meters.slice(0, 7);
     await enqueue(batch.map((m) => command('meter', m.addr, dcuNo, { bulk: true })));
     const sentCount = () => batch.filter((m) => m.device.received.length > 0).length;
-    await expect.poll(sentCount, AFTER_RESPONSE).toBe(3);
+    await expect.poll(sentCount, EVENTUALLY).toBe(3);
 
     const oneOff = meters[7] as (typeof meters)[number];
     await enqueue([command('meter', oneOff.addr, dcuNo, { priority: 1 })]);
-    await expect.poll(() => oneOff.device.received.length, AFTER_RESPONSE).toBe(1);
+    await expect.poll(() => oneOff.device.received.length, EVENTUALLY).toBe(1);
     // The batch still holds three slots and no more.
     expect(sentCount()).toBe(3);
   });
@@ -104,17 +104,17 @@ describe('offline devices', () => {
     const addr = key('M');
     const device = await scriptedDevice(t.broker, 'meter', addr);
     await device.setOnline(false);
-    await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', addr), AFTER_RESPONSE).toBe(false);
+    await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', addr), EVENTUALLY).toBe(false);
     const [row] = await enqueue([command('meter', addr, null, { waitOnline: true })]);
     // Parked until its device's next online message (its due time moved to its expiry), not failed.
     await expect
-      .poll(async () => (await stateOf(row!.id))?.notBefore.getTime(), AFTER_RESPONSE)
+      .poll(async () => (await stateOf(row!.id))?.notBefore.getTime(), EVENTUALLY)
       .toBe(row!.expiresAt.getTime());
     expect((await stateOf(row!.id))?.state).toBe('queued');
     expect(device.received).toHaveLength(0);
 
     await device.setOnline(true);
-    await expect.poll(async () => (await stateOf(row!.id))?.resultCode, AFTER_RESPONSE).toBe(RESULT_CODES.success);
+    await expect.poll(async () => (await stateOf(row!.id))?.resultCode, EVENTUALLY).toBe(RESULT_CODES.success);
     expect(device.received).toHaveLength(1);
   });
 
@@ -122,13 +122,13 @@ describe('offline devices', () => {
     const addr = key('M');
     const device = await scriptedDevice(t.broker, 'meter', addr);
     await device.setOnline(false);
-    await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', addr), AFTER_RESPONSE).toBe(false);
+    await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', addr), EVENTUALLY).toBe(false);
     const [now, later] = await enqueue([
       command('meter', addr, null),
       command('meter', addr, null, { waitOnline: true, expiresInSeconds: 1, operation: 'relayDisconnect' }),
     ]);
-    await expect.poll(async () => (await stateOf(now!.id))?.resultCode, AFTER_RESPONSE).toBe(RESULT_CODES.offline);
-    await expect.poll(async () => (await stateOf(later!.id))?.resultCode, AFTER_RESPONSE).toBe(RESULT_CODES.offline);
+    await expect.poll(async () => (await stateOf(now!.id))?.resultCode, EVENTUALLY).toBe(RESULT_CODES.offline);
+    await expect.poll(async () => (await stateOf(later!.id))?.resultCode, EVENTUALLY).toBe(RESULT_CODES.offline);
     expect(device.received).toHaveLength(0);
   });
 
@@ -142,6 +142,6 @@ describe('offline devices', () => {
       logLines
         .map((line) => JSON.parse(line))
         .filter((entry) => entry.reqId === reqId && entry.reason === 'unknownReqId');
-    await expect.poll(() => refusals().length, AFTER_RESPONSE).toBe(1);
+    await expect.poll(() => refusals().length, EVENTUALLY).toBe(1);
   });
 });

@@ -12,6 +12,7 @@ import {
 import { and, eq, getTableColumns, inArray, lte, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { writeLog } from '../audit/audit.repository';
+import { afterCommit } from '../db/ambient';
 import type { Db, Executor } from '../db/driver';
 import { newId } from '../db/ids';
 import { deviceCommand, deviceLink, plan } from '../db/schema';
@@ -225,8 +226,15 @@ export class HeadEnd {
     return new Set(rows.map((r) => linkKey(r.kind, r.key)));
   }
 
-  /** Dispatch soon: something was queued, a slot freed or a device came online. */
+  /**
+   * Dispatch soon: something was queued, a slot freed or a device came online. Within a request's
+   * transaction, once it commits: before, the commands it queued are not there for the dispatch to read.
+   */
   kick(): void {
+    void afterCommit(() => this.dispatchSoon());
+  }
+
+  private dispatchSoon(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.pumpAgain = true;
@@ -458,17 +466,7 @@ export class HeadEnd {
     if (!returned) return;
     // The answer as given, not read back: a month of a meter's profile is a third of a megabyte of JSON.
     const row: CommandRow = { ...returned, answer: (answer ?? null) as CommandRow['answer'] };
-    if (row.planId)
-      await this.db
-        .update(plan)
-        .set({ planStatus: 'finished', updateTime: sql`now()` })
-        .where(
-          and(
-            eq(plan.id, row.planId),
-            eq(plan.planStatus, 'executing'),
-            sql`not exists (select 1 from ${deviceCommand} where ${deviceCommand.planId} = ${row.planId} and ${deviceCommand.state} <> 'done')`,
-          ),
-        );
+    // Before the plan's end: whoever sees the plan finished finds each answer's entry.
     if (row.audited)
       await writeLog(this.db, {
         logType: 'operation',
@@ -486,6 +484,17 @@ export class HeadEnd {
         result: code === RESULT_CODES.success ? 200 : 500,
         requestUrl: deviceTopic(row.deviceKind as DeviceKind, row.deviceKey, 'reply'),
       });
+    if (row.planId)
+      await this.db
+        .update(plan)
+        .set({ planStatus: 'finished', updateTime: sql`now()` })
+        .where(
+          and(
+            eq(plan.id, row.planId),
+            eq(plan.planStatus, 'executing'),
+            sql`not exists (select 1 from ${deviceCommand} where ${deviceCommand.planId} = ${row.planId} and ${deviceCommand.state} <> 'done')`,
+          ),
+        );
     this.events.emit('done', row);
     this.kick();
   }

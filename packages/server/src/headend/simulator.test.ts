@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
 import { consumer, dcu, meter, poc } from '../db/schema';
 import { gridNode, userOfGrid } from '../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../test/constants';
+import { EVENTUALLY } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
 import { buildFleet } from './fleet';
 
@@ -178,12 +178,12 @@ describe('faults', () => {
   it('an offline meter is refused with MThasOffline; one that drops before its turn ends with 90', async () => {
     const addr = meters[2] as string;
     sim.device(addr).setOnline(false);
-    await expect.poll(() => online([addr]), AFTER_RESPONSE).toBe(false);
+    await expect.poll(() => online([addr]), EVENTUALLY).toBe(false);
     const refused = await plan('relayConnect', [addr]);
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ msg: 'MThasOffline', data: { devices: [addr] } });
     sim.device(addr).setOnline(true);
-    await expect.poll(() => online([addr]), AFTER_RESPONSE).toBe(true);
+    await expect.poll(() => online([addr]), EVENTUALLY).toBe(true);
 
     const later = await plan('relayConnect', [addr], {
       crontab: { starttime: Math.ceil(Date.now() / 1000) + 3, count: 1 },
@@ -192,7 +192,7 @@ describe('faults', () => {
     sim.device(addr).setOnline(false);
     expect((await outcome(later.body.data.planid)).byCode).toEqual({ '90': 1 });
     sim.device(addr).setOnline(true);
-    await expect.poll(() => online([addr]), AFTER_RESPONSE).toBe(true);
+    await expect.poll(() => online([addr]), EVENTUALLY).toBe(true);
   });
 
   it('a silent meter ends with 99', async () => {

@@ -54,12 +54,22 @@ export interface SessionContextOf<Body> extends PublicContext<Body> {
 
 type Handler<Res extends z.ZodType, Ctx> = (ctx: Ctx) => Promise<z.output<Res>> | z.output<Res>;
 
+/**
+ * How an audited call's change and its operation log entry are written: in one transaction (the
+ * default), or apart, the entry before the answer, for a call that waits on something outside the
+ * database (an SMTP server) and must not hold a transaction, and PGlite's one session, that long.
+ */
+export interface AuditOptions {
+  outsideTransaction?: true;
+}
+
 function register<Req extends z.ZodType, Res extends z.ZodType>(
   app: FastifyInstance,
   op: Operation<Req, Res>,
   run: (req: FastifyRequest, reply: FastifyReply) => Promise<z.output<Res>> | z.output<Res>,
-  extra: PublicLimits = {},
+  extra: PublicLimits & AuditOptions = {},
 ): void {
+  const inTransaction = op.audit !== undefined && !extra.outsideTransaction;
   const options: RouteOptions = {
     method: 'POST',
     url: API_BASE + op.path,
@@ -75,7 +85,13 @@ function register<Req extends z.ZodType, Res extends z.ZodType>(
       summary: op.summary,
       ...(extra.perMinute ? { rateLimit: { max: extra.perMinute, timeWindow: 60_000 } } : {}),
     },
-    handler: async (req, reply) => ({ code: 200, msg: 'success', data: await run(req, reply) }),
+    handler: async (req, reply) => {
+      const data =
+        inTransaction && req.session
+          ? await req.server.inAuditedTransaction(req, reply, async () => run(req, reply))
+          : await run(req, reply);
+      return { code: 200, msg: 'success', data };
+    },
   };
   app.route(options);
 }
@@ -90,12 +106,18 @@ export function registerOperation<Req extends z.ZodType, Res extends z.ZodType>(
   app: FastifyInstance,
   op: Operation<Req, Res>,
   handler: Handler<Res, SessionContextOf<z.output<Req>>>,
+  options: AuditOptions = {},
 ): void {
   if (op.access === PUBLIC) throw new Error(`${op.path} is public: register it with registerPublicOperation`);
-  register(app, op, (req, reply) => {
-    if (!req.session) throw unauthorized();
-    return handler({ body: req.body as z.output<Req>, req, reply, session: req.session });
-  });
+  register(
+    app,
+    op,
+    (req, reply) => {
+      if (!req.session) throw unauthorized();
+      return handler({ body: req.body as z.output<Req>, req, reply, session: req.session });
+    },
+    options,
+  );
 }
 
 /** A public route's own rate, when it must be stricter than the default of every public route (login). */
@@ -114,7 +136,11 @@ export function registerPublicOperation<Req extends z.ZodType, Res extends z.Zod
   register(app, op, (req, reply) => handler({ body: req.body as z.output<Req>, req, reply }), limits);
 }
 
-/** An operation whose answer is a file (exports); refusals are still `{code, msg, data}` envelopes. */
+/**
+ * An operation whose answer is a file (exports); refusals are still `{code, msg, data}` envelopes.
+ * An export changes nothing and streams for as long as its file takes: its operation log entry is
+ * written before the file starts, outside any transaction.
+ */
 export function registerDownload<Req extends z.ZodType>(
   app: FastifyInstance,
   op: Operation<Req, z.ZodType>,
@@ -167,7 +193,9 @@ function uploadFileName(req: FastifyRequest): string {
 
 /**
  * An operation whose request is a file (imports): the raw body up to `maxBytes`, never JSON; the
- * answer is the usual envelope. Anything but a file type is refused before the handler runs.
+ * answer is the usual envelope. Anything but a file type is refused before the handler runs. The
+ * import it queues reads the file at length, so the operation log entry is written before the answer,
+ * outside a transaction.
  */
 export function registerUpload<Res extends z.ZodType>(
   app: FastifyInstance,

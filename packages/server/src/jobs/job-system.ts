@@ -1,5 +1,6 @@
 import { progressTopic } from '@meterdesk/contracts';
 import PgBoss from 'pg-boss';
+import { openTransaction, rawClient } from '../db/ambient';
 import type { Database } from '../db/driver';
 import { openPgliteSocket, type PgliteSocket } from './pglite-socket';
 
@@ -75,6 +76,18 @@ export interface JobRecord {
   state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
   data: Record<string, unknown>;
   output: unknown;
+}
+
+/**
+ * A job sent while a request's transaction is open is queued in it: it runs only if the change that
+ * asked for it commits. Read there too: on PGlite, pg-boss's own session would wait for the
+ * transaction to end, which waits for the read.
+ */
+function enlisted(): { db?: PgBoss.Db } {
+  const tx = openTransaction();
+  if (!tx) return {};
+  const client = rawClient(tx);
+  return { db: { executeSql: (text, values) => client.query(text, values) } };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -211,7 +224,7 @@ export class JobSystem {
   ): Promise<string> {
     if (!this.definitions.has(name)) throw new Error(`no job "${name}" is declared`);
     const payload = options.startedBy ? { ...data, startedBy: options.startedBy } : data;
-    const id = await this.require().send(name, payload, options.id ? { id: options.id } : {});
+    const id = await this.require().send(name, payload, { ...(options.id ? { id: options.id } : {}), ...enlisted() });
     if (!id && options.id) return options.id;
     // null means the queue's policy refused a second run (stately): say so rather than return a fake id.
     if (!id) throw new Error(`job "${name}" is already queued`);
@@ -225,20 +238,19 @@ export class JobSystem {
   async nudge(name: string): Promise<void> {
     if (!this.definitions.has(name)) throw new Error(`no job "${name}" is declared`);
     if (!this.boss) return;
-    await this.boss.send(name, {});
+    await this.boss.send(name, {}, enlisted());
   }
 
   /** A job run, live or archived; null when the id names none. */
   async getJob(jobId: string): Promise<JobRecord | null> {
     if (!UUID.test(jobId)) return null;
     const columns = 'id, name, state, data, output';
-    const { rows } = await this.require()
-      .getDb()
-      .executeSql(
-        `SELECT ${columns} FROM ${JOB_SCHEMA}.job WHERE id = $1
+    const boss = this.require();
+    const { rows } = await (enlisted().db ?? boss.getDb()).executeSql(
+      `SELECT ${columns} FROM ${JOB_SCHEMA}.job WHERE id = $1
          UNION ALL SELECT ${columns} FROM ${JOB_SCHEMA}.archive WHERE id = $1 LIMIT 1`,
-        [jobId],
-      );
+      [jobId],
+    );
     return (rows[0] as JobRecord | undefined) ?? null;
   }
 

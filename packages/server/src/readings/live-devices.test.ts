@@ -10,7 +10,7 @@ import {
 import mqtt from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gridNode, meterAt, userOfGrid } from '../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../test/constants';
+import { EVENTUALLY } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
 import { ReadingWriter } from './writer';
 
@@ -77,7 +77,7 @@ describe('live device changes', () => {
 
     // The node above both hears both, on its own topic.
     await expect
-      .poll(() => changesOf(heardAdmin).sort(), AFTER_RESPONSE)
+      .poll(() => changesOf(heardAdmin).sort(), EVENTUALLY)
       .toEqual(
         [
           `${region} ${a.devAddr} online`,
@@ -87,7 +87,7 @@ describe('live device changes', () => {
         ].sort(),
       );
     await expect
-      .poll(() => changesOf(heardA).sort(), AFTER_RESPONSE)
+      .poll(() => changesOf(heardA).sort(), EVENTUALLY)
       .toEqual([`${areaA} ${a.devAddr} online`, `${areaA} ${a.devAddr} powerDown`]);
     const [powerDown] = heardA.flatMap((m) => m.changes).filter((c) => c.change === 'powerDown');
     expect(powerDown).toMatchObject({ kind: 'meter', id: a.id, gridId: areaA, at: down.toISOString() });
@@ -99,7 +99,7 @@ describe('live device changes', () => {
       event(POWER_EVENTS.meter.down, new Date(down.getTime() - 1000)),
     );
     await t.broker.publish(deviceTopic('meter', a.devAddr, 'event'), event(POWER_EVENTS.meter.up, new Date()));
-    await expect.poll(() => changesOf(heardA).length, AFTER_RESPONSE).toBe(3);
+    await expect.poll(() => changesOf(heardA).length, EVENTUALLY).toBe(3);
     expect(changesOf(heardA).at(-1)).toBe(`${areaA} ${a.devAddr} powerUp`);
     expect(changesOf(heardA).some((c) => c.includes(b.devAddr))).toBe(false);
     await userA.endAsync();
@@ -134,7 +134,7 @@ describe('live device changes', () => {
       });
     });
     await t.broker.publish(deviceTopic('meter', m.devAddr, 'status'), { online: true });
-    await expect.poll(linkStateNow, AFTER_RESPONSE).toBe('online');
+    await expect.poll(linkStateNow, EVENTUALLY).toBe('online');
 
     // The write that brings the meter's row up to date is held back until the news is out, or for a
     // while: news sent before the write (as the head-end's own would be) finds the list still online.
@@ -145,7 +145,7 @@ describe('live device changes', () => {
       return write.call(this, batch);
     });
     await t.broker.publish(deviceTopic('meter', m.devAddr, 'status'), { online: false });
-    await expect.poll(() => seen.length, AFTER_RESPONSE).toBeGreaterThan(0);
+    await expect.poll(() => seen.length, EVENTUALLY).toBeGreaterThan(0);
     expect(seen).toEqual(['offline']);
     await client.endAsync();
   });

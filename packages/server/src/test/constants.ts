@@ -2,10 +2,12 @@ export const TEST_ADMIN_PASSWORD = 'Admin@123';
 export const TEST_OPERATOR_PASSWORD = 'Oper@123';
 
 /**
- * How long a test waits for what the server writes after it has answered (the operation log is
- * written once the response is sent): generous, because a busy CI machine can take seconds.
+ * How long a test waits for what happens apart from its requests: device traffic over the broker, the
+ * head-end's dispatch, what a device's answer or the simulator changes. Generous, because a busy CI
+ * machine can take seconds. (What a request changes, its operation log entry included, is there when
+ * it has answered: nothing waits for that.)
  */
-export const AFTER_RESPONSE = { timeout: 30_000, interval: 100 };
+export const EVENTUALLY = { timeout: 30_000, interval: 100 };
 
 /**
  * The budget of a test that starts a fresh database (initdb, migrations, argon2 in the seed) or a

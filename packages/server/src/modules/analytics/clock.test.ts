@@ -2,7 +2,7 @@ import { CLOCK_MONITORING_RES, type ClockRow, MAX_BATCH_DEVICES, type Page, type
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadingWriter } from '../../readings/writer';
 import { exportedRows, gridNode, meterAt, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../../test/constants';
+import { EVENTUALLY } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { fieldIssues } from '../../test/issues';
 import { headEndOnline, scriptedDevice } from '../../test/scripted-device';
@@ -133,7 +133,7 @@ describe('clock monitoring: the latest deviation per meter, and a clock sync of 
   it('syncs the selected clocks through the batch operation: the meter leaves the list once it confirms', async () => {
     const device = await scriptedDevice(t.broker, 'meter', m.p.devAddr);
     await device.setOnline(true);
-    await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.p.devAddr), AFTER_RESPONSE).toBe(true);
+    await expect.poll(() => headEndOnline(t.app.headEnd, 'meter', m.p.devAddr), EVENTUALLY).toBe(true);
     expect((await list({})).body.data.list.map((r) => [r.devAddr, r.online])).toEqual([
       [m.q.devAddr, false],
       [m.p.devAddr, true],
@@ -170,7 +170,7 @@ describe('clock monitoring: the latest deviation per meter, and a clock sync of 
       .toEqual({ '00': 1 });
     // Its clock was set to the head-end's: a check of 0 s, the latest.
     await expect
-      .poll(async () => (await list({ deviationSeconds: 0, devAddr: m.p.devAddr })).body.data.list, AFTER_RESPONSE)
+      .poll(async () => (await list({ deviationSeconds: 0, devAddr: m.p.devAddr })).body.data.list, EVENTUALLY)
       .toEqual([expect.objectContaining({ devAddr: m.p.devAddr, deviationSeconds: 0 })]);
     expect((await list({})).body.data.list.map((r) => r.devAddr)).toEqual([m.q.devAddr]);
   });

@@ -8,13 +8,12 @@ import {
   type StormGroup,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sysLog } from '../../db/schema';
 import { foldPending } from '../../readings/rollups';
 import { meterEventRows } from '../../readings/rows';
 import { ReadingWriter } from '../../readings/writer';
 import { dcuAt, exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { fieldIssues } from '../../test/issues';
 import { pdfText } from '../../test/pdf-text';
@@ -213,16 +212,14 @@ describe('meter events analytics, storms and acknowledgements', () => {
       ackAt.map((time) => [scopedName, 'Feeder F1 tripped', time]),
     );
 
-    await vi.waitFor(async () => {
-      const entries = await t.db
-        .select()
-        .from(sysLog)
-        .where(eq(sysLog.requestUrl, `${API_BASE}/analytics/meterEvents/acknowledge`));
-      const mine = entries.filter((e) => e.username === scopedName && e.result === 200);
-      expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ logType: 'operation', operatingType: 'update' });
-      expect(mine[0]?.content).toContain('Feeder F1 tripped');
-    }, AFTER_RESPONSE);
+    const entries = await t.db
+      .select()
+      .from(sysLog)
+      .where(eq(sysLog.requestUrl, `${API_BASE}/analytics/meterEvents/acknowledge`));
+    const mine = entries.filter((e) => e.username === scopedName && e.result === 200);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ logType: 'operation', operatingType: 'update' });
+    expect(mine[0]?.content).toContain('Feeder F1 tripped');
   });
 
   it('acknowledges selected events, never one of another grid, which answers as not found', async () => {

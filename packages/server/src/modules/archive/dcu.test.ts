@@ -1,11 +1,10 @@
 import { API_BASE, type BatchDeleteResult, DCU_RES, type Dcu, type DcuKeys, type Page } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
 import { dcu, meter, poc, supplier, sysLog } from '../../db/schema';
 import { exportedRows, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 type Issues = { issues: { field: string; key: string; message: string; params?: Record<string, unknown> }[] };
@@ -247,24 +246,20 @@ describe('DCU archive', () => {
       expect((await detail(id, viewer)).status).toBe(200);
       expect((await t.call('/dcu/reveal', { id }, viewer)).status).toBe(403);
 
-      await vi.waitFor(async () => {
-        const entries = await t.db
-          .select()
-          .from(sysLog)
-          .where(eq(sysLog.requestUrl, `${API_BASE}/dcu/reveal`));
-        const mine = entries.filter((e) => e.result === 200 && e.content.includes(dcuNo));
-        expect(mine).toHaveLength(1);
-        expect(mine[0]).toMatchObject({ username: 'admin', logType: 'operation', operatingType: 'other' });
-      }, AFTER_RESPONSE);
+      const entries = await t.db
+        .select()
+        .from(sysLog)
+        .where(eq(sysLog.requestUrl, `${API_BASE}/dcu/reveal`));
+      const mine = entries.filter((e) => e.result === 200 && e.content.includes(dcuNo));
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ username: 'admin', logType: 'operation', operatingType: 'other' });
     });
 
     it('writes no key into the operation log of a save or an update', async () => {
-      await vi.waitFor(async () => {
-        const entries = await t.db.select().from(sysLog);
-        expect(entries.some((e) => e.requestUrl === `${API_BASE}/dcu/update` && e.content.includes(dcuNo))).toBe(true);
-        const text = JSON.stringify(entries);
-        for (const clear of [...CLEAR, '11'.repeat(16)]) expect(text).not.toContain(clear);
-      }, AFTER_RESPONSE);
+      const entries = await t.db.select().from(sysLog);
+      expect(entries.some((e) => e.requestUrl === `${API_BASE}/dcu/update` && e.content.includes(dcuNo))).toBe(true);
+      const text = JSON.stringify(entries);
+      for (const clear of [...CLEAR, '11'.repeat(16)]) expect(text).not.toContain(clear);
     });
   });
 

@@ -7,7 +7,7 @@ import {
   ROOT_PARENT_ID,
 } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
 import {
@@ -23,7 +23,6 @@ import {
   sysUserGroup,
 } from '../../db/schema';
 import { exportedRows } from '../../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { issuesIn } from '../../test/issues';
 
@@ -317,10 +316,8 @@ describe('meter', () => {
     await t.call('/meter/update', { ...meterInput({ devAddr: 'HESM0001', hesPassword: 'Changed-7' }), id }, admin);
     expect(box.open((await stored())!)).toBe('Changed-7');
 
-    await vi.waitFor(async () => {
-      const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/update'));
-      expect(entries.length).toBeGreaterThanOrEqual(2);
-    }, AFTER_RESPONSE);
+    const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/update'));
+    expect(entries.length).toBeGreaterThanOrEqual(2);
     const log = JSON.stringify(await t.db.select().from(sysLog));
     expect(log).toContain('HESM0001');
     expect(log).not.toContain(secret);
@@ -372,11 +369,9 @@ describe('meter', () => {
     expect(times.every((time) => Number.isFinite(time))).toBe(true);
     expect([...times].sort((a, b) => b - a)).toEqual(times);
 
-    await vi.waitFor(async () => {
-      const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/maintain'));
-      expect(entries.map((e) => e.operatingType)).toContain('update');
-      expect(entries.some((e) => e.content.includes('Beyond repair'))).toBe(true);
-    }, AFTER_RESPONSE);
+    const entries = await t.db.select().from(sysLog).where(eq(sysLog.requestUrl, '/apis/meter/maintain'));
+    expect(entries.map((e) => e.operatingType)).toContain('update');
+    expect(entries.some((e) => e.content.includes('Beyond repair'))).toBe(true);
   });
 
   describe('data scope', () => {

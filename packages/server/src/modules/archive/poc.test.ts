@@ -8,11 +8,10 @@ import {
 } from '@meterdesk/contracts';
 import { eq, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { dcu, poc, pocReplacement, powerGrid, sysLog } from '../../db/schema';
 import { consumerAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 type Issue = { field: string; key: string; message: string };
@@ -208,17 +207,14 @@ describe('POC archive', () => {
       // The meter taken away is free for another POC.
       expect((await save({ meterId: m1!.id })).status).toBe(200);
 
-      // Each replace writes its entry after answering, so the two may land in either order.
-      await vi.waitFor(async () => {
-        const entries = await t.db
-          .select()
-          .from(sysLog)
-          .where(eq(sysLog.requestUrl, `${API_BASE}/poc/replace`));
-        const first = entries.filter((e) => e.content.includes(m1!.devAddr));
-        expect(first).toHaveLength(1);
-        expect(first[0]).toMatchObject({ username: 'admin', operatingType: 'update', result: 200 });
-        expect(first[0]!.content).toContain('REPL01');
-      }, AFTER_RESPONSE);
+      const entries = await t.db
+        .select()
+        .from(sysLog)
+        .where(eq(sysLog.requestUrl, `${API_BASE}/poc/replace`));
+      const firstEntry = entries.filter((e) => e.content.includes(m1!.devAddr));
+      expect(firstEntry).toHaveLength(1);
+      expect(firstEntry[0]).toMatchObject({ username: 'admin', operatingType: 'update', result: 200 });
+      expect(firstEntry[0]!.content).toContain('REPL01');
     });
 
     it('refuses the current meter, a meter at another POC, an unknown meter, a POC without meter and bad totals', async () => {

@@ -10,7 +10,6 @@ import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plan, sysLog } from '../../db/schema';
 import { gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { uniqueName } from '../../test/unique';
 
@@ -418,20 +417,17 @@ describe('taskMGT: states and next run', () => {
     for (const path of ['/task/disable', '/task/enable', '/task/pause', '/task/resume'])
       expect((await t.call(path, { planid: task.id }, operator)).status).toBe(200);
     await t.call('/plan/deleteplan', { planid: task.id, planName: task.planName }, operator);
-    await expect
-      .poll(
-        async () =>
-          (
-            await t.db
-              .select({ url: sysLog.requestUrl, type: sysLog.operatingType })
-              .from(sysLog)
-              .where(and(eq(sysLog.logType, 'operation'), like(sysLog.content, `%${task.id}%`)))
-          )
-            .map((r) => r.url.replace(/^\/apis/, ''))
-            .sort(),
-        AFTER_RESPONSE,
-      )
-      .toEqual(['/plan/deleteplan', '/task/disable', '/task/enable', '/task/pause', '/task/resume']);
+    const logged = await t.db
+      .select({ url: sysLog.requestUrl, type: sysLog.operatingType })
+      .from(sysLog)
+      .where(and(eq(sysLog.logType, 'operation'), like(sysLog.content, `%${task.id}%`)));
+    expect(logged.map((r) => r.url.replace(/^\/apis/, '')).sort()).toEqual([
+      '/plan/deleteplan',
+      '/task/disable',
+      '/task/enable',
+      '/task/pause',
+      '/task/resume',
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@ import { newId } from '../../db/ids';
 import { dcu, meter, powerGrid } from '../../db/schema';
 import { buildFleet } from '../../headend/fleet';
 import { userOfGrid } from '../../test/archive-fixtures';
-import { AFTER_RESPONSE } from '../../test/constants';
+import { EVENTUALLY } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 /*
@@ -68,25 +68,25 @@ const online = async (keys: string[]) =>
 describe('the blackout knob', () => {
   it('blacks out a transformer area in the simulator, which goes dark in the outage view, and restores it', async () => {
     const admin = await t.loginAdmin();
-    await expect.poll(() => online(meters), AFTER_RESPONSE).toBe(true);
+    await expect.poll(() => online(meters), EVENTUALLY).toBe(true);
 
     const res = await t.call('/simulator/power', { gridId: area, powered: false }, admin);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ meters: 3, dcus: 1 });
     const summary = async () => (await t.call<OutageSummary>('/outage/summary', { gridId: area }, admin)).body.data;
     await expect
-      .poll(async () => (await summary()) as object, AFTER_RESPONSE)
+      .poll(async () => (await summary()) as object, EVENTUALLY)
       .toMatchObject({ darkMeters: 3, darkDcus: 1, darkAreas: 1 });
-    await expect.poll(() => online(meters), AFTER_RESPONSE).toBe(false);
+    await expect.poll(() => online(meters), EVENTUALLY).toBe(false);
     // The area's neighbour keeps its supply.
     expect(sim.device(direct).state().powered).toBe(true);
     const list = (await t.call<Page<DarkMeter>>('/outage/meters', { gridId: area }, admin)).body.data;
     expect(list.list.map((m) => m.devAddr).sort()).toEqual([...meters].sort());
 
     expect((await t.call('/simulator/power', { gridId: area, powered: true }, admin)).status).toBe(200);
-    await expect.poll(async () => (await summary()).darkMeters, AFTER_RESPONSE).toBe(0);
-    await expect.poll(async () => (await summary()).darkDcus, AFTER_RESPONSE).toBe(0);
-    await expect.poll(() => online(meters), AFTER_RESPONSE).toBe(true);
+    await expect.poll(async () => (await summary()).darkMeters, EVENTUALLY).toBe(0);
+    await expect.poll(async () => (await summary()).darkDcus, EVENTUALLY).toBe(0);
+    await expect.poll(() => online(meters), EVENTUALLY).toBe(true);
   });
 
   it('touches only nodes within the caller’s scope', async () => {

@@ -9,7 +9,10 @@ export function registerNoticeRoutes(app: FastifyInstance, deps: { notices: Noti
   registerOperation(app, noticeApi.countunreadnoticenum, async ({ session }) => ({
     count: await notices.unreadCount(session.username),
   }));
-  registerOperation(app, noticeApi.sendnoticebath, ({ session, body }) => notices.send(session, body));
+  // It e-mails each recipient in turn when asked, for as long as the SMTP server takes.
+  registerOperation(app, noticeApi.sendnoticebath, ({ session, body }) => notices.send(session, body), {
+    outsideTransaction: true,
+  });
   registerOperation(app, noticeApi.readnotice, async ({ session, body }) => {
     await notices.read(session, body.id);
     return null;

@@ -1,6 +1,7 @@
 import { type NoticeSend, noticeUnreadTopic, RESULT } from '@meterdesk/contracts';
 import type { SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { afterCommit } from '../../db/ambient';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { sysUser } from '../../db/schema';
@@ -27,8 +28,15 @@ export class NoticeService {
     return this.repo().unreadCount(username);
   }
 
-  /** Pushes a user's unread count to their browser; a broker hiccup must not fail the request that caused it. */
-  async publishCount(username: string): Promise<void> {
+  /**
+   * Pushes a user's unread count to their browser, once the request's change has committed (the count
+   * is read then); a broker hiccup must not fail the request that caused it.
+   */
+  publishCount(username: string): Promise<void> {
+    return afterCommit(() => this.publishCountNow(username));
+  }
+
+  private async publishCountNow(username: string): Promise<void> {
     try {
       await this.broker.publish(noticeUnreadTopic(username), { count: await this.unreadCount(username) });
     } catch (err) {

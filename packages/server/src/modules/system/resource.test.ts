@@ -1,9 +1,8 @@
 import { flattenResourceTree, type Page, RES, type Resource, type ResourceNode } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sysLog, sysResource } from '../../db/schema';
 import { resourceIdOf } from '../../db/seeded-ids';
-import { AFTER_RESPONSE } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 const SYS = resourceIdOf('/sysMGT');
@@ -93,16 +92,14 @@ describe('resource management', () => {
       expect(res.body.data.id).toMatch(/^[0-9a-f]{32}$/);
       const detail = await t.call<Resource>('/sysresource/getsysresourcedetail', { id: res.body.data.id }, admin);
       expect(detail.body.data).toMatchObject({ ...valid(), parentName: '资源管理' });
-      await vi.waitFor(async () => {
-        const [log] = await t.db.select().from(sysLog).where(eq(sysLog.operatingType, 'add'));
-        expect(log).toMatchObject({
-          username: 'admin',
-          logType: 'operation',
-          result: 200,
-          requestUrl: '/apis/sysresource/savesysresource',
-        });
-        expect(log!.content).toContain('Export resources');
-      }, AFTER_RESPONSE);
+      const [log] = await t.db.select().from(sysLog).where(eq(sysLog.operatingType, 'add'));
+      expect(log).toMatchObject({
+        username: 'admin',
+        logType: 'operation',
+        result: 200,
+        requestUrl: '/apis/sysresource/savesysresource',
+      });
+      expect(log!.content).toContain('Export resources');
     });
 
     it('names every invalid field, and writes nothing', async () => {
@@ -127,10 +124,8 @@ describe('resource management', () => {
         expect.arrayContaining(['resourceName', 'resourceNameEn', 'resourceUri', 'parentId']),
       );
       expect(await count()).toBe(before);
-      await vi.waitFor(async () => {
-        const failedLog = await t.db.select().from(sysLog).where(eq(sysLog.result, 400));
-        expect(failedLog.some((l) => l.operatingType === 'add')).toBe(true);
-      }, AFTER_RESPONSE);
+      const failedLog = await t.db.select().from(sysLog).where(eq(sysLog.result, 400));
+      expect(failedLog.some((l) => l.operatingType === 'add')).toBe(true);
     });
 
     it('refuses a name used by a sibling with existed, but allows it under another parent', async () => {

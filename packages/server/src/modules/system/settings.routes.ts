@@ -16,8 +16,12 @@ export function registerSettingsRoutes(
     await mailer.save(body);
     return null;
   });
-  registerOperation(app, settingsApi.checkifcansendemail, ({ body, session }) =>
-    settings.sendTestEmail(session, body.to),
+  registerOperation(
+    app,
+    settingsApi.checkifcansendemail,
+    ({ body, session }) => settings.sendTestEmail(session, body.to),
+    // It waits on the SMTP server, for as long as that takes to answer.
+    { outsideTransaction: true },
   );
 
   registerOperation(app, settingsApi.getsysusersubscribeconf, ({ session }) => settings.subscription(session.userId));
