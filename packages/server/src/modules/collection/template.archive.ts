@@ -2,7 +2,6 @@ import {
   CYCLE_UNITS,
   type PlanOrderSchema,
   type Template,
-  type TemplateCreate,
   templateApi,
   templateEntity,
   templateOrders,
