@@ -43,7 +43,7 @@ import { registerResourceRoutes } from './modules/system/resource.routes';
 import { registerRoleRoutes } from './modules/system/role.routes';
 import { registerSettingsRoutes } from './modules/system/settings.routes';
 import { registerSystemLogRoutes } from './modules/system/syslog.routes';
-import { registerUserRoutes } from './modules/system/user.routes';
+import { registerUserRoutes } from './modules/system/user';
 import type { Broker } from './mqtt/broker';
 import { registerBrowserMqtt } from './mqtt/browser.routes';
 import type { DeviceCredentials } from './mqtt/device-credentials';

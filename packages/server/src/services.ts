@@ -38,7 +38,7 @@ import { ResourceService } from './modules/system/resource.service';
 import { RoleService } from './modules/system/role.service';
 import { SettingsService } from './modules/system/settings.service';
 import { SystemLogRepository } from './modules/system/syslog.repository';
-import { UserService } from './modules/system/user.service';
+import { UserService } from './modules/system/user';
 import type { Broker } from './mqtt/broker';
 import { DeviceCredentials } from './mqtt/device-credentials';
 import { DeviceReadings } from './readings/device-data';
