@@ -328,6 +328,11 @@ export class ArchiveService<
     return row;
   }
 
+  /** Acts on the record in one transaction, when the caller may (as `reachable` says). */
+  actOn<T>(id: string, session: SessionContext, act: (tx: Executor, row: Row) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => act(tx, await this.reachable(tx, id, session)));
+  }
+
   /** The record when the caller may act on it: in their scope (else 404) and as `mayActOn` allows. */
   async reachable(tx: Executor, id: string, session: SessionContext, scope?: Scope): Promise<Row> {
     const row = await this.find(tx, id, scope ?? (await resolveScope(tx, session.userId)));
