@@ -329,8 +329,8 @@ export class ArchiveService<
   }
 
   /** Acts on the record in one transaction, when the caller may (as `reachable` says). */
-  actOn<T>(id: string, session: SessionContext, act: (tx: Executor, row: Row) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (tx) => act(tx, await this.reachable(tx, id, session)));
+  async actOn(id: string, session: SessionContext, act: (tx: Executor, row: Row) => Promise<void>): Promise<void> {
+    await this.db.transaction(async (tx) => act(tx, await this.reachable(tx, id, session)));
   }
 
   /** The record when the caller may act on it: in their scope (else 404) and as `mayActOn` allows. */

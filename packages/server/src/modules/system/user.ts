@@ -1,4 +1,4 @@
-import { RESULT, type User, type UserCreate, userApi, userEntity } from '@meterdesk/contracts';
+import { GENDERS, RESULT, type User, type UserCreate, userApi, userEntity } from '@meterdesk/contracts';
 import { and, eq, getTableColumns, inArray, not } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { clearLoginFailures } from '../../auth/login-failures';
@@ -6,13 +6,13 @@ import { hashPassword } from '../../auth/password';
 import type { SessionStore } from '../../auth/session';
 import type { Db, Executor } from '../../db/driver';
 import { type Link, linkedIds, linkedList, linkedText, replaceLinks } from '../../db/links';
-import { anyRow, lookup } from '../../db/rows';
+import { anyRow, idsOf, lookup } from '../../db/rows';
 import { sysGroup, sysOrg, sysRole, sysUser, sysUserGroup, sysUserRole } from '../../db/schema';
 import { ADMIN_ROLE_ID } from '../../db/seeded-ids';
 import { ApiError, fieldError, notFound } from '../../errors/api-error';
 import { registerOperation, type SessionContext } from '../../http/operation';
 import { Grants } from '../../rbac/grants';
-import { gridScope, ORG_TREE, orgScope, type Scope, scopeOf } from '../../rbac/scope';
+import { gridScope, ORG_TREE, orgScope, scopeOf } from '../../rbac/scope';
 import { ArchiveService, defineArchive, recordOf, registerArchiveRoutes } from '../archive/archive-kit';
 import { renameInNotices } from './notice.repository';
 
@@ -35,32 +35,16 @@ type Input = Omit<UserCreate, 'password'> & { password?: string };
 
 const sameSet = (held: ReadonlySet<string>, given: readonly string[]) =>
   new Set(given).size === held.size && given.every((id) => held.has(id));
-const groupIdsOf = async (tx: Executor, codes: string[]) =>
-  codes.length
-    ? (await tx.select({ id: sysGroup.id }).from(sysGroup).where(inArray(sysGroup.groupCode, codes))).map((g) => g.id)
-    : [];
-
-/** Refers only to what exists and lies in the caller's scope; returns the ids of the named groups. */
-async function referenced(tx: Executor, scope: Scope, input: Input): Promise<string[]> {
-  if (!(await anyRow(tx, sysOrg, and(eq(sysOrg.id, input.orgId), orgScope(scope, sysOrg.id)))))
-    throw fieldError(RESULT.badRequest, 'orgId', 'orgNotFound');
-  const roleIds = [...new Set(input.roleIdList)];
-  const roles = roleIds.length ? await tx.select().from(sysRole).where(inArray(sysRole.id, roleIds)) : [];
-  if (roles.length !== roleIds.length) throw fieldError(RESULT.badRequest, 'roleIdList', 'roleNotFound');
-  const groupIds = await groupIdsOf(tx, input.groupCodeList);
-  if (groupIds.length !== new Set(input.groupCodeList).size)
-    throw fieldError(RESULT.badRequest, 'groupCodeList', 'groupNotFound');
-  return groupIds;
-}
+const asRecord = recordOf(userEntity.record);
+const UNLOCKED = { failedLogins: 0, lockedUntil: null };
+const { getsysuserlist: list, getsysuserdetail: detail, savesysuser: save, updatesysuser: update } = userApi;
 
 /**
- * Users as the caller may see and change them: only within the caller's organisation scope (anything
- * else is 404), granting only what the caller holds (roles with resources the caller holds, groups on
- * grid nodes within the caller's data scope), never acting on someone who holds more, never leaving the
- * system without an enabled administrator. What a user holds, how far its data reaches and how long its
- * account lasts are given by someone else: on their own record these come back unchanged.
+ * Users within the caller's organisation scope (anything else is 404). Nobody grants more than they
+ * hold (roles with their resources, groups on grid nodes in their data scope), acts on someone holding
+ * more, leaves the system without an enabled administrator, or changes what they hold, how far their
+ * data reaches or how long their account lasts on their own record.
  */
-const { getsysuserlist: list, getsysuserdetail: detail, savesysuser: save, updatesysuser: update } = userApi;
 const userDefinition = (sessions: SessionStore) =>
   defineArchive<typeof userEntity, typeof sysUser, Row, User, Input>({
     entity: userEntity,
@@ -70,16 +54,18 @@ const userDefinition = (sessions: SessionStore) =>
     paging: 'numbered',
     trees: { orgId: ORG_TREE },
     select: selectUsers,
-    toRecord: (row: Row): User => ({
-      ...recordOf(userEntity.record)<User>(row),
-      gender: row.gender === 1 || row.gender === 2 ? row.gender : 0,
-    }),
+    toRecord: (row: Row): User => ({ ...asRecord<User>(row), gender: GENDERS.find((g) => g === row.gender) ?? 0 }),
     mayActOn: (tx, row, session) => new Grants(tx).assertMayActOn(session.userId, row.id),
     toValues: async (input: Input, { tx, session, scope, id, before }) => {
       const { password, roleIdList, groupCodeList, expiryDate, birthday, ...values } = input;
       const [self, grants] = [id === session.userId, new Grants(tx)];
       if (self && input.status !== 'enabled') throw new ApiError(RESULT.badRequest, 'cannotChangeSelf');
-      const groupIds = await referenced(tx, scope, input);
+      // Refers only to what exists and lies in the caller's scope.
+      if (!(await anyRow(tx, sysOrg, and(eq(sysOrg.id, input.orgId), orgScope(scope, sysOrg.id)))))
+        throw fieldError(RESULT.badRequest, 'orgId', 'orgNotFound');
+      if (!(await idsOf(tx, sysRole.id, roleIdList))) throw fieldError(RESULT.badRequest, 'roleIdList', 'roleNotFound');
+      const groupIds = await idsOf(tx, sysGroup.groupCode, groupCodeList);
+      if (!groupIds) throw fieldError(RESULT.badRequest, 'groupCodeList', 'groupNotFound');
       const held = before && Promise.all([linkedIds(tx, ROLES, id), linkedIds(tx, GROUPS, id)]);
       const [heldRoles, heldGroups] = (await held) || [new Set<string>(), new Set<string>()];
       const expiry = expiryDate ? new Date(expiryDate) : null;
@@ -89,10 +75,8 @@ const userDefinition = (sessions: SessionStore) =>
         expiry?.getTime() !== before?.expiryDate?.getTime() && 'expiryDate',
       ].find(Boolean);
       if (self && before && changed) throw fieldError(RESULT.forbidden, changed, 'cannotChangeOwnAccess');
-      await grants.assertMayGrantRoles(
-        session.userId,
-        roleIdList.filter((r) => !heldRoles.has(r)),
-      );
+      const newRoles = roleIdList.filter((r) => !heldRoles.has(r));
+      await grants.assertMayGrantRoles(session.userId, newRoles);
       const added = groupIds.filter((g) => !heldGroups.has(g));
       const gridIn = gridScope(scope, sysGroup.gridId);
       if (added.length && gridIn && (await anyRow(tx, sysGroup, and(inArray(sysGroup.id, added), not(gridIn)))))
@@ -102,12 +86,11 @@ const userDefinition = (sessions: SessionStore) =>
       if (!before) return { ...stored, passwordHash: await hashPassword(password ?? ''), mustChangePassword: true };
       if (input.status !== 'enabled' || !roleIdList.includes(ADMIN_ROLE_ID)) await grants.assertAdminRemains([id]);
       const [wasLocked, locked] = [before.status === 'locking', input.status === 'locking'];
-      if (wasLocked === locked) return stored;
-      return { ...stored, lockedUntil: null, ...(wasLocked ? { failedLogins: 0 } : {}) };
+      return wasLocked === locked ? stored : { ...stored, ...(wasLocked ? UNLOCKED : { lockedUntil: null }) };
     },
     afterWrite: async (input, { tx, id, before }) => {
       await replaceLinks(tx, ROLES, id, input.roleIdList);
-      await replaceLinks(tx, GROUPS, id, await groupIdsOf(tx, input.groupCodeList));
+      await replaceLinks(tx, GROUPS, id, (await idsOf(tx, sysGroup.groupCode, input.groupCodeList)) ?? []);
       if (!before) return;
       if (before.username !== input.username) await renameInNotices(tx, before.username, input.username);
       if (before.status === 'locking' && input.status !== 'locking') await clearLoginFailures(tx, before.username);
@@ -130,35 +113,31 @@ export class UserService extends ArchiveService<typeof userEntity, Row, User, In
   }
 
   /** Deletes a user named by id and username, and ends the user's sessions. */
-  async deleteOne(id: string, username: string, caller: SessionContext): Promise<null> {
+  async deleteOne(id: string, username: string, caller: SessionContext): Promise<void> {
     if (id === caller.userId) throw new ApiError(RESULT.badRequest, 'cannotChangeSelf');
-    return this.actOn(id, caller, async (tx, user) => {
+    await this.actOn(id, caller, async (tx, user) => {
       if (user.username !== username) throw notFound();
       await new Grants(tx).assertAdminRemains([id]);
       await this.sessions.destroyAllForUser(id, tx);
       await tx.delete(sysUser).where(eq(sysUser.id, id));
-      return null;
     });
   }
 
   /** Lifts a lock, the failed logins that led to it included. */
-  unlock(id: string, caller: SessionContext): Promise<null> {
+  unlock(id: string, caller: SessionContext): Promise<void> {
     return this.actOn(id, caller, async (tx, user) => {
-      const unlocked = { status: 'enabled' as const, failedLogins: 0, lockedUntil: null, updateTime: new Date() };
+      const unlocked = { ...UNLOCKED, status: 'enabled' as const, updateTime: new Date() };
       await tx.update(sysUser).set(unlocked).where(eq(sysUser.id, id));
       await clearLoginFailures(tx, user.username);
-      return null;
     });
   }
 
   /** A new password the user must change at the next login; the user's sessions end. */
-  async resetPassword(id: string, newPassword: string, caller: SessionContext): Promise<null> {
-    const passwordHash = await hashPassword(newPassword);
-    return this.actOn(id, caller, async (tx) => {
-      const reset = { passwordHash, mustChangePassword: true, updateTime: new Date() };
+  async resetPassword(id: string, newPassword: string, caller: SessionContext): Promise<void> {
+    const reset = { passwordHash: await hashPassword(newPassword), mustChangePassword: true, updateTime: new Date() };
+    await this.actOn(id, caller, async (tx) => {
       await tx.update(sysUser).set(reset).where(eq(sysUser.id, id));
       await this.sessions.destroyAllForUser(id, tx);
-      return null;
     });
   }
 }
@@ -170,11 +149,12 @@ export function registerUserRoutes(app: FastifyInstance, service: UserService): 
   registerOperation(app, userApi.checkusername, async ({ body }) => ({
     existed: await service.isTaken('username', body.username, body.id),
   }));
+  const none = () => null;
   registerOperation(app, userApi.deletesysuser, ({ body, session }) =>
-    service.deleteOne(body.id, body.username, session),
+    service.deleteOne(body.id, body.username, session).then(none),
   );
-  registerOperation(app, userApi.unlocksysuser, ({ body, session }) => service.unlock(body.id, session));
+  registerOperation(app, userApi.unlocksysuser, ({ body, session }) => service.unlock(body.id, session).then(none));
   registerOperation(app, userApi.resetsysuserpassword, ({ body, session }) =>
-    service.resetPassword(body.id, body.newPassword, session),
+    service.resetPassword(body.id, body.newPassword, session).then(none),
   );
 }
