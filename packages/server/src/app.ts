@@ -36,7 +36,7 @@ import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerOutageRoutes } from './modules/outage/outage.routes';
 import type { SimulatedOutages } from './modules/outage/simulated-outage';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
-import { registerGroupRoutes } from './modules/system/group.routes';
+import { registerGroupRoutes } from './modules/system/group';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
 import { registerResourceRoutes } from './modules/system/resource.routes';

@@ -30,7 +30,7 @@ import { OutageService } from './modules/outage/outage.service';
 import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
 import { createParameterCatalogues } from './modules/parameter/parameter';
-import { GroupService } from './modules/system/group.service';
+import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
 import { OrgService } from './modules/system/org.service';

@@ -164,7 +164,17 @@ export type ArchiveSpec<
     table: T;
     /** The trees of the derived list's subtree filters on other trees than the grid (a user's organisation). */
     trees?: ListSpec<E>['trees'];
+    /**
+     * What the record shows of its neighbours (a `lookup`, a count), selected with the table's columns;
+     * a listed field that is no column of the table is one of these.
+     */
+    shown?: Record<string, SQL>;
   };
+
+/** A table's row with what its record shows of its neighbours (`shown`). */
+export type ShownRow<T extends PgTable, S extends Record<string, SQL>> = T['$inferSelect'] & {
+  [K in keyof S]: S[K] extends SQL<infer V> ? V : never;
+};
 
 /**
  * A record as the contract declares it, from a row holding its fields under the same keys: times as
@@ -195,7 +205,7 @@ export function defineArchive<
   Rec extends Record<string, unknown> = z.output<E['record']>,
   Create = z.output<NonNullable<E['create']>>,
 >(spec: ArchiveSpec<E, T, Row, Rec, Create>): ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]> {
-  const { entity, table, trees, ...rest } = spec;
+  const { entity, table, trees, shown = {}, ...rest } = spec;
   type U = E['unique'][number];
   const idColumn = spec.idColumn ?? columnOf(table, 'id');
   const unique =
@@ -219,14 +229,19 @@ export function defineArchive<
     idColumn,
     unique,
     nameColumn: spec.nameColumn ?? (businessKey ? unique[businessKey as U].column : idColumn),
-    select: spec.select ?? ((db: Executor) => db.select().from(table as PgTable) as unknown as ArchiveSelect<Row>),
+    select:
+      spec.select ??
+      ((db: Executor) =>
+        db.select({ ...getTableColumns(table), ...shown }).from(table as PgTable) as unknown as ArchiveSelect<Row>),
     toRecord: spec.toRecord ?? (recordOf(entity.record) as (row: Row) => Rec),
     toValues: spec.toValues ?? (async (input: Create) => ({ ...input }) as Record<string, unknown>),
     list:
       spec.list ??
       defineList({
         entity,
-        columns: Object.fromEntries(listed.map((key) => [key, columnOf(table, key)])) as ListSpec<E>['columns'],
+        columns: Object.fromEntries(
+          listed.map((key) => [key, shown[key] ?? columnOf(table, key)]),
+        ) as ListSpec<E>['columns'],
         defaultOrder: keyOrder(
           businessKey ? { [businessKey]: columnOf(table, businessKey), id: idColumn } : { id: idColumn },
         ),

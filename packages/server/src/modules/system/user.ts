@@ -1,10 +1,10 @@
 import { GENDERS, RESULT, type User, type UserCreate, userApi, userEntity } from '@meterdesk/contracts';
-import { and, eq, getTableColumns, inArray, not } from 'drizzle-orm';
+import { and, eq, inArray, not } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { clearLoginFailures } from '../../auth/login-failures';
 import { hashPassword } from '../../auth/password';
 import type { SessionStore } from '../../auth/session';
-import type { Db, Executor } from '../../db/driver';
+import type { Db } from '../../db/driver';
 import { type Link, linkedIds, linkedList, linkedText, replaceLinks } from '../../db/links';
 import { anyRow, idsOf, lookup } from '../../db/rows';
 import { sysGroup, sysOrg, sysRole, sysUser, sysUserGroup, sysUserRole } from '../../db/schema';
@@ -13,23 +13,19 @@ import { ApiError, fieldError, notFound } from '../../errors/api-error';
 import { registerOperation, type SessionContext } from '../../http/operation';
 import { Grants } from '../../rbac/grants';
 import { gridScope, ORG_TREE, orgScope, scopeOf } from '../../rbac/scope';
-import { ArchiveService, defineArchive, recordOf, registerArchiveRoutes } from '../archive/archive-kit';
+import { ArchiveService, defineArchive, recordOf, registerArchiveRoutes, type ShownRow } from '../archive/archive-kit';
 import { renameInNotices } from './notice.repository';
 
 const ROLES: Link = { owner: sysUserRole.userId, target: sysUserRole.roleId };
 const GROUPS: Link = { owner: sysUserGroup.userId, target: sysUserGroup.groupId };
-const selectUsers = (db: Executor) =>
-  db
-    .select({
-      ...getTableColumns(sysUser),
-      orgName: lookup(sysOrg.orgName, sysOrg.id, sysUser.orgId),
-      roleIdList: linkedList(ROLES, sysUser.id, sysUserRole.roleId),
-      roleNames: linkedText(ROLES, sysUser.id, sysRole.roleName),
-      groupCodeList: linkedList(GROUPS, sysUser.id, sysGroup.groupCode),
-      groupNames: linkedText(GROUPS, sysUser.id, sysGroup.groupName),
-    })
-    .from(sysUser);
-type Row = Awaited<ReturnType<typeof selectUsers>>[number];
+const shown = {
+  orgName: lookup(sysOrg.orgName, sysOrg.id, sysUser.orgId),
+  roleIdList: linkedList(ROLES, sysUser.id, sysUserRole.roleId),
+  roleNames: linkedText(ROLES, sysUser.id, sysRole.roleName),
+  groupCodeList: linkedList(GROUPS, sysUser.id, sysGroup.groupCode),
+  groupNames: linkedText(GROUPS, sysUser.id, sysGroup.groupName),
+};
+type Row = ShownRow<typeof sysUser, typeof shown>;
 /** What add and edit take: the password only on add (an administrator resets it with its own call). */
 type Input = Omit<UserCreate, 'password'> & { password?: string };
 
@@ -53,7 +49,7 @@ const userDefinition = (sessions: SessionStore) =>
     orgColumn: sysUser.orgId,
     paging: 'numbered',
     trees: { orgId: ORG_TREE },
-    select: selectUsers,
+    shown,
     toRecord: (row: Row): User => ({ ...asRecord<User>(row), gender: GENDERS.find((g) => g === row.gender) ?? 0 }),
     mayActOn: (tx, row, session) => new Grants(tx).assertMayActOn(session.userId, row.id),
     toValues: async (input: Input, { tx, session, scope, id, before }) => {
