@@ -194,9 +194,10 @@ export function recordOf(record: z.ZodObject) {
 /**
  * An archive entity from its contract and its table, each thing said once. Derived unless given: the
  * id column, the business keys from the contract's `unique` fields with the table's unique index on
- * each, the list's columns (every filtered and sortable field's column of the same key) in business
- * key order, the record from the row's fields of the same keys, and the stored values as the input
- * gives them, which asks that every field of the input has a column of its key.
+ * each, the select (the table's columns and the `shown` members), the list's columns (every filtered
+ * and sortable field's column or `shown` member of the same key) in business key order, the record from
+ * the row's fields of the same keys, and the stored values as the input gives them, which asks that
+ * every field of the input has a column of its key.
  */
 export function defineArchive<
   E extends ContractEntity,
