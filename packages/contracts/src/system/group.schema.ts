@@ -5,8 +5,8 @@ import { contains } from '../common/list';
 import { codeText, nameText } from '../common/validation';
 
 const fields = {
-  groupName: field(nameText(50), { widget: 'text' }),
-  groupCode: field(codeText(50), { widget: 'text' }),
+  groupName: field(nameText(50), { widget: 'text', unique: true }),
+  groupCode: field(codeText(50), { widget: 'text', unique: true }),
   gridId: field(IdSchema, { widget: 'treeSelect', lookup: 'gridTree' }),
   remark: field(z.string().trim().max(500, 'tooLong').default(''), {
     widget: 'textarea',

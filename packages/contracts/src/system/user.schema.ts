@@ -18,7 +18,7 @@ export const usernameText = () =>
     .regex(/^[A-Za-z0-9_.-]+$/, 'formalError');
 
 const fields = {
-  username: field(usernameText(), { widget: 'text' }),
+  username: field(usernameText(), { widget: 'text', unique: true }),
   fullName: field(z.string().trim().max(100, 'tooLong').default(''), { widget: 'text' }),
   orgId: field(IdSchema, { widget: 'treeSelect', lookup: 'orgTree' }),
   roleIdList: field(z.array(IdSchema).max(50, 'tooLong').default([]), {

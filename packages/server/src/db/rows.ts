@@ -1,7 +1,8 @@
-import { getTableName, SQL, sql } from 'drizzle-orm';
+import { getTableName, inArray, SQL, sql } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from './driver';
+import { columnOf } from './unique-keys';
 
 /** `count(*)` as a JavaScript number on both drivers (pg returns bigint as a string). */
 export const countAll = () => sql<number>`count(*)`.mapWith(Number);
@@ -56,6 +57,20 @@ export const lookup = <T extends string | null = string | null>(
 export async function anyRow(db: Executor, table: PgTable, where: SQL | undefined): Promise<boolean> {
   const rows = await db.select({ one: sql`1` }).from(table).where(where).limit(1);
   return rows.length > 0;
+}
+
+/**
+ * The ids of the rows whose `key` (the id, or another unique column: a code) is one of `values`, or
+ * undefined when one of them names no row.
+ */
+export async function idsOf(db: Executor, key: AnyPgColumn, values: readonly string[]): Promise<string[] | undefined> {
+  if (values.length === 0) return [];
+  const id = columnOf(key.table as PgTable, 'id');
+  const rows = await db
+    .select({ id })
+    .from(key.table)
+    .where(inArray(key, [...values]));
+  return rows.length === new Set(values).size ? rows.map((row) => String(row.id)) : undefined;
 }
 
 /** Rows of a raw statement; both drivers answer `{ rows }`. */

@@ -51,10 +51,17 @@ export class Grants {
 
   /**
    * Refuses (409) a change after which no enabled user would hold the built-in admin role;
-   * `leaving` are the users the change disables, deletes or strips of that role.
+   * `leaving` are the users the change disables, deletes or strips of that role. Only an administrator
+   * leaving can leave the system without one: for anyone else there is nothing to refuse.
    */
   async assertAdminRemains(leaving: readonly string[]): Promise<void> {
     if (leaving.length === 0) return;
+    const admins = await this.db
+      .select({ one: sql`1` })
+      .from(sysUserRole)
+      .where(and(inArray(sysUserRole.userId, [...leaving]), eq(sysUserRole.roleId, ADMIN_ROLE_ID)))
+      .limit(1);
+    if (admins.length === 0) return;
     const [row] = await this.db
       .select({ n: countAll() })
       .from(sysUserRole)
@@ -68,14 +75,5 @@ export class Grants {
         ),
       );
     if ((row?.n ?? 0) === 0) throw new ApiError(RESULT.conflict, 'lastAdmin');
-  }
-
-  async isAdmin(userId: string): Promise<boolean> {
-    const rows = await this.db
-      .select({ one: sql`1` })
-      .from(sysUserRole)
-      .where(and(eq(sysUserRole.userId, userId), eq(sysUserRole.roleId, ADMIN_ROLE_ID)))
-      .limit(1);
-    return rows.length > 0;
   }
 }

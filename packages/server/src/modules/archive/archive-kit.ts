@@ -24,10 +24,11 @@ import {
   type ListEntityShape,
   type ListSpec,
   listChunks,
+  listPage,
   type Placement,
   selectSource,
 } from '../../db/list';
-import { anyRow, countUpTo, iso, likeContains } from '../../db/rows';
+import { anyRow, countRows, countUpTo, iso, likeContains } from '../../db/rows';
 import { registerUniqueIndex } from '../../db/unique';
 import { columnOf, uniqueIndexOf } from '../../db/unique-keys';
 import { existedError, notFound } from '../../errors/api-error';
@@ -35,7 +36,7 @@ import { exportTable } from '../../http/export-table';
 import type { SessionContext } from '../../http/operation';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { entityColumns, translator } from '../../i18n/labels';
-import { gridScope, resolveScope, type Scope, scopeOf } from '../../rbac/scope';
+import { gridScope, orgScope, resolveScope, type Scope, scopeOf } from '../../rbac/scope';
 
 /** A select builder as the kit reads it: filtered, and for pages ordered and cut. */
 interface ArchiveSelect<Row> {
@@ -77,8 +78,9 @@ export interface OptionsSource {
 }
 
 /**
- * One archive entity on the server. The kit turns it into the list, detail, save, update,
- * batch delete, check and export calls, every one of them within the caller's grid scope.
+ * One stored entity on the server: an archive record or a system one (a user). The kit turns it into
+ * the list, detail, save, update, batch delete, check and export calls, every one of them within the
+ * caller's scope: the grid scope for archive records, the organisation scope for system ones.
  */
 export interface ArchiveDefinition<
   E extends ListEntityShape & Pick<EntityDefinition<z.ZodObject>, 'name' | 'record' | 'columns'>,
@@ -99,12 +101,26 @@ export interface ArchiveDefinition<
   toRecord(row: Row): Rec;
   /** The grid column the data scope limits; none for parameters every user shares (supplier, meter type). */
   gridColumn?: AnyPgColumn;
+  /** The organisation column the caller's organisation scope limits (a system entity: users). */
+  orgColumn?: AnyPgColumn;
+  /**
+   * `numbered`: a table that stays small (the system's users) pages by number, counted exactly, without
+   * cursor; otherwise pages go by cursor and the count stops at `ARCHIVE_COUNT_CAP`.
+   */
+  paging?: 'numbered';
   unique: Record<U, UniqueKey>;
   /**
    * The stored values of a valid input. Checks what the schema cannot (references exist within the
    * caller's scope, cross-field rules) by throwing a field error; seals secrets.
    */
   toValues(input: Create, ctx: WriteContext<Row>): Promise<Record<string, unknown>>;
+  /** What else a write stores with the record, in the same transaction (a user's memberships). */
+  afterWrite?(input: Create, ctx: WriteContext<Row>): Promise<void>;
+  /**
+   * Refuses a caller acting on a record in their scope all the same (a user holding more than the caller):
+   * asked before an update and by the entity's own calls on one record.
+   */
+  mayActOn?(tx: Executor, row: Row, session: SessionContext): Promise<void>;
   /** Why each of `ids` cannot be deleted yet (the first reference that still holds it). */
   inUse?(tx: Executor, ids: string[]): Promise<Map<string, MessageKey>>;
   /** What the detail shows beyond a list row (a consumer's POCs), read within the caller's scope. */
@@ -118,8 +134,9 @@ export interface ArchiveOperations<Create, U extends string> {
   detail: Operation<z.ZodType<{ id: string }>>;
   save: Operation<z.ZodType<Create>>;
   update: Operation<z.ZodType<Create & { id: string }>>;
-  delete: Operation<z.ZodType<{ ids: string[] }>>;
-  check: Operation<z.ZodType<{ field: U; value: string; id?: string | undefined }>>;
+  /** Delete and check as the archive has them; an entity whose calls take other fields wires its own. */
+  delete?: Operation<z.ZodType<{ ids: string[] }>>;
+  check?: Operation<z.ZodType<{ field: U; value: string; id?: string | undefined }>>;
   options?: Operation<z.ZodType<OptionsQuery>>;
   export?: Operation<
     z.ZodType<Record<string, unknown> & { columns?: string[] | undefined; format?: ExportFormat | undefined }>
@@ -143,7 +160,21 @@ export type ArchiveSpec<
   Rec extends Record<string, unknown>,
   Create,
 > = Omit<ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]>, Derived | 'table'> &
-  Partial<Pick<ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]>, Derived>> & { table: T };
+  Partial<Pick<ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]>, Derived>> & {
+    table: T;
+    /** The trees of the derived list's subtree filters on other trees than the grid (a user's organisation). */
+    trees?: ListSpec<E>['trees'];
+    /**
+     * What the record shows of its neighbours (a `lookup`, a count), selected with the table's columns;
+     * a listed field that is no column of the table is one of these.
+     */
+    shown?: Record<string, SQL>;
+  };
+
+/** A table's row with what its record shows of its neighbours (`shown`). */
+export type ShownRow<T extends PgTable, S extends Record<string, SQL>> = T['$inferSelect'] & {
+  [K in keyof S]: S[K] extends SQL<infer V> ? V : never;
+};
 
 /**
  * A record as the contract declares it, from a row holding its fields under the same keys: times as
@@ -163,9 +194,10 @@ export function recordOf(record: z.ZodObject) {
 /**
  * An archive entity from its contract and its table, each thing said once. Derived unless given: the
  * id column, the business keys from the contract's `unique` fields with the table's unique index on
- * each, the list's columns (every filtered and sortable field's column of the same key) in business
- * key order, the record from the row's fields of the same keys, and the stored values as the input
- * gives them, which asks that every field of the input has a column of its key.
+ * each, the select (the table's columns and the `shown` members), the list's columns (every filtered
+ * and sortable field's column or `shown` member of the same key) in business key order, the record from
+ * the row's fields of the same keys, and the stored values as the input gives them, which asks that
+ * every field of the input has a column of its key.
  */
 export function defineArchive<
   E extends ContractEntity,
@@ -174,7 +206,7 @@ export function defineArchive<
   Rec extends Record<string, unknown> = z.output<E['record']>,
   Create = z.output<NonNullable<E['create']>>,
 >(spec: ArchiveSpec<E, T, Row, Rec, Create>): ArchiveDefinition<E, Row, Rec, Create, E['unique'][number]> {
-  const { entity, table } = spec;
+  const { entity, table, trees, shown = {}, ...rest } = spec;
   type U = E['unique'][number];
   const idColumn = spec.idColumn ?? columnOf(table, 'id');
   const unique =
@@ -192,22 +224,30 @@ export function defineArchive<
   }
   const listed = [...new Set([...entity.filters.map((f) => f.field), ...entity.sortable])];
   return {
-    ...spec,
+    ...rest,
+    entity,
+    table,
     idColumn,
     unique,
     nameColumn: spec.nameColumn ?? (businessKey ? unique[businessKey as U].column : idColumn),
-    select: spec.select ?? ((db: Executor) => db.select().from(table as PgTable) as unknown as ArchiveSelect<Row>),
+    select:
+      spec.select ??
+      ((db: Executor) =>
+        db.select({ ...getTableColumns(table), ...shown }).from(table as PgTable) as unknown as ArchiveSelect<Row>),
     toRecord: spec.toRecord ?? (recordOf(entity.record) as (row: Row) => Rec),
     toValues: spec.toValues ?? (async (input: Create) => ({ ...input }) as Record<string, unknown>),
     list:
       spec.list ??
       defineList({
         entity,
-        columns: Object.fromEntries(listed.map((key) => [key, columnOf(table, key)])) as ListSpec<E>['columns'],
+        columns: Object.fromEntries(
+          listed.map((key) => [key, shown[key] ?? columnOf(table, key)]),
+        ) as ListSpec<E>['columns'],
         defaultOrder: keyOrder(
           businessKey ? { [businessKey]: columnOf(table, businessKey), id: idColumn } : { id: idColumn },
         ),
         tieBreak: idColumn,
+        ...(trees ? { trees } : {}),
       }),
   };
 }
@@ -230,7 +270,7 @@ export class ArchiveService<
   private readonly placedBy: string | undefined;
 
   constructor(
-    private readonly db: Db,
+    protected readonly db: Db,
     readonly definition: ArchiveDefinition<E, Row, Rec, Create, U>,
   ) {
     const { list, gridColumn } = definition;
@@ -249,7 +289,10 @@ export class ArchiveService<
     return selectSource(this.db, {
       select: () => d.select(this.db),
       map: d.toRecord,
-      countFrom: (where) => countUpTo(this.db, d.table, where, ARCHIVE_COUNT_CAP),
+      countFrom: (where) =>
+        d.paging === 'numbered'
+          ? countRows(this.db, d.table, where)
+          : countUpTo(this.db, d.table, where, ARCHIVE_COUNT_CAP),
     });
   }
 
@@ -258,10 +301,11 @@ export class ArchiveService<
     return this.placedBy ? { field: this.placedBy, scopeRoots: scope.all ? undefined : scope.gridIds } : undefined;
   }
 
-  /** The condition that keeps a caller within their grid scope (nothing for shared parameters). */
+  /** The condition that keeps a caller within their grid or organisation scope (nothing for shared parameters). */
   scopeCondition(scope: Scope): SQL | undefined {
-    const { gridColumn } = this.definition;
-    return gridColumn ? gridScope(scope, gridColumn) : undefined;
+    const { gridColumn, orgColumn } = this.definition;
+    if (gridColumn) return gridScope(scope, gridColumn);
+    return orgColumn ? orgScope(scope, orgColumn) : undefined;
   }
 
   /**
@@ -272,6 +316,7 @@ export class ArchiveService<
   async list(q: Parameters<typeof keysetPage>[1], session: SessionContext) {
     const scope = await scopeOf(this.db, session);
     const d = this.definition;
+    if (d.paging === 'numbered') return listPage(d.list, q, this.source(), this.scopeCondition(scope));
     const page = await keysetPage(
       d.list,
       q,
@@ -299,15 +344,30 @@ export class ArchiveService<
     return row;
   }
 
+  /** Acts on the record in one transaction, when the caller may (as `reachable` says). */
+  async actOn(id: string, session: SessionContext, act: (tx: Executor, row: Row) => Promise<void>): Promise<void> {
+    await this.db.transaction(async (tx) => act(tx, await this.reachable(tx, id, session)));
+  }
+
+  /** The record when the caller may act on it: in their scope (else 404) and as `mayActOn` allows. */
+  async reachable(tx: Executor, id: string, session: SessionContext, scope?: Scope): Promise<Row> {
+    const row = await this.find(tx, id, scope ?? (await resolveScope(tx, session.userId)));
+    if (!row) throw notFound();
+    await this.definition.mayActOn?.(tx, row, session);
+    return row;
+  }
+
   async save(input: Create, session: SessionContext): Promise<{ id: string }> {
     const id = newId();
     const d = this.definition;
     await this.db.transaction(async (tx) => {
       const scope = await resolveScope(tx, session.userId);
       await this.assertUnique(tx, input);
-      const values = await d.toValues(input, { tx, session, scope, id });
+      const ctx = { tx, session, scope, id };
+      const values = await d.toValues(input, ctx);
       assertStored(d.table, values);
       await tx.insert(d.table).values({ ...values, id });
+      await d.afterWrite?.(input, ctx);
     });
     return { id };
   }
@@ -316,15 +376,16 @@ export class ArchiveService<
     const d = this.definition;
     await this.db.transaction(async (tx) => {
       const scope = await resolveScope(tx, session.userId);
-      const before = await this.find(tx, id, scope);
-      if (!before) throw notFound();
+      const before = await this.reachable(tx, id, session, scope);
       await this.assertUnique(tx, input, id);
-      const values = await d.toValues(input, { tx, session, scope, id, before });
+      const ctx = { tx, session, scope, id, before };
+      const values = await d.toValues(input, ctx);
       assertStored(d.table, values);
       await tx
         .update(d.table)
         .set({ ...values, updateTime: new Date() })
         .where(eq(d.idColumn, id));
+      await d.afterWrite?.(input, ctx);
     });
   }
 
@@ -447,10 +508,11 @@ export function registerArchiveRoutes<
     await service.update(id, values as Create, session);
     return null;
   });
-  registerOperation(app, api.delete, ({ body, session }) => service.delete(body.ids, session));
-  registerOperation(app, api.check, async ({ body }) => ({
-    existed: await service.isTaken(body.field, body.value, body.id),
-  }));
+  if (api.delete) registerOperation(app, api.delete, ({ body, session }) => service.delete(body.ids, session));
+  if (api.check)
+    registerOperation(app, api.check, async ({ body }) => ({
+      existed: await service.isTaken(body.field, body.value, body.id),
+    }));
   if (api.options) {
     if (!service.definition.options) throw new Error(`${entity.name} declares an options call without its source`);
     registerOperation(app, api.options, ({ body, session }) => service.options(body, session));

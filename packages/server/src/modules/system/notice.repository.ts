@@ -8,6 +8,12 @@ import { pageWindow } from '../../db/paging';
 import { countAll, iso } from '../../db/rows';
 import { sysNotice, sysNoticeTemplate, sysUser } from '../../db/schema';
 
+/** Notices name their users: a renamed user keeps theirs, sent and received. */
+export async function renameInNotices(db: Executor, from: string, to: string): Promise<void> {
+  await db.update(sysNotice).set({ recUsername: to }).where(eq(sysNotice.recUsername, from));
+  await db.update(sysNotice).set({ sendUsername: to }).where(eq(sysNotice.sendUsername, from));
+}
+
 const noticeTypeOf = (stored: number | null): Notice['noticeType'] => (stored === 1 ? 1 : stored === 2 ? 2 : 0);
 
 const toNotice = (n: typeof sysNotice.$inferSelect): Notice => ({

@@ -1,6 +1,7 @@
 import { type Role, type RoleCreate, type RoleListQuery, roleEntity } from '@meterdesk/contracts';
 import { and, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
+import { replaceLinks } from '../../db/links';
 import { defineList, listPage, selectSource } from '../../db/list';
 import { anyRow, countAll, iso, qualified } from '../../db/rows';
 import { sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../../db/schema';
@@ -126,17 +127,12 @@ export class RoleRepository {
     await this.setResources(id, v.resourceIdList);
   }
 
-  private async setResources(roleId: string, ids: string[]) {
-    await this.db.delete(sysRoleResource).where(eq(sysRoleResource.roleId, roleId));
-    const unique = [...new Set(ids)];
-    if (unique.length)
-      await this.db.insert(sysRoleResource).values(unique.map((resourceId) => ({ roleId, resourceId })));
+  private setResources(roleId: string, ids: string[]) {
+    return replaceLinks(this.db, { owner: sysRoleResource.roleId, target: sysRoleResource.resourceId }, roleId, ids);
   }
 
-  async setUsers(roleId: string, userIdList: string[]) {
-    await this.db.delete(sysUserRole).where(eq(sysUserRole.roleId, roleId));
-    const unique = [...new Set(userIdList)];
-    if (unique.length) await this.db.insert(sysUserRole).values(unique.map((userId) => ({ roleId, userId })));
+  setUsers(roleId: string, userIdList: string[]) {
+    return replaceLinks(this.db, { owner: sysUserRole.roleId, target: sysUserRole.userId }, roleId, userIdList);
   }
 
   async delete(id: string) {
