@@ -94,6 +94,8 @@ export const OBIS = {
   /** Push setup (class 40) of the interval data: its schedule is the transfer time. */
   pushSetup: '0-0:25.9.0.255',
   activityCalendar: '0-0:13.0.0.255',
+  specialDays: '0-0:11.0.0.255',
+  imageTransfer: '0-0:44.0.0.255',
   /**
    * DCU objects (manufacturer range, class 1 Data, attribute 2): its parameters and its collection
    * task parameters (objects shaped like DcuParametersSchema and DcuTaskParametersSchema in
@@ -117,6 +119,57 @@ export const COLLECTION_PROFILE_OBIS: readonly string[] = [
 
 /** Active energy import (+A) of tariff rates 1–4. */
 export const ACTIVE_IMPORT_RATES = ['1-0:1.8.1.255', '1-0:1.8.2.255', '1-0:1.8.3.255', '1-0:1.8.4.255'] as const;
+
+/**
+ * Activity calendar (class 20, OBIS.activityCalendar). The values are the parts of a `TouCalendar`
+ * (contracts parameter/tou-calendar.ts): seasons `TouSeason[]`, week profiles `TouWeekProfile[]`, day
+ * profiles `TouDayProfile[]`; the calendar name is the tariff's name and the activation time ISO 8601.
+ * A push writes the passive calendar (attributes 6–10); at the activation time the meter copies it to
+ * the active one (2–5), as method 1 does at once.
+ */
+export const ACTIVITY_CALENDAR = {
+  classId: 20,
+  attributes: {
+    calendarNameActive: 2,
+    seasonsActive: 3,
+    weeksActive: 4,
+    daysActive: 5,
+    calendarNamePassive: 6,
+    seasonsPassive: 7,
+    weeksPassive: 8,
+    daysPassive: 9,
+    activatePassiveTime: 10,
+  },
+  methods: { activatePassive: 1 },
+} as const;
+
+/** Special days table (class 11, OBIS.specialDays): attribute 2 holds `TouSpecialDay[]`, a set replaces it. */
+export const SPECIAL_DAYS_TABLE = { classId: 11, attributes: { entries: 2 } } as const;
+
+/**
+ * Image transfer (class 18, OBIS.imageTransfer), the firmware upgrade: initiate with
+ * `{identifier, size, blockSize, sha256}` (identifier = the target version, sha256 of the whole image
+ * in hex), transfer blocks `{block, data}` (block numbers from 0, data base64, each `blockSize` bytes but
+ * the last), verify (the device checks every block arrived and the digest matches), activate (refused,
+ * 02, unless verification succeeded; the firmware identifier OBIS.firmwareVersion then reads the
+ * identifier). Attribute 4 says the first block not yet received, 6 the transfer status.
+ */
+export const IMAGE_TRANSFER = {
+  classId: 18,
+  attributes: { blockSize: 2, transferredBlocks: 3, firstNotTransferredBlock: 4, enabled: 5, status: 6, toActivate: 7 },
+  methods: { initiate: 1, transferBlock: 2, verify: 3, activate: 4 },
+} as const;
+/** Class 18 attribute 6, image_transfer_status. */
+export const IMAGE_TRANSFER_STATUS = {
+  notInitiated: 0,
+  initiated: 1,
+  verificationInitiated: 2,
+  verificationSuccessful: 3,
+  verificationFailed: 4,
+  activationInitiated: 5,
+  activationSuccessful: 6,
+  activationFailed: 7,
+} as const;
 
 /** Disconnect control (class 70) control_state. */
 export const RELAY_STATES = { disconnected: 0, connected: 1, readyForReconnection: 2 } as const;
