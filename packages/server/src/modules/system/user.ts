@@ -62,8 +62,9 @@ const userDefinition = (sessions: SessionStore) =>
       if (!(await idsOf(tx, sysRole.id, roleIdList))) throw fieldError(RESULT.badRequest, 'roleIdList', 'roleNotFound');
       const groupIds = await idsOf(tx, sysGroup.groupCode, groupCodeList);
       if (!groupIds) throw fieldError(RESULT.badRequest, 'groupCodeList', 'groupNotFound');
-      const held = before && Promise.all([linkedIds(tx, ROLES, id), linkedIds(tx, GROUPS, id)]);
-      const [heldRoles, heldGroups] = (await held) || [new Set<string>(), new Set<string>()];
+      // One after the other: both run on the transaction's single connection.
+      const heldRoles = before ? await linkedIds(tx, ROLES, id) : new Set<string>();
+      const heldGroups = before ? await linkedIds(tx, GROUPS, id) : new Set<string>();
       const expiry = expiryDate ? new Date(expiryDate) : null;
       const changed = [
         !sameSet(heldRoles, roleIdList) && 'roleIdList',
