@@ -51,18 +51,29 @@ const raw = await everyMeterOnce(db, (devList, i) =>
 console.log(`head-end commands (relay connect): ${raw.seconds.toFixed(1)} s, ${raw.rate.toFixed(0)} meters/s`);
 
 const activationTime = new Date(Date.now() + 3600_000).toISOString();
+const started = performance.now();
 const push = await everyMeterOnce(db, (devList) =>
   api.post('/tariffitem/createtariffplan', { tariffId: tariff.id, devList, activationTime }),
 );
+// A push is over when each meter's event has closed with its command's answer.
+for (let waited = 0; ; waited += 20) {
+  const open = await db.sql.query(`select count(*)::int as n from tariff_event where state = 'waiting'`);
+  if (open.rows[0].n === 0) break;
+  if (waited > 60_000) throw new Error(`${open.rows[0].n} meters' events never closed`);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+const seconds = (performance.now() - started) / 1000;
 const codes = await db.sql.query(
   `select coalesce(result_code, 'waiting') as code, count(*)::int as n from tariff_event group by 1 order by 1`,
 );
 const taken = await db.sql.query(`select count(*)::int as n from meter_tariff where tariff_id = $1`, [tariff.id]);
 console.log(
-  `tariff push: ${push.seconds.toFixed(1)} s, ${push.rate.toFixed(0)} meters/s; results ${codes.rows
+  `tariff push: commands answered in ${push.seconds.toFixed(1)} s, every event closed in ${seconds.toFixed(1)} s (${(
+    db.meters.length / seconds
+  ).toFixed(0)} meters/s); results ${codes.rows
     .map((r: { code: string; n: number }) => `${r.code}: ${r.n}`)
     .join(', ')}; meters holding the tariff ${taken.rows[0].n}`,
 );
-console.log(`ratio push / head-end commands: ${(push.rate / raw.rate).toFixed(3)}`);
+console.log(`ratio push / head-end commands: ${(db.meters.length / seconds / raw.rate).toFixed(3)}`);
 api.close();
 await cleanup();
