@@ -423,7 +423,12 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
   const tariffs = await db
     .select({ id: tariff.id, tariffName: tariff.tariffName })
     .from(tariff)
-    .where(inArray(sql`lower(${tariff.tariffName})`, rows.map((r) => r.tariffName.toLowerCase())));
+    .where(
+      inArray(
+        sql`lower(${tariff.tariffName})`,
+        rows.map((r) => r.tariffName.toLowerCase()),
+      ),
+    );
   const tariffIdOf = (key: DemoTariff) => {
     const name = DEMO_TARIFFS[key].tariffName.toLowerCase();
     return tariffs.find((t) => t.tariffName.toLowerCase() === name)?.id ?? null;
