@@ -26,6 +26,7 @@ import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
+import { tariff, tariffPush } from './tariff';
 import { taskAnalysis } from './task-analysis';
 
 /**
@@ -59,6 +60,8 @@ export const enScreens = {
   collectionReport,
   obis,
   eventDefinition,
+  tariff,
+  tariffPush,
   collectItems,
   template,
   task,
