@@ -114,48 +114,54 @@ const cellsOf = (rows: ImportRow[], key: string) => rows.map((r) => r.cells[key]
 async function lookups(rows: ImportRow[], ctx: ImportContext) {
   const { db, scope } = ctx;
   const match = (column: AnyPgColumn) => (chunk: string[]) => inArray(lower(column), chunk);
-  const [grids, tariffs, suppliers, dcus, types, consumers, modules, pocs, takenMeter] = await Promise.all([
-    resolveGrids(db, cellsOf(rows, 'gridName'), scope),
-    resolveTariffs(db, cellsOf(rows, 'tariffId'), scope),
-    idsByKey(db, supplier, supplier.supplierName, supplier.id, cellsOf(rows, 'supplierName'), undefined),
-    idsByKey(db, dcu, dcu.dcuNo, dcu.id, cellsOf(rows, 'dcuNo'), gridScope(scope, dcu.gridId)),
-    byChunks(cellsOf(rows, 'meterTypeName'), (chunk) =>
-      db
-        .select({ key: lower(meterType.modelName), id: meterType.id, supplierId: meterType.supplierId })
-        .from(meterType)
-        .where(match(meterType.modelName)(chunk)),
-    ),
-    byChunks(cellsOf(rows, 'consumerCode'), (chunk) =>
-      db
-        .select({ key: lower(consumer.consumerCode), id: consumer.id, inScope: inScope(scope, consumer.gridId) })
-        .from(consumer)
-        .where(match(consumer.consumerCode)(chunk)),
-    ),
-    byChunks(cellsOf(rows, 'moduleNo'), (chunk) =>
-      db
-        .select({
-          key: lower(commModule.moduleNo),
-          id: commModule.id,
-          inScope: inScope(scope, commModule.gridId),
-          used: sql<boolean>`exists (select 1 from ${meter} where ${qualified(meter.moduleId)} = ${qualified(commModule.id)})`,
-        })
-        .from(commModule)
-        .where(match(commModule.moduleNo)(chunk)),
-    ),
-    byChunks(cellsOf(rows, 'pocPoint'), (chunk) =>
-      db
-        .select({
-          key: lower(poc.pocNo),
-          id: poc.id,
-          inScope: inScope(scope, poc.gridId),
-          meterId: poc.meterId,
-          consumerId: poc.consumerId,
-        })
-        .from(poc)
-        .where(match(poc.pocNo)(chunk)),
-    ),
-    takenValues(db, meter, meter.devAddr, cellsOf(rows, 'devAddr')),
-  ]);
+  // One query after another: the writing pass reads through the import's transaction, a single connection.
+  const grids = await resolveGrids(db, cellsOf(rows, 'gridName'), scope);
+  const tariffs = await resolveTariffs(db, cellsOf(rows, 'tariffId'), scope);
+  const suppliers = await idsByKey(
+    db,
+    supplier,
+    supplier.supplierName,
+    supplier.id,
+    cellsOf(rows, 'supplierName'),
+    undefined,
+  );
+  const dcus = await idsByKey(db, dcu, dcu.dcuNo, dcu.id, cellsOf(rows, 'dcuNo'), gridScope(scope, dcu.gridId));
+  const types = await byChunks(cellsOf(rows, 'meterTypeName'), (chunk) =>
+    db
+      .select({ key: lower(meterType.modelName), id: meterType.id, supplierId: meterType.supplierId })
+      .from(meterType)
+      .where(match(meterType.modelName)(chunk)),
+  );
+  const consumers = await byChunks(cellsOf(rows, 'consumerCode'), (chunk) =>
+    db
+      .select({ key: lower(consumer.consumerCode), id: consumer.id, inScope: inScope(scope, consumer.gridId) })
+      .from(consumer)
+      .where(match(consumer.consumerCode)(chunk)),
+  );
+  const modules = await byChunks(cellsOf(rows, 'moduleNo'), (chunk) =>
+    db
+      .select({
+        key: lower(commModule.moduleNo),
+        id: commModule.id,
+        inScope: inScope(scope, commModule.gridId),
+        used: sql<boolean>`exists (select 1 from ${meter} where ${qualified(meter.moduleId)} = ${qualified(commModule.id)})`,
+      })
+      .from(commModule)
+      .where(match(commModule.moduleNo)(chunk)),
+  );
+  const pocs = await byChunks(cellsOf(rows, 'pocPoint'), (chunk) =>
+    db
+      .select({
+        key: lower(poc.pocNo),
+        id: poc.id,
+        inScope: inScope(scope, poc.gridId),
+        meterId: poc.meterId,
+        consumerId: poc.consumerId,
+      })
+      .from(poc)
+      .where(match(poc.pocNo)(chunk)),
+  );
+  const takenMeter = await takenValues(db, meter, meter.devAddr, cellsOf(rows, 'devAddr'));
   const byKey = <T extends { key: string }>(found: T[]) => new Map(found.map((r) => [r.key, r]));
   return {
     grids,
