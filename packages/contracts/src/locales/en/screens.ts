@@ -26,6 +26,7 @@ import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
+import { tariffEditor } from './tariff-editor';
 import { taskAnalysis } from './task-analysis';
 
 /**
@@ -71,4 +72,5 @@ export const enScreens = {
   analyticsClock,
   analyticsMonthly,
   outage,
+  tariffEditor,
 };

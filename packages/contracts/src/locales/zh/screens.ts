@@ -28,6 +28,7 @@ import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
+import { tariffEditor } from './tariff-editor';
 import { taskAnalysis } from './task-analysis';
 
 export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
@@ -69,4 +70,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   analyticsClock,
   analyticsMonthly,
   outage,
+  tariffEditor,
 };
