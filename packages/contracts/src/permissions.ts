@@ -139,6 +139,7 @@ const TREE: Draft[] = [
       hidden('Edit', '编辑', 'Edit'),
       hidden('Associated', '关联', 'Associated'),
       del(),
+      exp(),
     ),
     page('supplier', '供应商', 'Supplier', add(), edit(), detail(), del(), imp(), exp()),
     page('meterType', '表型', 'Meter Type', add(), edit(), detail(), del(), exp()),

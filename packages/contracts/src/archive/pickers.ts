@@ -1,5 +1,6 @@
 import type { Operation } from '../common/operation';
 import { eventDefinitionApi } from '../parameter/event-definition.api';
+import { tariffApi } from '../parameter/tariff.api';
 import { consumerApi } from './consumer.api';
 import { dcuApi } from './dcu.api';
 import { PRIMARY_TABLE_NATURE } from './enums';
@@ -31,5 +32,7 @@ export const ARCHIVE_PICKERS = {
   primaryTablePocs: { operation: pocApi.options, query: { nature: PRIMARY_TABLE_NATURE } },
   /** The higher-level event of an event definition. */
   eventDefinitions: { operation: eventDefinitionApi.options },
+  /** A meter's or POC's tariff; the task device filter's and tariff configuration's tariff. */
+  tariffs: { operation: tariffApi.options },
 } as const satisfies Record<string, ArchivePicker>;
 export type ArchivePickerName = keyof typeof ARCHIVE_PICKERS;

@@ -169,6 +169,11 @@ export const MESSAGES = {
   tariffDuplicateDate: 'This special day is listed twice',
   tariffUnreachableWeek: 'No season uses this week profile',
   tariffUnreachableDay: 'No week profile or special day uses this day profile',
+  tariffInUse: 'This tariff is still used by meters or POCs',
+  tariffNotFound: 'No tariff has this name or id',
+  activationTimeNotFuture: 'The activation time must be later than now',
+  decimalPlaces: 'At most four decimal places',
+  duplicateDevice: 'A device is selected twice',
   // devices and operations
   obisFormat: 'Please enter an OBIS code as A-B:C.D.E.F, each part 0-255',
   invalidClockTime: 'Please enter a valid date and time',
@@ -238,6 +243,7 @@ export const LIMIT_MESSAGES = {
   outOfRange_max: 'At most {{max}}',
   outOfRange_range: 'Between {{min}} and {{max}}',
   existed_label: '{{label}} existed',
+  exceedingLimitation_max: 'Exceeding limitation: at most {{max}} (see the TOU parameter limitation settings)',
 } as const;
 
 /**

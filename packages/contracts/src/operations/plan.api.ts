@@ -88,9 +88,11 @@ export const PlanDevParamsSchema = z.strictObject({
     widget: 'switch',
     help: 'task.help.is_major_consumer',
   }),
+  /** A tariff's id (a task saved before tariffs were records may hold its name, which matches too). */
   tariff_item_id: field(z.string().trim().max(50, 'tooLong').optional(), {
     label: 'task.fields.tariff_item_id',
-    widget: 'text',
+    widget: 'select',
+    lookup: 'tariffs',
   }),
   grid_ids: field(z.array(IdSchema).max(100, 'tooLong').optional(), {
     label: 'task.fields.grid_ids',

@@ -7,6 +7,7 @@ export const poc = {
     capacity: 'Capacity (kVA)',
     syncStatus: 'Sync status',
     registration: 'Registration',
+    tariffName: 'Tariff',
     tariffId: 'Tariff',
     taskGroupId: 'Task group',
     consumerId: 'Consumer',

@@ -9,6 +9,7 @@ export const poc: LocaleMessages['poc'] = {
     capacity: '容量（kVA）',
     syncStatus: '同步状态',
     registration: '注册状态',
+    tariffName: '费率',
     tariffId: '费率',
     taskGroupId: '任务组',
     consumerId: '用户',

@@ -28,6 +28,7 @@ import { resource } from './resource';
 import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
+import { tariff, tariffPush } from './tariff';
 import { tariffEditor } from './tariff-editor';
 import { taskAnalysis } from './task-analysis';
 
@@ -58,6 +59,8 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   collectionReport,
   obis,
   eventDefinition,
+  tariff,
+  tariffPush,
   collectItems,
   template,
   task,

@@ -1,0 +1,57 @@
+/** Tariff management (a TOU tariff: its activity calendar and prices) and tariff configuration (its push). */
+export const tariff = {
+  fields: {
+    tariffName: 'Tariff name',
+    remark: 'Remark',
+    price1: 'Rate 1 price',
+    price2: 'Rate 2 price',
+    price3: 'Rate 3 price',
+    price4: 'Rate 4 price',
+    calendar: 'Calendar',
+    seasonCount: 'Seasons',
+    weekCount: 'Week profiles',
+    dayCount: 'Day profiles',
+    specialDayCount: 'Special days',
+    rates: 'Rates',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+  associated: {
+    title: 'Associated',
+    meters: 'Meters',
+    pocs: 'POCs',
+    devAddr: 'Meter number',
+    pocNo: 'POC point',
+    consumerName: 'Consumer name',
+    gridName: 'Power grid',
+    syncStatus: 'Sync status',
+    online: 'Online',
+    takenTariffName: 'Tariff on the meter',
+    takenTime: 'Taken at',
+  },
+  exportName: 'Tariffs',
+};
+
+export const tariffPush = {
+  fields: {
+    tariffId: 'Tariff',
+    tariffName: 'Tariff',
+    devList: 'Meters',
+    activationTime: 'Activation time',
+    createdBy: 'Issued by',
+    createTime: 'Issued at',
+    total: 'Meters',
+    done: 'Answered',
+    succeeded: 'Succeeded',
+    failed: 'Failed',
+  },
+  event: {
+    devAddr: 'Meter number',
+    state: 'State',
+    resultCode: 'Result',
+    attempts: 'Attempts',
+    sendTime: 'Sent at',
+    answerTime: 'Answered at',
+  },
+  states: { waiting: 'Waiting', done: 'Answered' },
+};
