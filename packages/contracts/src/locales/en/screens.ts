@@ -27,7 +27,7 @@ import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
-import { tariffEditor } from './tariff-editor';
+import { tariffEditor, tariffScreen } from './tariff-editor';
 import { taskAnalysis } from './task-analysis';
 
 /**
@@ -76,4 +76,5 @@ export const enScreens = {
   analyticsMonthly,
   outage,
   tariffEditor,
+  tariffScreen,
 };

@@ -96,3 +96,25 @@ export const tariffEditor = {
     m12: 'Dec',
   },
 };
+
+/** Tariff management's Add, Edit and Associated pages, and tariff configuration. */
+export const tariffScreen = {
+  addTitle: 'Add tariff',
+  editTitle: 'Edit tariff',
+  perKwh: '/kWh',
+  fixCalendar: 'Correct the marked parts of the calendar first',
+  associatedOf: 'Meters and POCs using {{name}}',
+  associatedKeyword: 'Meter number or POC point',
+  config: {
+    tariffAndTime: 'Tariff and activation time',
+    noPreview: 'Viewing the calendar needs the Tariff Management page',
+    issue: 'Issue',
+    confirmIssue_one: 'Write this tariff to {{count}} meter, active from {{time}}?',
+    confirmIssue_other: 'Write this tariff to {{count}} meters, active from {{time}}?',
+    failed_one: '{{count}} meter did not take the tariff',
+    failed_other: '{{count}} meters did not take the tariff',
+    resend: 'Re-send failed',
+    confirmResend_one: 'Send the tariff again to the {{count}} meter that failed?',
+    confirmResend_other: 'Send the tariff again to the {{count}} meters that failed?',
+  },
+};

@@ -29,7 +29,7 @@ import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
-import { tariffEditor } from './tariff-editor';
+import { tariffEditor, tariffScreen } from './tariff-editor';
 import { taskAnalysis } from './task-analysis';
 
 export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
@@ -74,4 +74,5 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   analyticsMonthly,
   outage,
   tariffEditor,
+  tariffScreen,
 };

@@ -97,3 +97,24 @@ export const tariffEditor: LocaleMessages['tariffEditor'] = {
     m12: '12月',
   },
 };
+
+export const tariffScreen: LocaleMessages['tariffScreen'] = {
+  addTitle: '新增费率',
+  editTitle: '编辑费率',
+  perKwh: '/千瓦时',
+  fixCalendar: '请先修改日历中标出的部分',
+  associatedOf: '使用 {{name}} 的电表和计量点',
+  associatedKeyword: '表号或计量点号',
+  config: {
+    tariffAndTime: '费率与生效时间',
+    noPreview: '查看日历需要费率管理页面的权限',
+    issue: '下发',
+    confirmIssue_one: '将该费率下发到 {{count}} 块电表，自 {{time}} 起生效？',
+    confirmIssue_other: '将该费率下发到 {{count}} 块电表，自 {{time}} 起生效？',
+    failed_one: '{{count}} 块电表未能接收该费率',
+    failed_other: '{{count}} 块电表未能接收该费率',
+    resend: '重新下发失败项',
+    confirmResend_one: '向失败的 {{count}} 块电表重新下发该费率？',
+    confirmResend_other: '向失败的 {{count}} 块电表重新下发该费率？',
+  },
+};

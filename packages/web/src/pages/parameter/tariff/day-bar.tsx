@@ -1,9 +1,9 @@
 import { minutesOf, type TouDayProfile } from '@meterdesk/contracts';
 import { type KeyboardEvent, type PointerEvent, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { issuesAt } from './calendar-issues';
 import { useCalendar } from './calendar-context';
 import { clockText, DAY_MINUTES, dragRange, SNAP_MINUTES, segmentsOf, setSwitch } from './calendar-edit';
+import { issuesAt } from './calendar-issues';
 import { rateColor } from './rate-colors';
 
 const HOURS = [0, 3, 6, 9, 12, 15, 18, 21, 24];
@@ -55,7 +55,7 @@ export function DayBar({
 
   return (
     <div className={`tou-day tou-day-${size}`}>
-      <div ref={bar} className="tou-bar" data-testid={`day-bar-${day.dayId}`}>
+      <div ref={bar} className="tou-bar" data-testid={size === 'full' ? `day-bar-${day.dayId}` : undefined}>
         {segmentsOf(day).map((segment) => {
           const color = rateColor(segment.rate);
           const bad = issuesAt(issues, `days.${d}.switches.${segment.index}`, true).length > 0;
@@ -78,7 +78,7 @@ export function DayBar({
               title={label}
               aria-label={label}
               role="img"
-              data-testid={`segment-${day.dayId}-${segment.index}`}
+              data-testid={size === 'full' ? `segment-${day.dayId}-${segment.index}` : undefined}
               data-rate={segment.rate}
               data-start={clockText(segment.start)}
               data-end={clockText(segment.end)}

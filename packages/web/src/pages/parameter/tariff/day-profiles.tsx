@@ -117,7 +117,12 @@ export function DayProfiles() {
         <DayProfileCard key={d} d={d} day={day} />
       ))}
       {edit && (
-        <Button icon={<PlusOutlined />} data-testid="add-day" onClick={() => edit(addDay)} style={{ alignSelf: 'start' }}>
+        <Button
+          icon={<PlusOutlined />}
+          data-testid="add-day"
+          onClick={() => edit(addDay)}
+          style={{ alignSelf: 'start' }}
+        >
           {t('tariffEditor.actions.addDay')}
         </Button>
       )}

@@ -3,8 +3,8 @@ import { WEEKDAYS } from '@meterdesk/contracts';
 import { Button, Flex, Select } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { IssueText, useCalendar } from './calendar-context';
-import { issuesAt } from './calendar-issues';
 import { addWeek, removeWeek, setWeekDay } from './calendar-edit';
+import { issuesAt } from './calendar-issues';
 import { DayBar } from './day-bar';
 
 /** A week profile's day: its day profile's number and mini bar, editable as a choice among the profiles. */
@@ -99,7 +99,12 @@ export function WeekGrid() {
         </table>
       </div>
       {edit && (
-        <Button icon={<PlusOutlined />} data-testid="add-week" onClick={() => edit(addWeek)} style={{ alignSelf: 'start' }}>
+        <Button
+          icon={<PlusOutlined />}
+          data-testid="add-week"
+          onClick={() => edit(addWeek)}
+          style={{ alignSelf: 'start' }}
+        >
           {t('tariffEditor.actions.addWeek')}
         </Button>
       )}

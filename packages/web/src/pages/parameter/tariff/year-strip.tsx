@@ -3,14 +3,7 @@ import type { TouCalendar } from '@meterdesk/contracts';
 import { Button, Flex, Select, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { IssueText, useCalendar, useHasIssue } from './calendar-context';
-import {
-  addSeason,
-  addSpecialDay,
-  removeSeason,
-  removeSpecialDay,
-  setSeason,
-  setSpecialDay,
-} from './calendar-edit';
+import { addSeason, addSpecialDay, removeSeason, removeSpecialDay, setSeason, setSpecialDay } from './calendar-edit';
 import { MONTH_DAY, PatternInput, SPECIAL_DATE } from './calendar-inputs';
 
 /** A leap year's days, so 29 February has its place on the strip. */
