@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { fail, ok, stubApi } from '@/test/api-stub';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
+import { associatedFixture, tariffFixture } from '@/test/tariff-fixture';
 
 const LIMITS = {
   id: '1'.repeat(32),
@@ -123,5 +124,38 @@ describe('the tariff calendar editor', () => {
     await user.type(date, '03-04');
     expect(screen.getByTestId('preview-why').textContent).toBe('Special day 03-04 → Day profile 1 → 07:00–23:00');
     expect(screen.getByTestId('special-mark-0').getAttribute('title')).toBe('03-04: day profile 1');
+  });
+});
+
+describe('a tariff\'s Associated page', () => {
+  it('lists the meters using the tariff page by page, and its POCs with their sync status', async () => {
+    const user = userEvent.setup();
+    const tariff = tariffFixture();
+    const api = stubApi({
+      [tariffApi.detail.path]: () => ok(tariff),
+      [tariffApi.associated.path]: (body) => {
+        const kind = body.kind as 'meter' | 'poc';
+        const total = kind === 'meter' ? 12 : 1;
+        const first = ((body.curPage as number) - 1) * (body.pageSize as number);
+        const list = Array.from({ length: Math.min(total - first, body.pageSize as number) }, (_, n) =>
+          associatedFixture(kind, first + n + 1),
+        );
+        return ok({ list, total, curPage: body.curPage, pageSize: body.pageSize });
+      },
+    });
+    renderInShell(permittedTree([TARIFF_RES.page, TARIFF_RES.associated]), `${TARIFF_RES.associated}?id=${tariff.id}`);
+
+    await screen.findByText('Meters and POCs using Residential TOU');
+    const first = await screen.findByTestId(`associated-meter-${associatedFixture('meter', 1).id}`);
+    expect(first.textContent).toContain('TOU0001');
+    expect(first.textContent).toContain('Consumer 1');
+    await user.click(screen.getByTitle('2'));
+    await screen.findByTestId(`associated-meter-${associatedFixture('meter', 12).id}`);
+    expect(api.callsTo(tariffApi.associated.path).at(-1)?.body).toMatchObject({ id: tariff.id, kind: 'meter', curPage: 2 });
+
+    await user.click(screen.getByText('POCs'));
+    const poc = await screen.findByTestId(`associated-poc-${associatedFixture('poc', 1).id}`);
+    expect(poc.textContent).toContain('Synchronized');
+    expect(api.callsTo(tariffApi.associated.path).at(-1)?.body).toMatchObject({ kind: 'poc', curPage: 1 });
   });
 });
