@@ -34,6 +34,8 @@ import { registerRunRoutes } from './modules/collection/run.routes';
 import type { RunScheduler } from './modules/collection/run-scheduler';
 import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
+import { registerTariffPushRoutes } from './modules/operations/tariff-push.routes';
+import type { TariffPushService } from './modules/operations/tariff-push.service';
 import { registerOutageRoutes } from './modules/outage/outage.routes';
 import type { SimulatedOutages } from './modules/outage/simulated-outage';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
@@ -76,6 +78,8 @@ export interface App {
   jobs: JobSystem;
   /** The device side: main.ts (or a test) starts it after the job system and stops it first. */
   headEnd: HeadEnd;
+  /** Tariff pushes: main.ts closes, after the head-end starts, the answers a stop left unrecorded. */
+  tariffPushes: TariffPushService;
   /** Readings pushed on the broker: started with the head-end, stopped after it and before `readingIngest`. */
   deviceReadings: DeviceReadings;
   /** The readings pipeline: stopped (its rows flushed) after everything that pushes into it. */
@@ -198,6 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerGisFindRoutes(http, services.gisFinder);
   registerImportRoutes(http, { database, jobs, imports: services.imports });
   registerPlanRoutes(http, services.plans, services.collection.tasks);
+  registerTariffPushRoutes(http, services.tariffPushes);
   registerCollectionRoutes(http, services.collection);
   registerReadingsRoutes(http, services);
   registerCollectionReportRoutes(http, services);
@@ -215,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sessions,
     jobs,
     headEnd: services.headEnd,
+    tariffPushes: services.tariffPushes,
     deviceReadings: services.deviceReadings,
     readingIngest: services.readingIngest,
     liveDevices: services.liveDevices,

@@ -32,6 +32,11 @@ async function main(): Promise<void> {
     : await startEmbeddedBroker({ tcpPort: config.mqttTcpPort, log });
 
   const app = await buildApp({ config, database, broker, secretKey, logger: log });
+  if (seeded.unmappedTariffTexts)
+    log.warn(
+      { count: seeded.unmappedTariffTexts },
+      'meters or POCs hold tariff texts that name no tariff: see the table tariff_unmapped (docs/operations.md)',
+    );
   if (seeded.demoArchive) log.info('demo archive added (a first start with DEMO=off begins with an empty archive)');
   if (!config.captchaEnabled) log.warn('CAPTCHA=off: any captcha answer is accepted. Never run production like this.');
   if (seeded.generatedAdminPassword) {
@@ -45,6 +50,7 @@ async function main(): Promise<void> {
 
   await app.jobs.start();
   await app.headEnd.start();
+  await app.tariffPushes.reconcile();
   await app.deviceReadings.start();
 
   let simulator: SimulatorProcess | null = null;

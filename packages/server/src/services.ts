@@ -26,6 +26,7 @@ import { RunScheduler } from './modules/collection/run-scheduler';
 import { DashboardService } from './modules/dashboard/dashboard.service';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
+import { TariffPushService } from './modules/operations/tariff-push.service';
 import { OutageService } from './modules/outage/outage.service';
 import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
@@ -96,6 +97,10 @@ export function createServices({
   const headEnd = new HeadEnd(db, broker, log, { ...headEndTiming, routeConcurrency: config.headendDcuConcurrency });
   const obis = new ObisCatalogue(db);
   const plans = new PlanService(db, headEnd, jobs, obis, settings, config);
+  const tariffPushes = new TariffPushService(db, plans);
+  headEnd.onDone(
+    (row) => void tariffPushes.commandDone(row).catch((err) => log.error({ err }, 'tariff push answer not recorded')),
+  );
   const readingRetention = new ReadingRetentionSetting(db, config.readingsRetentionMonths);
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);
@@ -141,6 +146,8 @@ export function createServices({
     settings,
     headEnd,
     plans,
+    /** Tariff configuration: pushes of a tariff to meters, and what each meter took. */
+    tariffPushes,
     /** Everything devices deliver goes through `readingIngest` (and so through `readingWriter`). */
     readingRetention,
     readingWriter,
@@ -170,7 +177,7 @@ export function createServices({
     gisFinder: new GisFinder(db),
     imports,
     /** The OBIS and event definition pages' calls. */
-    parameters: createParameterCatalogues(db),
+    parameters: createParameterCatalogues(db, settings),
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),

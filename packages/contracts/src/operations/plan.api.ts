@@ -133,11 +133,17 @@ export const PlanCrontabSchema = z.strictObject({
 /** The order of a collection task (spec §3 orders: cgcode is an OBIS item read periodically). */
 export const COLLECT_CMD = 'collect';
 /**
- * Every kind of command written to the head-end's ledger: the operations, and the reads of collection
- * runs (scheduled, repairs, run now, gap re-collections). The ledger's column takes only these and the
- * command records answer them all, so no kind is written that a screen cannot read.
+ * A tariff push (`/tariffitem/createtariffplan`): the passive calendar, its activation time and the
+ * special days written to a meter. Not an operation of OPERATIONS: it is sent from tariff configuration
+ * with a stored tariff, never through `/plan/createplan` or the batch operation buttons.
  */
-export const COMMAND_OPERATIONS = [...OPERATION_NAMES, COLLECT_CMD] as const;
+export const TARIFF_PUSH_CMD = 'tariffPush';
+/**
+ * Every kind of command written to the head-end's ledger: the operations, the reads of collection
+ * runs (scheduled, repairs, run now, gap re-collections) and tariff pushes. The ledger's column takes
+ * only these and the command records answer them all, so no kind is written that a screen cannot read.
+ */
+export const COMMAND_OPERATIONS = [...OPERATION_NAMES, COLLECT_CMD, TARIFF_PUSH_CMD] as const;
 export type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 /** Collection items one task reads at most. */
 export const MAX_TASK_ORDERS = 20;

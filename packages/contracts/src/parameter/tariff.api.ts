@@ -136,7 +136,8 @@ const pushLabel = (name: string) => `tariffPush.fields.${name}`;
 /** A push: the tariff, the activation time, who sent it and how its meters answered. */
 export const TariffPushSchema = z.object({
   pushId: IdSchema,
-  tariffId: IdSchema,
+  /** Null once the tariff was deleted (the push keeps its name). */
+  tariffId: IdSchema.nullable(),
   tariffName: field(z.string(), { label: pushLabel('tariffName'), widget: 'text' }),
   activationTime: field(z.string(), { label: pushLabel('activationTime'), widget: 'datetime' }),
   createdBy: field(z.string(), { label: pushLabel('createdBy'), widget: 'text' }),

@@ -17,3 +17,4 @@ export * from './tables/readings';
 export * from './tables/rollups';
 export * from './tables/session';
 export * from './tables/settings';
+export * from './tables/tariff';

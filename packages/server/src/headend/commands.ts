@@ -8,6 +8,7 @@ import type {
   ReadParamsSchema,
 } from '@meterdesk/contracts';
 import {
+  ACTIVITY_CALENDAR,
   type DeviceCommandItem,
   type DeviceOp,
   OBIS,
@@ -16,6 +17,8 @@ import {
   PARAM_SYNC_PARTS,
   ACCOUNT_PAYMENT_MODES as PAYMENT,
   RELAY_METHODS,
+  SPECIAL_DAYS_TABLE,
+  type TouCalendar,
 } from '@meterdesk/contracts';
 import type { z } from 'zod';
 import { fieldError } from '../errors/api-error';
@@ -137,4 +140,35 @@ export async function buildCommand(
     case 'dcuReboot':
       return { op: 'reboot', items: [] };
   }
+}
+
+/**
+ * A tariff push: one set of the passive activity calendar (class 20 attributes 6–10: the tariff's name,
+ * seasons, week and day profiles, the activation time) and the special days table (class 11). The meter
+ * makes the passive calendar active at the activation time.
+ */
+export function tariffCommand(name: string, calendar: TouCalendar, activation: Date): StoredCommand {
+  const { classId, attributes: a } = ACTIVITY_CALENDAR;
+  const passive = (attribute: number, value: unknown): DeviceCommandItem => ({
+    obis: OBIS.activityCalendar,
+    classId,
+    attribute,
+    value,
+  });
+  return {
+    op: 'set',
+    items: [
+      passive(a.calendarNamePassive, name),
+      passive(a.seasonsPassive, calendar.seasons),
+      passive(a.weeksPassive, calendar.weeks),
+      passive(a.daysPassive, calendar.days),
+      passive(a.activatePassiveTime, activation.toISOString()),
+      {
+        obis: OBIS.specialDays,
+        classId: SPECIAL_DAYS_TABLE.classId,
+        attribute: SPECIAL_DAYS_TABLE.attributes.entries,
+        value: calendar.specialDays,
+      },
+    ],
+  };
 }

@@ -11,11 +11,14 @@ import {
   dcu,
   meter,
   meterStatusHistory,
+  meterTariff,
   meterType,
   poc,
   powerGrid,
   supplier,
+  tariff,
 } from '../db/schema';
+import { type DemoTariff, demoTariffRows } from './demo-tariffs';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 import { SEEDED_DCU_TASK } from './seeded-task';
 
@@ -414,6 +417,9 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
   await seedDemoGrid(db);
 
   await db.insert(supplier).values(SUPPLIERS.map(({ key, ...s }) => supplierRow(idOf('supplier', key), s)));
+  const tariffIdOf = (key: DemoTariff) => idOf('tariff', key);
+  const tariffs = demoTariffRows(tariffIdOf);
+  await db.insert(tariff).values(tariffs);
   const typeId = (kind: MeterKind) => idOf('meterType', kind);
   const supplierOf = (kind: MeterKind) => idOf('supplier', METER_TYPES[kind].supplier);
   await db.insert(meterType).values(
@@ -446,7 +452,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
   const addMeter = (
     kind: MeterKind,
     where: { gridId: string; plc: boolean; dcuId: string | null; position: Position | null },
-    fields: { status: number; meterBoxNo: string; tariffId: string; remark: string },
+    fields: { status: number; meterBoxNo: string; tariffId: string | null; remark: string },
   ) => {
     const devAddr = nextSerial(kind);
     const viaPlc = where.plc && kind !== 'ct3p';
@@ -536,7 +542,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
       }
       const special = type === 'industrial' || (type === 'commercial' && random() < 0.2);
       const prepay = type === 'residential' ? random() < 0.75 : type === 'commercial' && random() < 0.5;
-      const tariffId = type === 'residential' ? 'RES-01' : type === 'commercial' ? 'COM-01' : 'IND-01';
+      const tariffId = tariffIdOf(type === 'residential' ? 'residential' : 'commercial');
       const consumerId = idOf('consumer', consumerCode);
       consumers.push({
         id: consumerId,
@@ -599,7 +605,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
     const check = addMeter(
       'ct3p',
       { gridId: grid, plc: area.plc, dcuId, position: centre },
-      { status: 2, meterBoxNo: `TX${area.code}`, tariffId: '', remark: `Transformer ${area.code} check meter` },
+      { status: 2, meterBoxNo: `TX${area.code}`, tariffId: null, remark: `Transformer ${area.code} check meter` },
     );
     pocs.push({
       id: idOf('poc', `PRI${area.code}`),
@@ -611,7 +617,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
       capacity: area.capacityKva,
       syncStatus: 1,
       registered: true,
-      tariffId: '',
+      tariffId: null,
       taskGroupId: area.plc ? 1 : null,
       dcuId,
       consumerId: null,
@@ -649,7 +655,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
     addMeter(
       k % 4 === 3 ? 'plc3p' : k % 2 === 0 ? 'plc1p' : 'g1p',
       { gridId: gridId('region'), plc: k % 2 === 0 || k % 4 === 3, dcuId: null, position: null },
-      { status: 0, meterBoxNo: '', tariffId: '', remark: `Central store, rack ${'ABC'[k % 3]}` },
+      { status: 0, meterBoxNo: '', tariffId: null, remark: `Central store, rack ${'ABC'[k % 3]}` },
     );
   }
 
@@ -659,6 +665,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
   await db.insert(commModule).values(modules);
   await db.insert(meter).values(meters);
   await db.insert(poc).values(pocs);
+  await db.insert(meterTariff).values(takenTariffs(pocs, tariffs, Date.now()));
   for (const area of AREAS) {
     await db
       .update(powerGrid)
@@ -666,6 +673,30 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
       .where(eq(powerGrid.id, gridId(area.key)));
   }
   await db.insert(meterStatusHistory).values(statusHistory(meters, Date.now()));
+}
+
+/** What the meters of synchronized POCs took: their POC's tariff, pushed a month ago. */
+function takenTariffs(
+  pocs: readonly (typeof poc.$inferInsert)[],
+  tariffs: readonly (typeof tariff.$inferInsert)[],
+  now: number,
+): (typeof meterTariff.$inferInsert)[] {
+  const names = new Map(tariffs.map((t) => [t.id, t.tariffName]));
+  const taken = new Date(now - 30 * 24 * 3600_000);
+  return pocs.flatMap((p) => {
+    const name = p.tariffId ? names.get(p.tariffId) : undefined;
+    if (p.syncStatus !== 1 || !p.meterId || !p.tariffId || name === undefined) return [];
+    return [
+      {
+        meterId: p.meterId,
+        tariffId: p.tariffId,
+        tariffName: name,
+        revision: 1,
+        activationTime: taken,
+        takenTime: taken,
+      },
+    ];
+  });
 }
 
 /**

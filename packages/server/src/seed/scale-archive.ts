@@ -3,8 +3,9 @@ import { DEFAULT_MAP_POSITION, ROOT_PARENT_ID, TRANSFORMER_AREA } from '@meterde
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/driver';
 import { anyRow } from '../db/rows';
-import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier } from '../db/schema';
+import { commModule, consumer, dcu, meter, meterType, poc, powerGrid, supplier, tariff } from '../db/schema';
 import { FAMILIES, FEMALE, MALE, supplierRow } from './demo-archive';
+import { demoTariffRows } from './demo-tariffs';
 import { HISTORY_TABLES, type HistoryMeter, type HistoryOptions, ScaleHistory } from './scale-history';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 import { SEEDED_DCU_TASK } from './seeded-task';
@@ -140,6 +141,12 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
     rows += await bulk(supplier, [
       supplierRow(supplierId, { code: run, name: `Scale supplier ${run}` }, 'npm run seed'),
     ]);
+    const residentialTariff = nextId();
+    const commercialTariff = nextId();
+    rows += await bulk(
+      tariff,
+      demoTariffRows((key) => (key === 'commercial' ? commercialTariff : residentialTariff), `${run} `),
+    );
     const singlePhase = nextId();
     const threePhase = nextId();
     const type = (id: string, modelName: string, wiring: string) => ({
@@ -243,7 +250,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
           meterBoxNo: '',
           moduleId,
           dcuId: area.dcuId,
-          tariffId: commercial ? 'COM-01' : 'RES-01',
+          tariffId: commercial ? commercialTariff : residentialTariff,
           hesPassword: null,
           longitude: at.lng,
           latitude: at.lat,
@@ -260,7 +267,7 @@ export async function seedScaleArchive(database: Database, options: ScaleOptions
           capacity: commercial ? 60 : 15,
           syncStatus: status === 1 ? 0 : 1,
           registered: status !== 1,
-          tariffId: commercial ? 'COM-01' : 'RES-01',
+          tariffId: commercial ? commercialTariff : residentialTariff,
           taskGroupId: 1,
           dcuId: area.dcuId,
           consumerId,

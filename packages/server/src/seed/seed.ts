@@ -9,6 +9,7 @@ import { stableId } from '../db/ids';
 import { sysOrg, sysResource, sysRole, sysRoleResource, sysUser, sysUserRole } from '../db/schema';
 import { ADMIN_ROLE_ID, OPERATOR_ROLE_ID, ROOT_ORG_ID, resourceIdOf } from '../db/seeded-ids';
 import { seededRemark } from '../db/seeded-roles';
+import { mapTariffTexts } from '../modules/parameter/tariff-texts';
 import { seedCatalogues } from './catalogue-seed';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
 import { seedDemoCollection } from './demo-collection';
@@ -41,6 +42,8 @@ export interface SeedResult {
   generatedAdminPassword?: string;
   /** The demo archive was added by this start. */
   demoArchive?: true;
+  /** Tariff texts of meters and POCs from before tariffs were records that still name no tariff. */
+  unmappedTariffTexts?: number;
 }
 
 /**
@@ -128,6 +131,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
       await seedDemoCollection(tx);
       result.demoArchive = true;
     }
+    const unmapped = await mapTariffTexts(tx);
+    if (unmapped) result.unmappedTariffTexts = unmapped;
     await tx.execute(sql`
       insert into sys_role_resource (role_id, resource_id)
       select r.id, res.id from sys_role r cross join sys_resource res where r.built_in

@@ -2,7 +2,7 @@ import { type Page, ROOT_PARENT_ID } from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { newId } from '../db/ids';
-import { consumer, dcu, meter, poc, powerGrid, sysGroup, sysUserGroup } from '../db/schema';
+import { consumer, dcu, meter, poc, powerGrid, sysGroup, sysUserGroup, tariff } from '../db/schema';
 import type { TestApp } from './harness';
 import { uniqueName } from './unique';
 
@@ -49,6 +49,22 @@ export async function consumerAt(
     .insert(consumer)
     .values({ id, consumerCode, consumerName, consumerType: 'residential', paymentMode: 'prepay', gridId });
   return { id, consumerCode };
+}
+
+/** A tariff of one rate all day, every day. */
+export async function tariffOf(t: TestApp, tariffName = code('TOU')): Promise<{ id: string; tariffName: string }> {
+  const id = newId();
+  await t.db.insert(tariff).values({
+    id,
+    tariffName,
+    calendar: {
+      seasons: [{ start: '01-01', weekId: 1 }],
+      weeks: [{ weekId: 1, days: [1, 1, 1, 1, 1, 1, 1] }],
+      days: [{ dayId: 1, switches: [{ time: '00:00', rate: 1 }] }],
+      specialDays: [],
+    },
+  });
+  return { id, tariffName };
 }
 
 /** A meter supplying a consumer of its own through a POC, as operations need (spec §5). */

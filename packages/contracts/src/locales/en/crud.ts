@@ -43,7 +43,7 @@ export const crud = {
   importTemplate: 'Import template',
   importExampleRow: 'Example row: it is not imported',
   importAllowed: { sheet: 'Allowed values', column: 'Column', value: 'Value', meaning: 'Meaning' },
-  importBy: { name: ' (name)', nameOrCode: ' (name or code)', modelName: ' (model name)' },
+  importBy: { name: ' (name)', nameOrCode: ' (name or code)', modelName: ' (model name)', nameOrId: ' (name or id)' },
   refresh: 'Refresh',
   deleteSelected: 'Delete selected ({{count}})',
   confirmDeleteSelected: 'Delete the {{count}} selected records?',

@@ -45,7 +45,7 @@ export const crud: LocaleMessages['crud'] = {
   importTemplate: '导入模板',
   importExampleRow: '示例行：不会导入',
   importAllowed: { sheet: '允许值', column: '列', value: '值', meaning: '含义' },
-  importBy: { name: '（名称）', nameOrCode: '（名称或编码）', modelName: '（型号名称）' },
+  importBy: { name: '（名称）', nameOrCode: '（名称或编码）', modelName: '（型号名称）', nameOrId: '（名称或编号）' },
   refresh: '刷新',
   deleteSelected: '删除所选（{{count}}）',
   confirmDeleteSelected: '确定删除所选的 {{count}} 条记录？',

@@ -15,6 +15,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { createdAt, id, ref, updatedAt } from './columns';
 import { powerGrid } from './grid';
+import { tariff } from './parameter';
 
 /**
  * A trigram index, so that "contains" (a picker's keyword, a list's filter) finds a few rows among a
@@ -202,7 +203,7 @@ export const meter = pgTable(
     meterBoxNo: varchar({ length: 50 }).notNull().default(''),
     moduleId: ref().references(() => commModule.id),
     dcuId: ref().references(() => dcu.id),
-    tariffId: varchar({ length: 50 }).notNull().default(''),
+    tariffId: ref().references(() => tariff.id),
     hesPassword: text(),
     longitude: doublePrecision(),
     latitude: doublePrecision(),
@@ -265,7 +266,7 @@ export const poc = pgTable(
     /** 0 not synchronized, 1 synchronized, 2 changed. */
     syncStatus: smallint().notNull().default(0),
     registered: boolean().notNull().default(false),
-    tariffId: varchar({ length: 50 }).notNull().default(''),
+    tariffId: ref().references(() => tariff.id),
     taskGroupId: smallint(),
     dcuId: ref().references(() => dcu.id),
     consumerId: ref().references(() => consumer.id),
@@ -285,6 +286,7 @@ export const poc = pgTable(
     index('poc_grid_idx').on(t.gridId, t.pocNo, t.id),
     index('poc_consumer_idx').on(t.consumerId),
     index('poc_dcu_idx').on(t.dcuId),
+    index('poc_tariff_idx').on(t.tariffId),
   ],
 );
 

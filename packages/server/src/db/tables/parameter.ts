@@ -1,5 +1,16 @@
+import type { TouCalendar } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, integer, pgTable, smallint, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  boolean,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  smallint,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
 import { createdAt, id, ref, updatedAt } from './columns';
 
 /*
@@ -60,4 +71,30 @@ export const eventDefinition = pgTable(
     uniqueIndex('event_definition_code_uq').on(t.code),
     uniqueIndex('event_definition_name_uq').on(sql`lower(${t.name})`),
   ],
+);
+
+const price = () => numeric({ precision: 12, scale: 4, mode: 'number' }).notNull().default(0);
+
+/**
+ * A TOU tariff (tariff management): its activity calendar as the contract's `TouCalendar` (checked by
+ * `calendarIssues` before it is stored) and a price per rate for billing. Shared by every user; meters
+ * and POCs name theirs (`tariff_id`). `revision` counts the edits: a push records the revision it sent,
+ * so a meter that took an older one is not taken for synchronized.
+ */
+export const tariff = pgTable(
+  'tariff',
+  {
+    id: id(),
+    tariffName: varchar({ length: 100 }).notNull(),
+    remark: varchar({ length: 500 }).notNull().default(''),
+    price1: price(),
+    price2: price(),
+    price3: price(),
+    price4: price(),
+    calendar: jsonb().$type<TouCalendar>().notNull(),
+    revision: integer().notNull().default(1),
+    createTime: createdAt(),
+    updateTime: updatedAt(),
+  },
+  (t) => [uniqueIndex('tariff_name_uq').on(sql`lower(${t.tariffName})`)],
 );

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../crypto/secret-box';
 import { newId } from '../../db/ids';
 import { commModule, consumer, dcu, meter, poc, sysUser } from '../../db/schema';
-import { firstRecord } from '../../test/archive-fixtures';
+import { firstRecord, tariffOf } from '../../test/archive-fixtures';
 import { addGridNode, loginGridUser } from '../../test/grid';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { runImport, startImport } from './import/import-kit';
@@ -22,6 +22,7 @@ describe('meter import', () => {
   let gridA: string;
   let gridA1: string;
   let gridB: string;
+  let tariffT01: string;
 
   const first = <T>(path: string, filter: Record<string, string>) => firstRecord<T>(t, admin, path, filter);
   const insertConsumer = async (consumerCode: string, gridId: string) => {
@@ -56,6 +57,7 @@ describe('meter import', () => {
     gridA = await addGridNode(t, 'MIA');
     gridA1 = await addGridNode(t, 'MIA1', gridA);
     gridB = await addGridNode(t, 'MIB');
+    tariffT01 = (await tariffOf(t, 'T01')).id;
     const supplierId = (
       await t.call<{ id: string }>('/supplier/save', { supplierCode: 'HX', supplierName: 'Hexing' }, admin)
     ).body.data.id;
@@ -139,7 +141,8 @@ describe('meter import', () => {
       meterTypeName: 'DDS666',
       interfaceType: 'optical',
       meterBoxNo: 'BOX-1',
-      tariffId: 'T01',
+      tariffId: tariffT01,
+      tariffName: 'T01',
       status: 0,
       hesPasswordSet: true,
     });
@@ -173,7 +176,7 @@ describe('meter import', () => {
       consumerCode: 'CNEW0001',
       devAddr: 'MNEW00001',
       dcuNo: 'DCUA01',
-      tariffId: 'T01',
+      tariffId: tariffT01,
       syncStatus: 0,
     });
     // A synchronized POC that gets a meter no longer matches what the head-end holds.
@@ -219,10 +222,11 @@ describe('meter import', () => {
         row({ devAddr: 'MOK000020', hesPassword: 'x'.repeat(65), gridName: 'MIA' }),
         row({ devAddr: 'MOK000021', moduleNo: 'MODNEW21', gridName: '' }),
         row({ devAddr: 'MOK000022', meterTypeName: 'DDS666', supplierName: 'Other Maker', gridName: 'MIA' }),
+        row({ devAddr: 'MOK000023', tariffId: 'No such tariff', gridName: 'MIA' }),
       ],
       admin,
     );
-    expect(status).toMatchObject({ state: 'failed', total: 21, imported: 0 });
+    expect(status).toMatchObject({ state: 'failed', total: 22, imported: 0 });
     expect(status.errors).toEqual([
       {
         line: 3,
@@ -303,6 +307,13 @@ describe('meter import', () => {
         columnLetter: 'I',
         code: 'supplierNotOfMeterType',
         cause: "The supplier must be the meter type's supplier: Other Maker",
+      },
+      {
+        line: 23,
+        column: 'tariffId',
+        columnLetter: 'J',
+        code: 'tariffNotFound',
+        cause: 'No tariff has this name or id: No such tariff',
       },
     ]);
     expect(await archiveCounts(t)).toEqual(before);

@@ -37,6 +37,7 @@ import {
   takenValues,
 } from './import/import-kit';
 import { referenceError } from './import/record-import';
+import { resolveTariffs } from './import/tariff-reference';
 
 const label = (name: string) => `meter.fields.${name}`;
 const importLabel = (name: string) => `meter.importColumns.${name}`;
@@ -58,7 +59,7 @@ export const METER_IMPORT_COLUMNS: readonly ImportColumn[] = [
   { key: 'meterBoxNo', label: label('meterBoxNo') },
   gridColumn(label('gridName')),
   { key: 'supplierName', label: label('supplierName'), by: 'crud.importBy.name' },
-  { key: 'tariffId', label: label('tariffId') },
+  { key: 'tariffId', label: label('tariffId'), by: 'crud.importBy.nameOrId' },
   { key: 'pocPoint', label: importLabel('pocPoint') },
   { key: 'pocNature', label: importLabel('pocNature'), schema: NEW_POC.shape.nature },
   { key: 'dcuNo', label: label('dcuNo') },
@@ -113,8 +114,9 @@ const cellsOf = (rows: ImportRow[], key: string) => rows.map((r) => r.cells[key]
 async function lookups(rows: ImportRow[], ctx: ImportContext) {
   const { db, scope } = ctx;
   const match = (column: AnyPgColumn) => (chunk: string[]) => inArray(lower(column), chunk);
-  const [grids, suppliers, dcus, types, consumers, modules, pocs, takenMeter] = await Promise.all([
+  const [grids, tariffs, suppliers, dcus, types, consumers, modules, pocs, takenMeter] = await Promise.all([
     resolveGrids(db, cellsOf(rows, 'gridName'), scope),
+    resolveTariffs(db, cellsOf(rows, 'tariffId'), scope),
     idsByKey(db, supplier, supplier.supplierName, supplier.id, cellsOf(rows, 'supplierName'), undefined),
     idsByKey(db, dcu, dcu.dcuNo, dcu.id, cellsOf(rows, 'dcuNo'), gridScope(scope, dcu.gridId)),
     byChunks(cellsOf(rows, 'meterTypeName'), (chunk) =>
@@ -157,6 +159,7 @@ async function lookups(rows: ImportRow[], ctx: ImportContext) {
   const byKey = <T extends { key: string }>(found: T[]) => new Map(found.map((r) => [r.key, r]));
   return {
     grids,
+    tariffs,
     suppliers,
     dcus,
     types: byKey(types),
@@ -257,6 +260,7 @@ async function checkChunk(
     const gridId = reference('gridName', found.grids, 'gridNotFound');
     const dcuId = reference('dcuNo', found.dcus, 'dcuNotFound') ?? null;
     const supplierId = reference('supplierName', found.suppliers, 'supplierNotFound') ?? null;
+    const tariffId = reference('tariffId', found.tariffs, 'tariffNotFound') ?? null;
     const type = cell('meterTypeName') === '' ? undefined : found.types.get(cell('meterTypeName').toLowerCase());
     if (cell('meterTypeName') !== '' && !type) problems.add('meterTypeName', 'meterTypeNotFound');
     if (supplierId && type && supplierId !== type.supplierId) problems.add('supplierName', 'supplierNotOfMeterType');
@@ -268,7 +272,7 @@ async function checkChunk(
       interfaceType: cellValue(METER_SHAPE.interfaceType, cell('interfaceType')),
       meterBoxNo: cell('meterBoxNo'),
       dcuId,
-      tariffId: cell('tariffId'),
+      tariffId,
       hesPassword: cell('hesPassword'),
     };
     const parsedMeter = MeterCreateSchema.safeParse(meterInput);
@@ -346,7 +350,7 @@ async function checkChunk(
       else if (existing) link = { pocId: existing.id, meterId, consumerId, dcuId };
       else {
         const nature = cellValue(NEW_POC.shape.nature, cell('pocNature')) ?? 1;
-        const parsed = NEW_POC.safeParse({ pocNo, nature, consumerId, dcuId, tariffId: cell('tariffId') });
+        const parsed = NEW_POC.safeParse({ pocNo, nature, consumerId, dcuId, tariffId });
         if (parsed.success) newPoc = parsed.data;
         else problems.schema(parsed.error.issues, POC_COLUMN);
       }

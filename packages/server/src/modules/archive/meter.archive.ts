@@ -13,7 +13,18 @@ import type { SecretBox } from '../../crypto/secret-box';
 import type { Executor } from '../../db/driver';
 import { defineList, type FilterCondition, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
-import { commModule, consumer, dcu, meter, meterLive, meterType, poc, powerGrid, supplier } from '../../db/schema';
+import {
+  commModule,
+  consumer,
+  dcu,
+  meter,
+  meterLive,
+  meterType,
+  poc,
+  powerGrid,
+  supplier,
+  tariff,
+} from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../errors/api-error';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
@@ -39,6 +50,7 @@ export const meterRow = (db: Executor) =>
       pocNo: meterPoc(poc.pocNo),
       consumerCode: lookup(consumer.consumerCode, consumer.id, meterPoc(poc.consumerId)),
       consumerName: lookup(consumer.consumerName, consumer.id, meterPoc(poc.consumerId)),
+      tariffName: lookup(tariff.tariffName, tariff.id, meter.tariffId),
       live: {
         online: meterLive.online,
         lastCommAt: meterLive.lastCommAt,
@@ -165,6 +177,7 @@ export function meterArchive(secrets: SecretBox) {
       if (v.dcuId && !(await anyRow(tx, dcu, and(eq(dcu.id, v.dcuId), gridScope(scope, dcu.gridId))))) {
         refuse('dcuId', 'dcuNotFound');
       }
+      if (v.tariffId && !(await anyRow(tx, tariff, eq(tariff.id, v.tariffId)))) refuse('tariffId', 'tariffNotFound');
       const { hesPassword, ...rest } = v;
       return {
         ...rest,

@@ -16,7 +16,7 @@ import type { Db, Executor } from '../../db/driver';
 import { newId } from '../../db/ids';
 import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup } from '../../db/rows';
-import { consumer, dcu, meter, poc, pocReplacement, powerGrid } from '../../db/schema';
+import { consumer, dcu, meter, poc, pocReplacement, powerGrid, tariff } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError, notFound } from '../../errors/api-error';
 import type { SessionContext } from '../../http/operation';
@@ -24,6 +24,7 @@ import { GRID_TREE, gridScope, resolveScope } from '../../rbac/scope';
 import { defineArchive, type WriteContext } from './archive-kit';
 import { gridColumn } from './import/grid-reference';
 import { keyReference, recordImport } from './import/record-import';
+import { resolveTariffs } from './import/tariff-reference';
 import { GRID, requireInScope, type ScopedTable } from './in-scope';
 import { inUseBy } from './references';
 
@@ -44,6 +45,7 @@ const selectPocs = (db: Executor) =>
       devAddr: lookup(meter.devAddr, meter.id, poc.meterId),
       dcuNo: lookup(dcu.dcuNo, dcu.id, poc.dcuId),
       gridName: lookup<string>(powerGrid.gridName, powerGrid.id, poc.gridId),
+      tariffName: lookup(tariff.tariffName, tariff.id, poc.tariffId),
     })
     .from(poc);
 
@@ -69,9 +71,16 @@ export const POC_LIST = defineList({
 const SYNCHRONIZED = 1;
 const CHANGED = 2;
 
-/** A synchronized POC whose meter or ratios change no longer matches what the head-end holds. */
-function syncStatusAfter(before: Row['poc'], v: Pick<PocCreate, 'meterId' | 'ctRatio' | 'ptRatio'>): number {
-  const changed = before.meterId !== v.meterId || before.ctRatio !== v.ctRatio || before.ptRatio !== v.ptRatio;
+/** A synchronized POC whose meter, ratios or tariff change no longer matches what the head-end holds. */
+function syncStatusAfter(
+  before: Row['poc'],
+  v: Pick<PocCreate, 'meterId' | 'ctRatio' | 'ptRatio' | 'tariffId'>,
+): number {
+  const changed =
+    before.meterId !== v.meterId ||
+    before.ctRatio !== v.ctRatio ||
+    before.ptRatio !== v.ptRatio ||
+    before.tariffId !== v.tariffId;
   return before.syncStatus === SYNCHRONIZED && changed ? CHANGED : before.syncStatus;
 }
 
@@ -86,7 +95,7 @@ export const pocArchive = defineArchive({
   list: POC_LIST,
   select: selectPocs,
   gridColumn: poc.gridId,
-  toRecord: ({ poc: r, consumerCode, consumerName, devAddr, dcuNo, gridName }: Row): Poc => ({
+  toRecord: ({ poc: r, consumerCode, consumerName, devAddr, dcuNo, gridName, tariffName }: Row): Poc => ({
     id: r.id,
     pocNo: r.pocNo,
     nature: r.nature as Poc['nature'],
@@ -106,6 +115,7 @@ export const pocArchive = defineArchive({
     dcuNo: dcuNo ?? '',
     gridId: r.gridId,
     gridName,
+    tariffName,
     remark: r.remark,
     createTime: iso(r.createTime),
     updateTime: iso(r.updateTime),
@@ -114,6 +124,8 @@ export const pocArchive = defineArchive({
     await requireInScope(tx, scope, GRID, v.gridId, 'gridId', 'gridNotFound');
     if (v.consumerId) await requireInScope(tx, scope, CONSUMER, v.consumerId, 'consumerId', 'consumerNotFound');
     if (v.dcuId) await requireInScope(tx, scope, DCU, v.dcuId, 'dcuId', 'dcuNotFound');
+    if (v.tariffId && !(await anyRow(tx, tariff, eq(tariff.id, v.tariffId))))
+      throw fieldError(RESULT.badRequest, 'tariffId', 'tariffNotFound');
     if (v.meterId) {
       await requireInScope(tx, scope, METER, v.meterId, 'meterId', 'meterNotFound');
       if (await meterAtPoc(tx, v.meterId, id)) throw meterAtOtherPoc();
@@ -275,9 +287,18 @@ export const pocImport = recordImport<PocCreate>({
     scopedReference('consumerCode', 'consumerId', CONSUMER, consumer.consumerCode, 'consumerNotFound'),
     scopedReference('devAddr', 'meterId', METER, meter.devAddr, 'meterNotFound'),
     scopedReference('dcuNo', 'dcuId', DCU, dcu.dcuNo, 'dcuNotFound'),
-    ...(['ctRatio', 'ptRatio', 'capacity', 'registration', 'tariffId', 'taskGroupId', 'remark'] as const).map(
-      (key) => ({ key, label: label(key) }),
-    ),
+    // A tariff by its name or id.
+    {
+      key: 'tariffId',
+      label: label('tariffId'),
+      field: 'tariffId',
+      resolve: resolveTariffs,
+      notFound: 'tariffNotFound',
+    },
+    ...(['ctRatio', 'ptRatio', 'capacity', 'registration', 'taskGroupId', 'remark'] as const).map((key) => ({
+      key,
+      label: label(key),
+    })),
   ],
   rules: async (rows, ctx) => {
     const serials = [...new Set(rows.map((r) => (r.cells.devAddr ?? '').toLowerCase()).filter((v) => v !== ''))];

@@ -11,7 +11,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
 import { dcu, poc, pocReplacement, powerGrid, sysLog } from '../../db/schema';
-import { consumerAt, gridNode, meterAt, userOfGrid } from '../../test/archive-fixtures';
+import { consumerAt, gridNode, meterAt, tariffOf, userOfGrid } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 type Issue = { field: string; key: string; message: string };
@@ -56,6 +56,7 @@ describe('POC archive', () => {
 
   it('adds, lists, details and edits a POC showing its consumer, meter and DCU; refuses a taken number in any case', async () => {
     const c = await consumerAt(t, gridA, 'Amal Saad');
+    const tariff = await tariffOf(t);
     const m = await meterAt(t, gridA);
     const dcuId = newId();
     await t.db.insert(dcu).values({ id: dcuId, dcuNo: 'PDCU01', gridId: gridA });
@@ -69,7 +70,7 @@ describe('POC archive', () => {
       ptRatio: 1.5,
       capacity: 250,
       registration: 'registered',
-      tariffId: 'T1',
+      tariffId: tariff.id,
       taskGroupId: 2,
     });
     const again = await save({ pocNo: 'poc0001' });
@@ -93,6 +94,7 @@ describe('POC archive', () => {
       capacity: 250,
       syncStatus: 0,
       registration: 'registered',
+      tariffName: tariff.tariffName,
       taskGroupId: 2,
     };
     expect((await detail(id)).body.data).toMatchObject(shown);
@@ -165,13 +167,16 @@ describe('POC archive', () => {
     expect((await update(first, { meterId: m.id, remark: 'same meter' })).status).toBe(200);
   });
 
-  it('marks a synchronized POC changed when its meter or ratios change, not for other edits', async () => {
+  it('marks a synchronized POC changed when its meter, ratios or tariff change, not for other edits', async () => {
     const m = await meterAt(t, gridA);
     const input = { pocNo: 'SYNC01', meterId: m.id, ctRatio: 10, ptRatio: 1 };
     const id = await saved(input);
     await t.db.update(poc).set({ syncStatus: 1 }).where(eq(poc.id, id));
-    expect((await update(id, { ...input, remark: 'note', tariffId: 'T9' })).status).toBe(200);
+    expect((await update(id, { ...input, remark: 'note' })).status).toBe(200);
     expect((await detail(id)).body.data.syncStatus).toBe(1);
+    expect((await update(id, { ...input, tariffId: (await tariffOf(t)).id })).status).toBe(200);
+    expect((await detail(id)).body.data.syncStatus).toBe(2);
+    await t.db.update(poc).set({ syncStatus: 1 }).where(eq(poc.id, id));
     expect((await update(id, { ...input, ctRatio: 20 })).status).toBe(200);
     expect((await detail(id)).body.data.syncStatus).toBe(2);
     await t.db.update(poc).set({ syncStatus: 1 }).where(eq(poc.id, id));

@@ -4,7 +4,7 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/driver';
 import { inSubtree } from '../../db/list';
 import { countAll } from '../../db/rows';
-import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
+import { commModule, consumer, dcu, meter, meterType, poc, supplier, tariff } from '../../db/schema';
 import { uniqueColumns } from '../../db/unique-keys';
 import { ApiError, fieldError } from '../../errors/api-error';
 import { GRID_TREE, gridScope, type Scope } from '../../rbac/scope';
@@ -39,7 +39,8 @@ export interface TaskMeter {
  * - is_major_consumer: when true, only meters supplying a special consumer (`consumer.special`, spec
  *   "regular or special consumer"; the archive keeps no other notion of a major consumer). False, like
  *   absent, does not filter: the form offers it as a switch, "major consumers only".
- * - tariff_item_id: the meter's tariff (`meter.tariff_id`).
+ * - tariff_item_id: the meter's tariff (`meter.tariff_id`), named by id or, as tasks saved before tariffs
+ *   were records hold it, by name.
  * - grid_ids: the meter's grid node lies under one of them (`meter.grid_id`).
  */
 export function taskMeterCondition(devs: TaskDevs, scope: Scope): SQL {
@@ -94,7 +95,15 @@ export function taskMeterCondition(devs: TaskDevs, scope: Scope): SQL {
     parts.push(
       sql`exists (select 1 from ${poc} join ${consumer} on ${consumer.id} = ${poc.consumerId} where ${poc.meterId} = ${meter.id} and ${consumer.special})`,
     );
-  if (p.tariff_item_id) parts.push(eq(meter.tariffId, p.tariff_item_id));
+  if (p.tariff_item_id) {
+    const named = p.tariff_item_id.toLowerCase();
+    parts.push(
+      inArray(
+        meter.tariffId,
+        sqlSelectIds(tariff.id, tariff, or(eq(tariff.id, named), eq(sql`lower(${tariff.tariffName})`, named))),
+      ),
+    );
+  }
   if (p.grid_ids?.length) parts.push(inSubtree(meter.gridId, GRID_TREE, p.grid_ids));
   return and(...parts) ?? sql`true`;
 }

@@ -1,5 +1,6 @@
 import {
   COLLECT_CMD,
+  type CommandOperation,
   type CommandRecord,
   type DeviceKind,
   DISCONNECT_OPERATIONS,
@@ -13,6 +14,7 @@ import {
   RESULT,
   RESULT_CODES,
   scaled,
+  TARIFF_PUSH_CMD,
   unitSymbol,
 } from '@meterdesk/contracts';
 import { and, countDistinct, desc, eq, gt, inArray, isNull, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
@@ -27,7 +29,7 @@ import { countAll } from '../../db/rows';
 import { consumer, dcu, deviceCommand, meter, plan, poc } from '../../db/schema';
 import { isDisconnect } from '../../db/tables/headend';
 import { ApiError, fieldError, forbidden, notFound } from '../../errors/api-error';
-import type { ObisLookup } from '../../headend/commands';
+import type { ObisLookup, StoredCommand } from '../../headend/commands';
 import { buildCommand } from '../../headend/commands';
 import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
 import type { SessionContext } from '../../http/operation';
@@ -37,7 +39,7 @@ import { COLLECTION, visibleTasks } from '../collection/task.service';
 import type { SettingsService } from '../system/settings.service';
 
 /** A device a plan acts on, as the archive places it. */
-interface PlanDevice {
+export interface PlanDevice {
   kind: DeviceKind;
   key: string;
   viaDcu: string | null;
@@ -49,7 +51,36 @@ interface PlanDevice {
   hasConsumer: boolean;
 }
 
-type PlanRow = typeof plan.$inferSelect;
+export type PlanRow = typeof plan.$inferSelect;
+
+/** What `PlanService.launch` sends: a one-shot plan of one command, and what goes with it. */
+export interface OneShot<T = undefined>
+  extends Pick<
+    PlanCreate,
+    | 'planName'
+    | 'planTempName'
+    | 'pushType'
+    | 'pri'
+    | 'timeout'
+    | 'devs'
+    | 'crontab'
+    | 'eventCode'
+    | 'reqId'
+    | 'concurrent'
+  > {
+  target: DeviceKind;
+  /** The plan's one order as stored. */
+  order: { cgcode?: string; cmd: CommandOperation; params: unknown; isCyclePlan?: boolean };
+  operation: CommandOperation;
+  /** Built once the devices passed their checks (an unknown device is the first thing a caller hears of). */
+  command(): Promise<StoredCommand>;
+  /** The command's own refusals, given the devices found. */
+  check?(devices: readonly PlanDevice[]): void;
+  /** Whether the plan waits for a second user, decided in its transaction. */
+  hold?(tx: Tx, devices: readonly PlanDevice[]): Promise<boolean>;
+  /** What is stored with the commands, in the same transaction (none while the plan is held). */
+  withCommands?(tx: Tx, planId: string, commands: readonly CommandRow[]): Promise<T>;
+}
 
 /** Held disconnects looked at for the approval list: approvals are a handful, not a backlog. */
 const MAX_PENDING = 500;
@@ -95,67 +126,94 @@ export class PlanService {
     const params = parseParams(operation, order.params);
     if ((definition.target === 'meter') !== (body.devs.itemType === PLAN_ITEM_TYPES.meter))
       throw fieldError(RESULT.badRequest, 'devs.itemType', 'planOperationMismatch');
-    const devices = await this.resolve(session, definition.target, body.devs.devList);
-    refuseWithoutConsumer(devices);
-    const command = await buildCommand(operation, params, this.obis);
     const disconnect = DISCONNECT_OPERATIONS.includes(operation);
-    if (disconnect) refuseProtected(devices);
+    const { row } = await this.launch(
+      {
+        ...body,
+        target: definition.target,
+        order: { ...order, params },
+        operation,
+        command: () => buildCommand(operation, params, this.obis),
+        check: (devices) => {
+          refuseWithoutConsumer(devices);
+          if (disconnect) refuseProtected(devices);
+        },
+        ...(disconnect ? { hold: (tx: Tx, devices: readonly PlanDevice[]) => this.passesThreshold(tx, devices) } : {}),
+      },
+      session,
+    );
+    return created(row);
+  }
+
+  /**
+   * A one-shot plan of a command whose own checks passed: its devices within the caller's grid scope
+   * (`check` then looks at them), online (`MThasOffline`), none already executing the same kind of
+   * command (`MThasExecute`, or `MTisExecute` for one device); then the plan, its commands and what
+   * `withCommands` stores beside them in one transaction, and the job that reports each answer. Every
+   * one-shot command (an operation, a tariff push) is sent this way.
+   */
+  async launch<T = undefined>(spec: OneShot<T>, session: SessionContext): Promise<{ row: PlanRow; stored: T }> {
+    const devices = await this.resolve(session, spec.target, spec.devs.devList);
+    spec.check?.(devices);
+    const command = await spec.command();
     const online = await this.headEnd.onlineStates(devices);
     const offline = devices.filter((d) => !online.get(`${d.kind}:${d.key}`)).map((d) => d.key);
     const batch = devices.length > 1;
     if (offline.length) throw new ApiError(RESULT.badRequest, 'MThasOffline', { devices: offline });
-    const executing = await this.executing(devices, operation);
+    const executing = await this.executing(devices, spec.operation);
     if (executing.length)
       throw new ApiError(RESULT.badRequest, batch ? 'MThasExecute' : 'MTisExecute', { devices: executing });
 
-    const timeout = body.timeout ?? (await this.settings.commandTimeout());
+    const timeout = spec.timeout ?? (await this.settings.commandTimeout());
     const planId = newId();
-    const startAt = body.crontab ? new Date(body.crontab.starttime * 1000) : null;
-    const row = await this.db.transaction(async (tx) => {
-      const held = disconnect && (await this.passesThreshold(tx, devices));
+    const startAt = spec.crontab ? new Date(spec.crontab.starttime * 1000) : null;
+    const { row, stored } = await this.db.transaction(async (tx) => {
+      const held = (await spec.hold?.(tx, devices)) === true;
       const status: PlanStatus = held ? 'pendingApproval' : 'executing';
       const [inserted] = await tx
         .insert(plan)
         .values({
           id: planId,
-          planName: body.planName,
-          planTempName: body.planTempName,
-          pushType: body.pushType,
-          pri: body.pri,
+          planName: spec.planName,
+          planTempName: spec.planTempName,
+          pushType: spec.pushType,
+          pri: spec.pri,
           timeout,
           planStatus: status,
-          devs: body.devs,
-          crontab: body.crontab ?? null,
-          orders: [{ ...order, params }],
-          eventCode: body.eventCode,
-          reqId: body.reqId,
-          concurrent: body.concurrent,
+          devs: spec.devs,
+          crontab: spec.crontab ?? null,
+          orders: [spec.order],
+          eventCode: spec.eventCode,
+          reqId: spec.reqId,
+          concurrent: spec.concurrent,
           deviceCount: devices.length,
           createdBy: session.username,
         })
         .returning();
-      if (!held)
-        await this.headEnd.enqueue(
-          tx,
-          devices.map((d) =>
-            commandOf(d, {
-              planId,
-              operation,
-              command,
-              priority: body.pri,
-              bulk: batch,
-              timeout,
-              requestedBy: session.username,
-              notBefore: startAt && startAt > new Date() ? startAt : undefined,
-              devices: devices.length,
-            }),
-          ),
-        );
-      return inserted as PlanRow;
+      const commands = held
+        ? []
+        : await this.headEnd.enqueue(
+            tx,
+            devices.map((d) =>
+              commandOf(d, {
+                planId,
+                operation: spec.operation,
+                command,
+                priority: spec.pri,
+                bulk: batch,
+                timeout,
+                requestedBy: session.username,
+                notBefore: startAt && startAt > new Date() ? startAt : undefined,
+                devices: devices.length,
+              }),
+            ),
+          );
+      const stored = (await spec.withCommands?.(tx, planId, commands)) as T;
+      return { row: inserted as PlanRow, stored };
     });
-    if (row.planStatus === 'pendingApproval') return created(row);
+    if (row.planStatus === 'pendingApproval') return { row, stored };
     this.headEnd.kick();
-    return created(await this.startReporting(row, session.username));
+    return { row: await this.startReporting(row, session.username), stored };
   }
 
   /**
@@ -519,7 +577,7 @@ export class PlanService {
     return devices;
   }
 
-  private async executing(devices: readonly PlanDevice[], operation: OperationName): Promise<string[]> {
+  private async executing(devices: readonly PlanDevice[], operation: CommandOperation): Promise<string[]> {
     const rows = await this.db
       .selectDistinct({ key: deviceCommand.deviceKey })
       .from(deviceCommand)
@@ -588,7 +646,9 @@ function operationOrder(body: PlanCreate): PlanCreate['orders'][number] & { cmd:
   if (body.orders.length > 1) throw fieldError(RESULT.badRequest, 'orders', 'tooLong');
   const [order] = body.orders;
   if (!order) throw fieldError(RESULT.badRequest, 'orders', 'mandatory');
-  if (order.cmd === COLLECT_CMD) throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'invalidValue');
+  // Collection reads belong to tasks, tariff pushes to tariff configuration.
+  if (order.cmd === COLLECT_CMD || order.cmd === TARIFF_PUSH_CMD)
+    throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'invalidValue');
   if (body.devs.devList.length === 0) throw fieldError(RESULT.badRequest, 'devs.devList', 'mandatory');
   if (body.devs.devList.length > MAX_BATCH_DEVICES)
     throw fieldError(RESULT.badRequest, 'devs.devList', 'batchTooLarge');
@@ -618,7 +678,7 @@ function commandOf(
   device: PlanDevice,
   c: {
     planId: string;
-    operation: OperationName;
+    operation: CommandOperation;
     command: NewCommand['command'];
     priority: number;
     bulk: boolean;

@@ -1,4 +1,4 @@
-import { RESULT, type settingsApi, type TariffConfig } from '@meterdesk/contracts';
+import { RESULT, type settingsApi, type TariffConfig, type TouLimits } from '@meterdesk/contracts';
 import { asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/driver';
@@ -83,6 +83,15 @@ export class SettingsService {
 
   async tariffConfigs() {
     return (await this.db.select().from(sysTariffConfig)).map(toTariffConfig);
+  }
+
+  /**
+   * The TOU limitation settings a tariff's calendar is bounded by; none while no row is saved (the
+   * calendar's own rules still apply).
+   */
+  async touLimits(): Promise<TouLimits | undefined> {
+    const [row] = await this.db.select().from(sysTariffConfig).limit(1);
+    return row && toTariffConfig(row);
   }
 
   /** One set of TOU limits exists at most. */
