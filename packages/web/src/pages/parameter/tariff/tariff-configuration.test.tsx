@@ -55,7 +55,8 @@ describe('tariff configuration', () => {
       [meterApi.list.path]: () => ok(page([meter(1), meter(2)])),
       [tariffApi.options.path]: () => ok({ list: [{ id: tariff.id, label: tariff.tariffName }], more: false }),
       [tariffApi.detail.path]: () => ok(tariff),
-      [tariffPushApi.createtariffplan.path]: () => ok({ pushId, planid: id(500), planStatus: 'executing', jobId: 'job-1' }),
+      [tariffPushApi.createtariffplan.path]: () =>
+        ok({ pushId, planid: id(500), planStatus: 'executing', jobId: 'job-1' }),
       [tariffPushApi.listtariffeventlog.path]: () => ok(page([])),
       [tariffPushApi.restarttariffeventlog.path]: () =>
         ok({ pushId, planid: id(501), planStatus: 'executing', jobId: 'job-2' }),

@@ -127,7 +127,7 @@ describe('the tariff calendar editor', () => {
   });
 });
 
-describe('a tariff\'s Associated page', () => {
+describe("a tariff's Associated page", () => {
   it('lists the meters using the tariff page by page, and its POCs with their sync status', async () => {
     const user = userEvent.setup();
     const tariff = tariffFixture();
@@ -151,7 +151,11 @@ describe('a tariff\'s Associated page', () => {
     expect(first.textContent).toContain('Consumer 1');
     await user.click(screen.getByTitle('2'));
     await screen.findByTestId(`associated-meter-${associatedFixture('meter', 12).id}`);
-    expect(api.callsTo(tariffApi.associated.path).at(-1)?.body).toMatchObject({ id: tariff.id, kind: 'meter', curPage: 2 });
+    expect(api.callsTo(tariffApi.associated.path).at(-1)?.body).toMatchObject({
+      id: tariff.id,
+      kind: 'meter',
+      curPage: 2,
+    });
 
     await user.click(screen.getByText('POCs'));
     const poc = await screen.findByTestId(`associated-poc-${associatedFixture('poc', 1).id}`);
