@@ -58,6 +58,10 @@ const BENCHES = {
     args: [...TSX, 'bench/headend-throughput.ts'],
     smoke: { ...tiny, BENCH_ROUNDS: '1', BENCH_RAW_MESSAGES: '200' },
   },
+  'tariff-push': {
+    args: [...TSX, 'bench/tariff-push.ts'],
+    smoke: tiny,
+  },
   'headend-restart': {
     args: [...TSX, 'bench/headend-restart.ts'],
     smoke: { ...tiny, BENCH_KILLS: '1', BENCH_PLAN_EVERY_MS: '200' },

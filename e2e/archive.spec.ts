@@ -78,7 +78,7 @@ async function meterWorkbook(
       meterBoxNo: `BOX${n}`,
       gridName: names.gridName,
       supplierName: names.supplierName,
-      tariffId: 'T01',
+      tariffId: 'Residential TOU',
       pocPoint: `${key}P`,
       pocNature: 'Consumer',
       dcuNo: '',

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_BATCH_DEVICES } from '@meterdesk/contracts';
 import pg from 'pg';
 import { SecretBox } from '../../packages/server/src/crypto/secret-box';
 import { openDatabase } from '../../packages/server/src/db/driver';
@@ -207,4 +208,45 @@ export async function fleetOnline(db: FleetDatabase, meters: number, timeoutMs =
     if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${meters} meters came online`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/**
+ * Every meter of the fleet once, in one-shot plans of at most 30 meters sent all at once (`send` posts
+ * one batch), until every command they queued is answered: meters a second, and the result codes of
+ * the ledger so far.
+ */
+export async function everyMeterOnce(
+  db: FleetDatabase,
+  send: (batch: string[], index: number) => Promise<{ body: { code: number } }>,
+): Promise<{ rate: number; seconds: number; codes: string }> {
+  const count = async () =>
+    (
+      await db.sql.query(
+        `select count(*) filter (where state = 'done')::int as done, count(*)::int as n from device_command`,
+      )
+    ).rows[0] as { done: number; n: number };
+  const before = (await count()).n;
+  const started = performance.now();
+  const batches: Promise<void>[] = [];
+  for (let i = 0; i * MAX_BATCH_DEVICES < db.meters.length; i++)
+    batches.push(
+      send(db.meters.slice(i * MAX_BATCH_DEVICES, (i + 1) * MAX_BATCH_DEVICES), i).then((answer) => {
+        if (answer.body.code !== 200) throw new Error(JSON.stringify(answer.body));
+      }),
+    );
+  await Promise.all(batches);
+  for (;;) {
+    const { done, n } = await count();
+    if (n - before === db.meters.length && done === n) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const { rows } = await db.sql.query(
+    `select result_code, count(*)::int as n from device_command group by result_code order by 1`,
+  );
+  return {
+    rate: db.meters.length / seconds,
+    seconds,
+    codes: rows.map((r: { result_code: string; n: number }) => `${r.result_code}: ${r.n}`).join(', '),
+  };
 }

@@ -1,6 +1,7 @@
 import {
   ACCOUNT_PAYMENT_MODES,
   ACTIVE_IMPORT_RATES,
+  ACTIVITY_CALENDAR,
   COMMON_OBIS,
   type DeviceCommand,
   type DeviceEvent,
@@ -17,8 +18,10 @@ import {
   RESULT_CODES,
   type RelayState,
   type ResultCode,
+  SPECIAL_DAYS_TABLE,
 } from '@meterdesk/contracts';
 import {
+  activeImportAt,
   DAY_MS,
   dailyRows,
   type FrozenRow,
@@ -27,10 +30,10 @@ import {
   type MeterModel,
   monthlyRows,
   type Registers,
-  registersAt,
   registersOf,
 } from './energy';
 import { EVENT, makeEvent } from './events';
+import { isCalendarWrite, MeterCalendar } from './tou';
 
 export interface Faults {
   /** Answer the next n commands busy (91). */
@@ -90,8 +93,8 @@ export class Device {
   dcuParameters: Record<string, unknown> = {};
   taskParameters: Record<string, unknown> = {};
   blacklist: string[] = [];
-  /** Other settable objects (activity calendar, special days) by `obis/attribute`. */
-  stored: Map<string, unknown> | null = null;
+  /** Meters: the activity calendar and special days, from the first time they are read or written. */
+  calendar: MeterCalendar | null = null;
   executing = 0;
   faults: Faults = NO_FAULTS;
   log: DeviceEvent[] = [];
@@ -113,8 +116,30 @@ export class Device {
   }
 
   setClock(now: number, deviceTimeMs: number): void {
+    // An activation the old clock reached happened; one it had not waits for the new clock.
+    this.settleCalendar(now);
+    this.calendar?.clockSet(now);
     this.clockOffsetMs = deviceTimeMs - now;
     this.clockSince = now;
+  }
+
+  /** The true time at which the clock, as it runs now, reads `deviceTimeMs`. */
+  trueTimeOf(deviceTimeMs: number): number {
+    return (deviceTimeMs - this.clockOffsetMs + this.clockSince * this.driftPerMs) / (1 + this.driftPerMs);
+  }
+
+  /** Activates the passive calendar if the clock has reached its activation time: before anything reads or changes. */
+  settleCalendar(now: number): void {
+    if (this.model && this.calendar) {
+      this.calendar.settle(this.model, now, this.deviceTime(now), (t) => this.trueTimeOf(t));
+    }
+  }
+
+  /** Meters: the registers at a true instant (`total` the active import then, when the caller has it). */
+  registersAt(ms: number, total = activeImportAt(this.model!, ms)): Registers {
+    const registers = registersOf(this.model!, total);
+    const rates = this.calendar?.ratesAt(this.model!, ms);
+    return rates ? { ...registers, rates } : registers;
   }
 
   record(event: DeviceEvent): void {
@@ -176,9 +201,9 @@ const CAPTURABLE = new Set<string>([
   OBIS.currentL1,
 ]);
 
-const frozenValues = (row: FrozenRow): DeviceProfileRow => ({
+const frozenValues = (d: Device, row: FrozenRow): DeviceProfileRow => ({
   ts: row.ts,
-  values: { ...registerValues(row), [OBIS.maxDemand]: row.maxDemand },
+  values: { ...registerValues(d.registersAt(Date.parse(row.ts), row.activeImport)), [OBIS.maxDemand]: row.maxDemand },
 });
 
 /** Rows a single read may ask for; a longer range fails (02) rather than flooding the broker. */
@@ -220,7 +245,7 @@ function loadProfileRows(device: Device, from: number, to: number): DeviceProfil
   if ((to - from) / periodMs > PROFILE_LIMITS[OBIS.loadProfile].maxRows) return null;
   const m = device.model!;
   return intervalRows(m, from, to, periodMs).map((row) => {
-    const registers = registerValues(registersOf(m, row.activeImport));
+    const registers = registerValues(device.registersAt(Date.parse(row.ts), row.activeImport));
     const values: Record<string, number> = {};
     for (const obis of device.captureObjects) {
       if (obis === OBIS.clock) continue;
@@ -269,22 +294,48 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
 
-function storedObject(obis: string, classId: number, attributes: number[]): ObjectDef {
-  const handlers = (write: boolean) =>
-    Object.fromEntries(
-      attributes.map((a): [number, Handler] => [
-        a,
-        (d, value) => {
-          const key = `${obis}/${a}`;
-          if (!write) return ok(d.stored?.get(key) ?? null);
-          d.stored ??= new Map();
-          d.stored.set(key, value);
-          return ok();
-        },
-      ]),
-    );
-  return { classId, kinds: METERS, get: handlers(false), set: handlers(true) };
-}
+const calendarOf = (d: Device) => {
+  d.calendar ??= new MeterCalendar();
+  return d.calendar;
+};
+const readCalendar =
+  (obis: string, attribute: number): Handler =>
+  (d) =>
+    ok(calendarOf(d).read(obis, attribute));
+
+/**
+ * Activity calendar (class 20) and special days (class 11): attributes 2–5 (the active calendar) read
+ * only; the writes of 6–10 and of the special days run together in `executeCommand`.
+ */
+const TOU_OBJECTS: [string, ObjectDef][] = [
+  [
+    OBIS.activityCalendar,
+    {
+      classId: ACTIVITY_CALENDAR.classId,
+      kinds: METERS,
+      get: Object.fromEntries(
+        Object.values(ACTIVITY_CALENDAR.attributes).map((a): [number, Handler] => [
+          a,
+          readCalendar(OBIS.activityCalendar, a),
+        ]),
+      ),
+      methods: {
+        [ACTIVITY_CALENDAR.methods.activatePassive]: (d, _value, ctx) =>
+          calendarOf(d).activatePassive(d.model!, ctx.now) ? ok() : failed,
+      },
+    },
+  ],
+  [
+    OBIS.specialDays,
+    {
+      classId: SPECIAL_DAYS_TABLE.classId,
+      kinds: METERS,
+      get: {
+        [SPECIAL_DAYS_TABLE.attributes.entries]: readCalendar(OBIS.specialDays, SPECIAL_DAYS_TABLE.attributes.entries),
+      },
+    },
+  ],
+];
 
 function register(obis: string, read: (d: Device, now: number) => number): ObjectDef {
   const item = COMMON_OBIS.find((o) => o.obis === obis);
@@ -292,7 +343,7 @@ function register(obis: string, read: (d: Device, now: number) => number): Objec
   return { classId: 3, kinds: METERS, get: { 2: (d, _v, ctx) => ok(read(d, ctx.now)), 3: () => ok(scalerUnit) } };
 }
 
-const registersNow = (d: Device, now: number) => registerValues(registersAt(d.model!, now));
+const registersNow = (d: Device, now: number) => registerValues(d.registersAt(now));
 
 const OBJECTS = new Map<string, ObjectDef>([
   [
@@ -357,7 +408,7 @@ const OBJECTS = new Map<string, ObjectDef>([
         OBIS.dailyProfile,
         profileRead(OBIS.dailyProfile, (d, from, to) => {
           if ((to - from) / DAY_MS > PROFILE_LIMITS[OBIS.dailyProfile].maxRows) return null;
-          return dailyRows(d.model!, from, to).map(frozenValues);
+          return dailyRows(d.model!, from, to).map((row) => frozenValues(d, row));
         }),
       ),
       getValueOk: rangeOk,
@@ -372,7 +423,7 @@ const OBJECTS = new Map<string, ObjectDef>([
         OBIS.monthlyBilling,
         profileRead(OBIS.monthlyBilling, (d, from, to) => {
           if ((to - from) / (28 * DAY_MS) > PROFILE_LIMITS[OBIS.monthlyBilling].maxRows) return null;
-          return monthlyRows(d.model!, from, to).map(frozenValues);
+          return monthlyRows(d.model!, from, to).map((row) => frozenValues(d, row));
         }),
       ),
       getValueOk: rangeOk,
@@ -434,8 +485,7 @@ const OBJECTS = new Map<string, ObjectDef>([
       },
     },
   ],
-  [OBIS.activityCalendar, storedObject(OBIS.activityCalendar, 20, [2, 3, 4, 5, 6, 7, 8, 9, 10])],
-  ['0-0:11.0.0.255', storedObject('0-0:11.0.0.255', 11, [2])],
+  ...TOU_OBJECTS,
   [
     OBIS.dcuParameters,
     {
@@ -530,12 +580,16 @@ export function executeCommand(d: Device, cmd: DeviceCommand, ctx: ExecutionCont
     };
   }
   if (cmd.op === 'reboot') return { reqId: cmd.reqId, code: RESULT_CODES.success };
+  d.settleCalendar(ctx.now);
   const failAll = d.faults.failNext > 0;
   if (failAll) d.faults = { ...d.faults, failNext: d.faults.failNext - 1 };
+  const faulty = (item: { obis: string }) => failAll || d.faults.failObis.includes(item.obis);
+  const calendarWrites = cmd.op === 'set' ? cmd.items.filter((i) => !faulty(i) && isCalendarWrite(i)) : [];
+  const calendarCodes = calendarWrites.length > 0 ? calendarOf(d).write(calendarWrites, ctx.now) : [];
   const items: DeviceReplyItem[] = cmd.items.map((item) => {
-    if (failAll || d.faults.failObis.includes(item.obis)) {
-      return { obis: item.obis, attribute: item.attribute, code: RESULT_CODES.failure };
-    }
+    if (faulty(item)) return { obis: item.obis, attribute: item.attribute, code: RESULT_CODES.failure };
+    const written = calendarWrites.indexOf(item);
+    if (written >= 0) return { obis: item.obis, attribute: item.attribute, code: calendarCodes[written]! };
     const outcome = executeItem(d, cmd.op as Operation, item, ctx);
     return { obis: item.obis, attribute: item.attribute, ...outcome };
   });
@@ -551,10 +605,11 @@ export function executeCommand(d: Device, cmd: DeviceCommand, ctx: ExecutionCont
 
 /** The readings a meter pushes at its transfer time: the values frozen at the last midnight. */
 export function frozenReadings(device: Device, now: number): DeviceReading[] {
+  device.settleCalendar(now);
   const midnight = Math.floor(now / DAY_MS) * DAY_MS;
   const row = dailyRows(device.model!, midnight, midnight)[0];
   if (!row) return [];
-  const { ts, values } = frozenValues(row);
+  const { ts, values } = frozenValues(device, row);
   return Object.entries(values).map(([obis, value]) => ({ meter: device.id, obis, ts, value }));
 }
 

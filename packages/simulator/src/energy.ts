@@ -178,7 +178,8 @@ export interface Registers {
   reactiveExport: number;
 }
 
-function activeImportAt(m: MeterModel, ms: number): number {
+/** Active import register at an instant (Wh), interpolated within its quarter hour. */
+export function activeImportAt(m: MeterModel, ms: number): number {
   if (ms <= INSTALLED_MS) return m.base;
   const day = Math.floor(ms / DAY_MS);
   const intoDay = ms - day * DAY_MS;
@@ -188,14 +189,21 @@ function activeImportAt(m: MeterModel, ms: number): number {
   return registerAtDay(m, day) + cumulative[slot]! + Math.floor(within);
 }
 
-export function registersOf(m: Pick<MeterModel, 'split' | 'reactiveRatio'>, total: number): Registers {
-  // A fixed per-meter split keeps each rate register closed-form and never decreasing.
+/**
+ * Rates 1–4 of a meter without a TOU calendar (and until its first activation, tou.ts): a fixed
+ * per-meter split of the total keeps each closed-form and never decreasing; rate 4 takes the rest.
+ */
+export function fixedSplit(m: Pick<MeterModel, 'split'>, total: number): Registers['rates'] {
   const r1 = Math.floor(total * m.split[0]);
   const r2 = Math.floor(total * m.split[1]);
   const r3 = Math.floor(total * m.split[2]);
+  return [r1, r2, r3, total - r1 - r2 - r3];
+}
+
+export function registersOf(m: Pick<MeterModel, 'split' | 'reactiveRatio'>, total: number): Registers {
   return {
     activeImport: total,
-    rates: [r1, r2, r3, total - r1 - r2 - r3],
+    rates: fixedSplit(m, total),
     activeExport: 0,
     reactiveImport: Math.floor(total * m.reactiveRatio),
     reactiveExport: Math.floor(total * 0.01),

@@ -327,6 +327,48 @@ describe('device fleet on a broker', () => {
       expect(events.filter((e) => e.code === 63)).toHaveLength(1);
     });
 
+    it("writes a TOU calendar to the passive side, which becomes active when the meter's clock reaches its time", async () => {
+      const calendar = {
+        seasons: [{ start: '01-01', weekId: 1 }],
+        weeks: [{ weekId: 1, days: [1, 1, 1, 1, 1, 1, 1] }],
+        days: [
+          {
+            dayId: 1,
+            switches: [
+              { time: '00:00', rate: 1 },
+              { time: '08:00', rate: 2 },
+            ],
+          },
+        ],
+      };
+      const activation = new Date(Date.now() + 3_600_000).toISOString();
+      const written = await head.ask('meter', 'T-M2', {
+        op: 'set',
+        items: [
+          item(OBIS.activityCalendar, 20, 6, 'Day and night'),
+          item(OBIS.activityCalendar, 20, 7, calendar.seasons),
+          item(OBIS.activityCalendar, 20, 8, calendar.weeks),
+          item(OBIS.activityCalendar, 20, 9, calendar.days),
+          item(OBIS.specialDays, 11, 2, []),
+          item(OBIS.activityCalendar, 20, 10, activation),
+        ],
+      });
+      expect(written.code).toBe('00');
+      expect(sim.device('T-M2').state().calendar).toMatchObject({ active: null, passive: 'Day and night' });
+      // A DCU has no calendar.
+      expect((await head.ask('dcu', 'T-D1', get(item(OBIS.activityCalendar, 20, 2)))).code).toBe('92');
+
+      sim.device('T-M2').setClockOffset(3_660);
+      const names = await head.ask(
+        'meter',
+        'T-M2',
+        get(item(OBIS.activityCalendar, 20, 2), item(OBIS.activityCalendar, 20, 9)),
+      );
+      expect(itemsOf(names).map((i) => i.value)).toEqual(['Day and night', calendar.days]);
+      expect(sim.device('T-M2').state().calendar.activationTime).toBeNull();
+      sim.device('T-M2').setClockOffset(0);
+    });
+
     it('reads and sets the DCU parameters, task parameters and blacklist', async () => {
       const set = await head.ask('dcu', 'T-D1', {
         op: 'set',

@@ -58,6 +58,13 @@ export interface DeviceSnapshot {
   dcuParameters: Record<string, unknown>;
   taskParameters: Record<string, unknown>;
   blacklist: string[];
+  /** Meters: the calendar names (class 20 attributes 2 and 6), the armed activation time and when the last one happened. */
+  calendar: {
+    active: string | null;
+    passive: string | null;
+    activationTime: string | null;
+    activatedAt: string | null;
+  };
   faults: Faults;
 }
 
@@ -182,6 +189,8 @@ export class Simulator {
       },
       state() {
         const now = Date.now();
+        d.settleCalendar(now);
+        const calendar = d.calendar;
         return {
           online: d.online,
           powered: d.powered,
@@ -198,6 +207,12 @@ export class Simulator {
           dcuParameters: { ...d.dcuParameters },
           taskParameters: { ...d.taskParameters },
           blacklist: [...d.blacklist],
+          calendar: {
+            active: calendar?.active.name ?? null,
+            passive: calendar?.passive.name ?? null,
+            activationTime: calendar?.armed ? calendar.activationTime : null,
+            activatedAt: calendar?.activatedAt ? new Date(calendar.activatedAt).toISOString() : null,
+          },
           faults: { ...d.faults },
         };
       },

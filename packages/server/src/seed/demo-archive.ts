@@ -1,5 +1,5 @@
 import { DEFAULT_MAP_POSITION, PRIMARY_TABLE_NATURE, ROOT_PARENT_ID, TRANSFORMER_AREA } from '@meterdesk/contracts';
-import { eq } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Executor } from '../db/driver';
@@ -18,7 +18,7 @@ import {
   supplier,
   tariff,
 } from '../db/schema';
-import { type DemoTariff, demoTariffRows } from './demo-tariffs';
+import { DEMO_TARIFFS, type DemoTariff, demoTariffRows } from './demo-tariffs';
 import { type Position, pick, pointNear, seededRandom } from './seeded-random';
 import { SEEDED_DCU_TASK } from './seeded-task';
 
@@ -417,9 +417,22 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
   await seedDemoGrid(db);
 
   await db.insert(supplier).values(SUPPLIERS.map(({ key, ...s }) => supplierRow(idOf('supplier', key), s)));
-  const tariffIdOf = (key: DemoTariff) => idOf('tariff', key);
-  const tariffs = demoTariffRows(tariffIdOf);
-  await db.insert(tariff).values(tariffs);
+  // Tariffs are parameters: an archive cleared for real use may keep them, and a demo added again uses them.
+  const rows = demoTariffRows((key) => idOf('tariff', key));
+  await db.insert(tariff).values(rows).onConflictDoNothing();
+  const tariffs = await db
+    .select({ id: tariff.id, tariffName: tariff.tariffName })
+    .from(tariff)
+    .where(
+      inArray(
+        sql`lower(${tariff.tariffName})`,
+        rows.map((r) => r.tariffName.toLowerCase()),
+      ),
+    );
+  const tariffIdOf = (key: DemoTariff) => {
+    const name = DEMO_TARIFFS[key].tariffName.toLowerCase();
+    return tariffs.find((t) => t.tariffName.toLowerCase() === name)?.id ?? null;
+  };
   const typeId = (kind: MeterKind) => idOf('meterType', kind);
   const supplierOf = (kind: MeterKind) => idOf('supplier', METER_TYPES[kind].supplier);
   await db.insert(meterType).values(
@@ -678,7 +691,7 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
 /** What the meters of synchronized POCs took: their POC's tariff, pushed a month ago. */
 function takenTariffs(
   pocs: readonly (typeof poc.$inferInsert)[],
-  tariffs: readonly (typeof tariff.$inferInsert)[],
+  tariffs: readonly { id: string; tariffName: string }[],
   now: number,
 ): (typeof meterTariff.$inferInsert)[] {
   const names = new Map(tariffs.map((t) => [t.id, t.tariffName]));

@@ -8,7 +8,6 @@ export const tariff = {
     price3: 'Rate 3 price',
     price4: 'Rate 4 price',
     calendar: 'Calendar',
-    // The calendar's parts, as a detail or export lists them.
     seasons: 'Seasons',
     weeks: 'Week profiles',
     days: 'Day profiles',

@@ -22,7 +22,7 @@ import {
   sysLog,
   sysUserGroup,
 } from '../../db/schema';
-import { exportedRows } from '../../test/archive-fixtures';
+import { exportedRows, tariffOf } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { issuesIn } from '../../test/issues';
 
@@ -35,6 +35,7 @@ describe('meter', () => {
   let supplierId: string;
   let otherSupplierId: string;
   let meterTypeId: string;
+  let tariffId: string;
 
   const grid = async (code: string, parentId = ROOT_PARENT_ID) => {
     const id = newId();
@@ -61,7 +62,7 @@ describe('meter', () => {
     dataChannel: 'ch1',
     interfaceType: 'RS485',
     meterBoxNo: 'BOX-7',
-    tariffId: 'T01',
+    tariffId,
     longitude: 46.6,
     latitude: 24.6,
     ...over,
@@ -84,6 +85,7 @@ describe('meter', () => {
       t.call<{ id: string }>('/supplier/save', { supplierCode: code, supplierName: `Supplier ${code}` }, admin);
     supplierId = (await supplier('S1')).body.data.id;
     otherSupplierId = (await supplier('S2')).body.data.id;
+    tariffId = (await tariffOf(t)).id;
     meterTypeId = (
       await t.call<{ id: string }>(
         '/metertype/save',

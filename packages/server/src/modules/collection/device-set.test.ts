@@ -5,7 +5,7 @@ import { newId } from '../../db/ids';
 import { commModule, consumer, dcu, meter, meterType, poc, supplier } from '../../db/schema';
 import type { ApiError } from '../../errors/api-error';
 import type { Scope } from '../../rbac/scope';
-import { consumerAt, gridNode, meterAt } from '../../test/archive-fixtures';
+import { consumerAt, gridNode, meterAt, tariffOf } from '../../test/archive-fixtures';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { checkTaskDevs, countTaskMeters, taskMeters } from './device-set';
 
@@ -21,6 +21,7 @@ const serial = (name: string) => `${tag}${name}`;
 let dcuIn: string;
 let dcuOut: string;
 let supplierId: string;
+let tariffId: string;
 let typeId: string;
 
 beforeAll(async () => {
@@ -49,9 +50,10 @@ beforeAll(async () => {
 
   // A: in the region, under dcuIn, made by the supplier, of the type, on a PLC module, tariff T1.
   const a = await meterAt(t, district, serial('A'));
+  tariffId = (await tariffOf(t, `T1 ${tag}`)).id;
   await t.db
     .update(meter)
-    .set({ dcuId: dcuIn, supplierId, meterTypeId: typeId, moduleId: plc, tariffId: 'T1' })
+    .set({ dcuId: dcuIn, supplierId, meterTypeId: typeId, moduleId: plc, tariffId })
     .where(eq(meter.id, a.id));
   // B: in the region, under dcuIn, measuring a POC of task group 3 for a special consumer.
   const b = await meterAt(t, region, serial('B'));
@@ -118,7 +120,9 @@ describe('a task device set', () => {
     expect(await serials(own({ group3: '3' }))).toEqual(['B']);
     expect(await serials(own({ is_major_consumer: true }))).toEqual(['B']);
     expect(await serials(own({ is_major_consumer: false }))).toEqual(['A', 'B', 'C']);
-    expect(await serials(own({ tariff_item_id: 'T1' }))).toEqual(['A']);
+    expect(await serials(own({ tariff_item_id: tariffId }))).toEqual(['A']);
+    // A task saved when tariffs were texts names it by name.
+    expect(await serials(own({ tariff_item_id: `t1 ${tag}` }))).toEqual(['A']);
     expect(await serials({ itemType: 0, devParams: { grid_ids: [district] } })).toEqual(['A']);
     expect(await serials({ itemType: 0, devParams: { grid_ids: [elsewhere] } })).toEqual([]);
   });
