@@ -143,7 +143,12 @@ export type TariffConfig = z.infer<typeof TariffConfigSchema>;
 
 export const gettariffconfiglist = defineOperation({
   path: '/tariffconfig/gettariffconfiglist',
-  access: readSettings,
+  // The tariff editor reads them too: it checks a calendar's counts as the user edits.
+  access: needs(
+    RES.systemSettings,
+    '/parameterSetting/tariffManagement/Add',
+    '/parameterSetting/tariffManagement/Edit',
+  ),
   tag: 'settings',
   summary: 'TOU parameter limitation settings (how many days, weeks, seasons, special days a tariff may have)',
   request: z.strictObject({}),

@@ -1,18 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Flex, Form, Modal, Spin } from 'antd';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { Alert, App, Button, Card, Flex, Form, Spin } from 'antd';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useBlocker, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import { ApiError, callApi } from '@/api/api-client';
-import { normalizePath } from '@/app/routing/route-table';
 import { useTabStore } from '@/app/tabs/tabs-context';
 import { EditedRecordContext } from '@/fields/field-input';
 import { errorText } from '@/i18n/message-text';
 import { type CrudConfig, createDefaults, describeField, normalizeValue, type Row, requestShape } from './crud-config';
-import { formDrafts } from './form-drafts';
 import { showFieldErrors, showSaveError, zodIssuesToFieldErrors } from './form-errors';
 import { FormFields } from './form-fields';
+import { useFormGuard } from './form-guard';
 import { useListLocation } from './use-list-location';
 
 /** Only the members the operation declares, so a strict request schema never meets a stray field. */
@@ -43,13 +42,12 @@ function CrudForm({
   const { t } = useTranslation();
   const { message } = App.useApp();
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const tabs = useTabStore();
   const listLocation = useListLocation(crud.entity.pagePath);
   const [form] = Form.useForm();
   const [leaving, setLeaving] = useState(false);
-  const saved = useRef(false);
+  const guard = useFormGuard<Record<string, unknown>>();
   const { entity } = crud;
   const operation = id === undefined ? crud.create : crud.update;
   const shape = requestShape(operation);
@@ -58,15 +56,7 @@ function CrudForm({
     [crud, entity, id],
   );
   const fields = useMemo(() => keys.map((key) => describeField(crud, key)), [crud, keys]);
-  const tabKey = normalizePath(location.pathname);
-  const draftKey = `${tabKey}${location.search}`;
-  // Coming back to this form's open tab brings back what was typed; a fresh open starts clean.
-  const [draft] = useState(() => {
-    const open = tabs.getState().tabs.some((tab) => tab.key === tabKey);
-    if (!open) formDrafts.drop(draftKey);
-    return open ? formDrafts.get(draftKey) : undefined;
-  });
-  const [dirty, setDirty] = useState(draft !== undefined);
+  const { draft, tabKey } = guard;
   const initialValues = useMemo(
     () => ({
       ...(record
@@ -77,36 +67,20 @@ function CrudForm({
     [crud, keys, record, prefill, draft],
   );
 
-  // Switching tabs keeps the draft, so only closing this form's tab loses what was typed.
-  const blocker = useBlocker(
-    ({ currentLocation, nextLocation }) =>
-      dirty &&
-      !saved.current &&
-      currentLocation.pathname !== nextLocation.pathname &&
-      !tabs.getState().tabs.some((tab) => tab.key === tabKey),
-  );
-  useEffect(() => {
-    if (!dirty) return;
-    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener('beforeunload', warn);
-    return () => window.removeEventListener('beforeunload', warn);
-  }, [dirty]);
-
   const save = useMutation({
     mutationFn: (body: unknown) => {
       if (!operation) throw new ApiError(403, 'forbidden');
       return callApi(operation, body);
     },
     onSuccess: async () => {
-      saved.current = true;
-      formDrafts.drop(draftKey);
+      guard.saved();
       message.success(t('crud.saved'));
       // Leave first: a refetch that lands after the user has started filtering the list must not
       // navigate again and wipe what they typed. The router renders the list in a transition, which
       // keeps this form on screen until the list is ready; the form goes at once, so nothing typed
       // meanwhile lands in a field about to vanish (the list's filter has the same name and label).
       setLeaving(true);
-      tabs.close(normalizePath(location.pathname));
+      tabs.close(tabKey);
       navigate(listLocation);
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: [entity.name] }),
@@ -141,10 +115,7 @@ function CrudForm({
         labelCol={{ span: 6 }}
         wrapperCol={{ span: 14 }}
         initialValues={initialValues}
-        onValuesChange={(_changed, values: Record<string, unknown>) => {
-          setDirty(true);
-          formDrafts.set(draftKey, values);
-        }}
+        onValuesChange={(_changed, values: Record<string, unknown>) => guard.changed(values)}
         onFinish={submit}
         style={{ maxWidth: 760 }}
         data-testid={`${entity.name}-form`}
@@ -177,23 +148,7 @@ function CrudForm({
           </Flex>
         </Form.Item>
       </Form>
-      <Modal
-        open={blocker.state === 'blocked'}
-        title={t('crud.unsavedTitle')}
-        okText={t('crud.leave')}
-        cancelText={t('crud.stay')}
-        onOk={() => {
-          formDrafts.drop(draftKey);
-          blocker.proceed?.();
-        }}
-        onCancel={() => {
-          // Staying undoes the close that led here.
-          tabs.open(tabKey, draftKey);
-          blocker.reset?.();
-        }}
-      >
-        {t('crud.unsavedContent')}
-      </Modal>
+      {guard.question}
     </>
   );
 }

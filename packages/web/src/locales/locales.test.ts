@@ -19,6 +19,7 @@ import { SEND_FIELDS } from '@/pages/system/notice-announcement.page';
 import { SETTINGS_FIELDS } from '@/pages/system/system-settings.page';
 import { meterCrud } from '@/resources/archive/meter.resource';
 import { meterTypeCrud } from '@/resources/archive/meter-type.resource';
+import { tariffCrud } from '@/resources/parameter/tariff.resource';
 import { groupCrud } from '@/resources/system/group.resource';
 import { myNoticeCrud, noticeBatchCrud } from '@/resources/system/notice.resource';
 import { orgCrud } from '@/resources/system/org.resource';
@@ -99,6 +100,7 @@ const CRUDS = [
   syslogCrud,
   meterTypeCrud,
   meterCrud,
+  tariffCrud,
 ];
 const OPERATION_FORMS = [
   SEND_FIELDS,

@@ -33,6 +33,7 @@ import {
   roleEntity,
   supplierEntity,
   systemLogEntity,
+  TARIFF_RES,
   TASK_ANALYSIS_RES,
   taskEntity,
   templateEntity,
@@ -150,6 +151,22 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   ...crudRoutes(eventDefinitionEntity.pagePath, () =>
     import('./parameter/event-definition.resource').then((m) => m.eventDefinitionPages),
   ),
+  [TARIFF_RES.page, lazyPage(() => import('./parameter/tariff.resource').then((m) => m.tariffPages.list))],
+  ...[TARIFF_RES.add, TARIFF_RES.edit].map(
+    (uri) =>
+      [uri, lazyPage(() => import('@/pages/parameter/tariff/tariff-form.page').then((m) => m.TariffFormPage))] as [
+        string,
+        LazyPage,
+      ],
+  ),
+  [
+    TARIFF_RES.associated,
+    lazyPage(() => import('@/pages/parameter/tariff/tariff-associated.page').then((m) => m.TariffAssociatedPage)),
+  ],
+  [
+    TARIFF_RES.configuration,
+    lazyPage(() => import('@/pages/parameter/tariff/tariff-configuration.page').then((m) => m.TariffConfigurationPage)),
+  ],
   [RUN_RES.detail, lazyPage(() => import('@/pages/collection/task-runs.page').then((m) => m.TaskRunsPage))],
   [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
   ...crudRoutes(templateEntity.pagePath, () =>

@@ -27,6 +27,7 @@ import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
+import { tariffEditor, tariffScreen } from './tariff-editor';
 import { taskAnalysis } from './task-analysis';
 
 /**
@@ -74,4 +75,6 @@ export const enScreens = {
   analyticsClock,
   analyticsMonthly,
   outage,
+  tariffEditor,
+  tariffScreen,
 };

@@ -29,6 +29,7 @@ import { runs } from './runs';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
+import { tariffEditor, tariffScreen } from './tariff-editor';
 import { taskAnalysis } from './task-analysis';
 
 export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
@@ -72,4 +73,6 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   analyticsClock,
   analyticsMonthly,
   outage,
+  tariffEditor,
+  tariffScreen,
 };

@@ -72,6 +72,8 @@ describe('page registry', () => {
       '/parameterSetting/dcuOperating',
       '/parameterSetting/obisManagement',
       '/parameterSetting/eventDefinition',
+      '/parameterSetting/tariffManagement',
+      '/serviceRequest/tariffConfiguration',
       '/serviceRequest/scheduledTask/templateMGT',
       '/serviceRequest/scheduledTask/taskMGT',
       '/dataAnalytic/',

@@ -1,5 +1,6 @@
 import {
   COMMAND_STATES,
+  type CommandOperation,
   type CommandRecord,
   MAX_BATCH_DEVICES,
   type OperationName,
@@ -18,17 +19,20 @@ import { followTopic } from '@/app/live/broker-topics';
 const POLL_MS = 2_000;
 const LIVE_POLL_MS = 15_000;
 
-/** A device's row before its command record arrives. */
+/**
+ * A device's row: its command record, or what is known before it arrives (queued), or what a screen's
+ * own results call tells of it (a tariff push's events).
+ */
 export type ResultRow = Pick<CommandRecord, 'deviceKey' | 'state'> & Partial<CommandRecord>;
 
-/** One operation sent as a one-shot plan, and what its devices have answered so far. */
+/** One operation (or tariff push) sent as a one-shot plan, and what its devices have answered so far. */
 export interface PlanRun {
   planid: string;
   jobId: string | null;
-  operation: OperationName;
+  operation: CommandOperation;
   status: PlanStatus;
   devices: readonly string[];
-  records: Readonly<Record<string, CommandRecord>>;
+  records: Readonly<Record<string, ResultRow>>;
   /** The count the last progress message gave; results it carried may have been missed. */
   pushedDone: number;
   total: number;
@@ -37,12 +41,15 @@ export interface PlanRun {
 
 const rank = (state: CommandRecord['state']) => COMMAND_STATES.indexOf(state);
 
-/** Newer records replace older ones; a late message never takes a device back to an earlier state. */
-function merge(run: PlanRun, records: readonly CommandRecord[]): PlanRun {
+/**
+ * Newer records replace older ones, keeping what the newer one does not say (a results call that
+ * knows less than the message before it); a late message never takes a device back to an earlier state.
+ */
+function merge(run: PlanRun, records: readonly ResultRow[]): PlanRun {
   const next = { ...run.records };
   for (const record of records) {
     const known = next[record.deviceKey];
-    if (!known || rank(record.state) >= rank(known.state)) next[record.deviceKey] = record;
+    if (!known || rank(record.state) >= rank(known.state)) next[record.deviceKey] = { ...known, ...record };
   }
   return { ...run, records: next };
 }
@@ -89,14 +96,22 @@ export function planRequest({ operation, devices, params }: RunRequest, target: 
   };
 }
 
+/** A plan's results as the operation screens read them. */
+async function planResults(planid: string): Promise<readonly ResultRow[]> {
+  return (await callApi(planApi.results, { planid, pageSize: 500 })).list;
+}
+
 /**
  * Plans started from a screen, followed until every device has answered: each result arrives live on
  * `progress/{jobId}`; the results call fills in what the stream missed (once at the start and at the
- * end, and every few seconds while the broker pushes nothing).
+ * end, and every few seconds while the broker pushes nothing). A screen whose users read a plan's
+ * results through a call of their own (tariff configuration) passes it as `results`.
  */
-export function usePlanRuns() {
+export function usePlanRuns(results: (planid: string) => Promise<readonly ResultRow[]> = planResults) {
   const [runs, setRuns] = useState<PlanRun[]>([]);
   const stops = useRef(new Map<string, () => void>());
+  const readResults = useRef(results);
+  readResults.current = results;
 
   useEffect(() => {
     const following = stops.current;
@@ -126,10 +141,10 @@ export function usePlanRuns() {
         stops.current.delete(planid);
       };
       const fetchResults = async () => {
-        const page = await callApi(planApi.results, { planid, pageSize: 500 });
+        const list = await readResults.current(planid);
         if (finished) return;
-        update(planid, (run) => merge(run, page.list));
-        if (page.list.length >= total && page.list.every((record) => record.state === 'done')) stop();
+        update(planid, (run) => merge(run, list));
+        if (list.length >= total && list.every((record) => record.state === 'done')) stop();
       };
       const poll = async () => {
         if (asking) {
@@ -186,7 +201,7 @@ export function usePlanRuns() {
   const adopt = useCallback(
     (
       created: { planid: string; planStatus: PlanStatus; jobId: string | null },
-      operation: OperationName,
+      operation: CommandOperation,
       devices: readonly string[],
     ): PlanRun => {
       const run: PlanRun = {
@@ -225,5 +240,5 @@ export function usePlanRuns() {
     [adopt],
   );
 
-  return { runs, start, retry };
+  return { runs, start, retry, adopt };
 }

@@ -57,9 +57,18 @@ const RESULT_FIELDS = ['deviceKey', 'state', 'resultCode', 'items', 'attempts', 
 /**
  * The devices of one run and their results as they arrive: a bar over done/total, one row per device,
  * the failed ones sent again after a confirmation, the list exported as a spreadsheet. Keyed by the
- * run, each new one comes into view.
+ * run, each new one comes into view. A screen that re-sends in its own way (tariff configuration)
+ * gives no `onRetry`, and one whose users may not export plans no export.
  */
-export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: PlanRun) => Promise<unknown> }) {
+export function ResultsPanel({
+  run,
+  onRetry,
+  exportable = true,
+}: {
+  run: PlanRun;
+  onRetry?: (run: PlanRun) => Promise<unknown>;
+  exportable?: boolean;
+}) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const confirm = useConfirm();
@@ -87,7 +96,7 @@ export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: Pl
       extra={
         run.status !== 'pendingApproval' && (
           <Flex gap="small">
-            {failed.length > 0 && (
+            {onRetry && failed.length > 0 && (
               <Button
                 icon={<RedoOutlined />}
                 data-testid="results-retry"
@@ -96,14 +105,16 @@ export function ResultsPanel({ run, onRetry }: { run: PlanRun; onRetry: (run: Pl
                 {t('operations.screen.retryFailed')}
               </Button>
             )}
-            <Button
-              icon={<DownloadOutlined />}
-              loading={exportFile.isPending}
-              data-testid="results-export"
-              onClick={() => exportFile.mutate()}
-            >
-              {t('operations.screen.exportResults')}
-            </Button>
+            {exportable && (
+              <Button
+                icon={<DownloadOutlined />}
+                loading={exportFile.isPending}
+                data-testid="results-export"
+                onClick={() => exportFile.mutate()}
+              >
+                {t('operations.screen.exportResults')}
+              </Button>
+            )}
           </Flex>
         )
       }
