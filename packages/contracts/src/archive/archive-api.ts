@@ -85,6 +85,8 @@ interface ArchiveApiSpec<Q extends z.ZodObject, C extends z.ZodObject, U extends
   /** What save and update take (update adds the id), when the entity does not say. */
   create?: C;
   res: ArchiveResources;
+  /** Other pages that show a record (a tariff's calendar on tariff configuration): they may read its detail. */
+  viewedBy?: readonly string[];
 }
 
 /**
@@ -138,7 +140,7 @@ export function archiveApi<Q extends z.ZodObject, C extends z.ZodObject, const U
     }),
     detail: defineOperation({
       path: `/${path}/detail`,
-      access: needs(res.detail, res.edit),
+      access: needs(res.detail, res.edit, ...(spec.viewedBy ?? [])),
       tag,
       summary: `${tag}: one record; 404 outside the caller's scope`,
       request: z.strictObject({ id: IdSchema }),

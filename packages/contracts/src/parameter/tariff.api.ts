@@ -158,6 +158,7 @@ export const tariffApi = {
     entity: tariffEntity,
     create: TariffCreateSchema,
     res: TARIFF_RES,
+    viewedBy: [CONFIGURATION],
   }),
   associated: defineOperation({
     path: '/tariff/associated',

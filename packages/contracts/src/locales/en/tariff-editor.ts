@@ -107,7 +107,6 @@ export const tariffScreen = {
   associatedKeyword: 'Meter number or POC point',
   config: {
     tariffAndTime: 'Tariff and activation time',
-    noPreview: 'Viewing the calendar needs the Tariff Management page',
     issue: 'Issue',
     confirmIssue_one: 'Write this tariff to {{count}} meter, active from {{time}}?',
     confirmIssue_other: 'Write this tariff to {{count}} meters, active from {{time}}?',

@@ -107,7 +107,6 @@ export const tariffScreen: LocaleMessages['tariffScreen'] = {
   associatedKeyword: '表号或计量点号',
   config: {
     tariffAndTime: '费率与生效时间',
-    noPreview: '查看日历需要费率管理页面的权限',
     issue: '下发',
     confirmIssue_one: '将该费率下发到 {{count}} 块电表，自 {{time}} 起生效？',
     confirmIssue_other: '将该费率下发到 {{count}} 块电表，自 {{time}} 起生效？',

@@ -9,14 +9,13 @@ import {
   tariffPushApi,
 } from '@meterdesk/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Flex, Form, Spin, Typography } from 'antd';
+import { Alert, App, Button, Card, Flex, Form, Spin } from 'antd';
 import dayjs from 'dayjs';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
-import { isGranted } from '@/app/permissions/permission-index';
 import { describeSchemaField } from '@/crud/crud-config';
 import { showFieldErrors } from '@/crud/form-errors';
 import { FormFields } from '@/crud/form-fields';
@@ -42,7 +41,7 @@ const eventRow = (event: TariffEvent): ResultRow => ({
   answerTime: event.answerTime,
 });
 
-/** The chosen tariff's calendar, read-only, for a user who may read tariffs. */
+/** The chosen tariff's calendar, read-only (tariff detail is open to this page). */
 function TariffPreview({ tariffId }: { tariffId: string }) {
   const { t } = useTranslation();
   const tariff = useQuery({
@@ -154,12 +153,7 @@ export function TariffConfigurationPage() {
         >
           <FormFields fields={FIELDS} shape={SHAPE} form={form} />
         </Form>
-        {tariffId &&
-          (isGranted(permissions, TARIFF_RES.detail) ? (
-            <TariffPreview key={tariffId} tariffId={tariffId} />
-          ) : (
-            <Typography.Text type="secondary">{t('tariffScreen.config.noPreview')}</Typography.Text>
-          ))}
+        {tariffId && <TariffPreview key={tariffId} tariffId={tariffId} />}
       </Card>
       <Card size="small" title={t('tariffPush.fields.devList')}>
         <Flex vertical gap="middle">
