@@ -29,6 +29,7 @@ import { PlanService } from './modules/operations/plan.service';
 import { OutageService } from './modules/outage/outage.service';
 import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
+import { ParamTemplates } from './modules/parameter/param-template.archive';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
@@ -95,7 +96,7 @@ export function createServices({
   const settings = new SettingsService(db, mailer, logRetention);
   const headEnd = new HeadEnd(db, broker, log, { ...headEndTiming, routeConcurrency: config.headendDcuConcurrency });
   const obis = new ObisCatalogue(db);
-  const plans = new PlanService(db, headEnd, jobs, obis, settings, config);
+  const plans = new PlanService(db, headEnd, jobs, obis, settings, config, new ParamTemplates(db));
   const readingRetention = new ReadingRetentionSetting(db, config.readingsRetentionMonths);
   const readingWriter = new ReadingWriter(database, readingRetention);
   const readingIngest = new ReadingIngest(readingWriter, log);

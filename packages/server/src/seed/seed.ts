@@ -12,6 +12,7 @@ import { seededRemark } from '../db/seeded-roles';
 import { seedCatalogues } from './catalogue-seed';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
 import { seedDemoCollection } from './demo-collection';
+import { seedDemoParamTemplates } from './demo-param-templates';
 import { seedReferenceData } from './reference-data';
 
 /** Pages of these kinds change data; the read-only operator role does not get them. */
@@ -126,6 +127,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     ) {
       await seedDemoArchive(tx, demo.box);
       await seedDemoCollection(tx);
+      await seedDemoParamTemplates(tx);
       result.demoArchive = true;
     }
     await tx.execute(sql`

@@ -25,6 +25,7 @@ import {
   orgEntity,
   PLAN_RES,
   POC_RES,
+  paramTemplateEntity,
   pocEntity,
   RES,
   RESOURCE_TREE,
@@ -149,6 +150,9 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [OBIS_RES.list, lazyPage(() => import('./parameter/obis.resource').then((m) => m.obisPages.list))],
   ...crudRoutes(eventDefinitionEntity.pagePath, () =>
     import('./parameter/event-definition.resource').then((m) => m.eventDefinitionPages),
+  ),
+  ...crudRoutes(paramTemplateEntity.pagePath, () =>
+    import('./parameter/param-template.resource').then((m) => m.paramTemplatePages),
   ),
   [RUN_RES.detail, lazyPage(() => import('@/pages/collection/task-runs.page').then((m) => m.TaskRunsPage))],
   [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],

@@ -27,7 +27,7 @@ import { countAll } from '../../db/rows';
 import { consumer, dcu, deviceCommand, meter, plan, poc } from '../../db/schema';
 import { isDisconnect } from '../../db/tables/headend';
 import { ApiError, fieldError, forbidden, notFound } from '../../errors/api-error';
-import type { ObisLookup } from '../../headend/commands';
+import type { ObisLookup, ParamTemplateLookup } from '../../headend/commands';
 import { buildCommand } from '../../headend/commands';
 import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
 import type { SessionContext } from '../../http/operation';
@@ -47,6 +47,8 @@ interface PlanDevice {
   protectedConsumer: boolean;
   /** A meter supplies a consumer (through its POC) within the caller's scope; a DCU always passes. */
   hasConsumer: boolean;
+  /** A meter's type (a parameter template is for one). */
+  meterTypeId: string | null;
 }
 
 type PlanRow = typeof plan.$inferSelect;
@@ -81,6 +83,7 @@ export class PlanService {
       Config,
       'disconnectApprovalThreshold' | 'disconnectWindowMinutes' | 'disconnectStaggerPerSecond'
     >,
+    private readonly templates: ParamTemplateLookup,
   ) {}
 
   async create(body: PlanCreate, session: SessionContext) {
@@ -97,7 +100,8 @@ export class PlanService {
       throw fieldError(RESULT.badRequest, 'devs.itemType', 'planOperationMismatch');
     const devices = await this.resolve(session, definition.target, body.devs.devList);
     refuseWithoutConsumer(devices);
-    const command = await buildCommand(operation, params, this.obis);
+    const command = await buildCommand(operation, params, this.obis, this.templates);
+    if (operation === 'applyParamTemplate') await this.refuseOtherMeterTypes(devices, params);
     const disconnect = DISCONNECT_OPERATIONS.includes(operation);
     if (disconnect) refuseProtected(devices);
     const online = await this.headEnd.onlineStates(devices);
@@ -205,7 +209,7 @@ export class PlanService {
     const devices = await this.resolve(session, OPERATIONS[order.cmd].target, devs.devList);
     refuseWithoutConsumer(devices);
     refuseProtected(devices);
-    const command = await buildCommand(order.cmd, order.params, this.obis);
+    const command = await buildCommand(order.cmd, order.params, this.obis, this.templates);
     const spacingMs = 1000 / this.config.disconnectStaggerPerSecond;
     const start = Date.now();
     const approved = await this.db.transaction(async (tx) => {
@@ -478,6 +482,7 @@ export class PlanService {
                 key: meter.devAddr,
                 meterId: meter.id,
                 dcuId: meter.dcuId,
+                meterTypeId: meter.meterTypeId,
                 dcuNo: dcu.dcuNo,
                 gridId: meter.gridId,
                 protectedConsumer: sql<boolean>`coalesce(${consumer.protected}, false)`,
@@ -497,6 +502,7 @@ export class PlanService {
             gridId: r.gridId,
             protectedConsumer: r.protectedConsumer === true,
             hasConsumer: r.hasConsumer === true,
+            meterTypeId: r.meterTypeId,
           }))
         : (
             await this.db
@@ -512,11 +518,20 @@ export class PlanService {
             gridId: r.gridId,
             protectedConsumer: false,
             hasConsumer: true,
+            meterTypeId: null,
           }));
     const found = new Set(devices.map((d) => d.key.toLowerCase()));
     const missing = unique.filter((k) => !found.has(k.toLowerCase()));
     if (missing.length) throw new ApiError(RESULT.badRequest, 'deviceNotFound', { devices: missing });
     return devices;
+  }
+
+  /** A parameter template is for one meter type: meters of another are refused, named. */
+  private async refuseOtherMeterTypes(devices: readonly PlanDevice[], params: unknown): Promise<void> {
+    const { templateId } = params as { templateId: string };
+    const template = await this.templates.paramTemplate(templateId);
+    const others = devices.filter((d) => d.meterTypeId !== template?.meterTypeId).map((d) => d.key);
+    if (others.length) throw new ApiError(RESULT.badRequest, 'paramTemplateMeterType', { devices: others });
   }
 
   private async executing(devices: readonly PlanDevice[], operation: OperationName): Promise<string[]> {

@@ -4,16 +4,18 @@ import {
   METER_OPERATIONS,
   type Meter,
   meterEntity,
+  OPERATIONS,
   type OperationName,
   PLAN_RES,
 } from '@meterdesk/contracts';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Empty, Flex, Form, Select, Table, type TableColumnsType } from 'antd';
-import { type Key, useMemo, useState } from 'react';
+import { type Key, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { callApi } from '@/api/api-client';
 import { usePermissions } from '@/app/permissions/permission-context';
-import { describeField, requestShape, shownValue } from '@/crud/crud-config';
+import { describeField, objectShape, requestShape, shownValue } from '@/crud/crud-config';
 import { FilterBar } from '@/crud/filter-bar';
 import { FieldValue } from '@/fields/field-value';
 import { errorText } from '@/i18n/message-text';
@@ -40,6 +42,20 @@ export function capSelection(kept: readonly Picked[], added: readonly Picked[]):
 }
 
 /**
+ * What a link to the page chooses (`?operation=applyParamTemplate&templateId=…&meterTypeId=…`, a
+ * parameter template's Apply): the operation, its parameters and the meter list's filters.
+ */
+function preset(search: URLSearchParams, granted: readonly OperationName[]) {
+  const named = search.get('operation');
+  const operation = granted.find((name) => name === named);
+  const filterKeys = new Set<string>(meterEntity.filters.map((f) => f.field));
+  const filters = Object.fromEntries([...search].filter(([key]) => filterKeys.has(key)));
+  const paramKeys = operation ? Object.keys(objectShape(OPERATIONS[operation].params) ?? {}) : [];
+  const params = Object.fromEntries([...search].filter(([key]) => paramKeys.includes(key)));
+  return { operation, filters, params };
+}
+
+/**
  * Batch operation: the meter list's own filters and columns (the meter entity's declaration), up to 30
  * meters chosen across pages, one operation with its parameters, a confirmation naming the count, and
  * each meter's answer arriving live. Held disconnects wait below for a second user's approval.
@@ -53,10 +69,15 @@ export function BatchOperationPage() {
   const granted = useGrantedOperations(METER_OPERATIONS);
   const { runs, start, retry } = usePlanRuns();
   const [form] = Form.useForm();
-  const [filters, setFilters] = useState<Filters>({});
+  const [search] = useSearchParams();
+  const [chosen] = useState(() => preset(search, granted));
+  const [filters, setFilters] = useState<Filters>(chosen.filters);
   const [paging, setPaging] = useState({ curPage: 1, pageSize: 10 });
   const [picked, setPicked] = useState<Picked[]>([]);
-  const [operation, setOperation] = useState<OperationName | undefined>(undefined);
+  const [operation, setOperation] = useState<OperationName | undefined>(chosen.operation);
+  useEffect(() => {
+    if (chosen.operation) form.setFieldsValue({ ...paramDefaults(chosen.operation), ...chosen.params });
+  }, [chosen, form]);
   const [refusal, setRefusal] = useState<unknown>(null);
   const [sending, setSending] = useState(false);
 
