@@ -76,6 +76,8 @@ export * from './parameter/event-definition.schema';
 export * from './parameter/obis.api';
 export * from './parameter/obis.schema';
 export * from './parameter/obis-value';
+export * from './parameter/param-template.api';
+export * from './parameter/param-template.schema';
 export * from './parameter/tariff.api';
 export * from './parameter/tariff.schema';
 export * from './parameter/tou-calendar';

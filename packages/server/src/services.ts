@@ -30,6 +30,7 @@ import { TariffPushService } from './modules/operations/tariff-push.service';
 import { OutageService } from './modules/outage/outage.service';
 import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
+import { ParamTemplates } from './modules/parameter/param-template.archive';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
@@ -96,7 +97,7 @@ export function createServices({
   const settings = new SettingsService(db, mailer, logRetention);
   const headEnd = new HeadEnd(db, broker, log, { ...headEndTiming, routeConcurrency: config.headendDcuConcurrency });
   const obis = new ObisCatalogue(db);
-  const plans = new PlanService(db, headEnd, jobs, obis, settings, config);
+  const plans = new PlanService(db, headEnd, jobs, obis, settings, config, new ParamTemplates(db));
   const tariffPushes = new TariffPushService(db, plans);
   headEnd.onDone(
     (row) => void tariffPushes.commandDone(row).catch((err) => log.error({ err }, 'tariff push answer not recorded')),

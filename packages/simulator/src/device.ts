@@ -12,6 +12,7 @@ import {
   type DeviceReplyItem,
   DLMS_UNITS,
   HEX_FRAME,
+  isObisCode,
   OBIS,
   ProfileRangeSchema,
   RELAY_STATES,
@@ -59,6 +60,23 @@ export const NO_FAULTS: Faults = {
   latencyMs: null,
 };
 
+export interface Settings {
+  demandPeriodSec: number;
+  /** Decivolts (scaler −1). */
+  voltageSagDv: number;
+  voltageSwellDv: number;
+  demandLimitW: number;
+  displayList: string[];
+}
+
+const DEFAULT_SETTINGS: Settings = {
+  demandPeriodSec: 900,
+  voltageSagDv: 2070,
+  voltageSwellDv: 2530,
+  demandLimitW: 12_000,
+  displayList: [OBIS.clock, OBIS.activeImport, OBIS.activePower],
+};
+
 const FIRMWARE = ['MT-2.1.4', 'MT-2.2.0', 'MT-2.3.1'];
 const DCU_FIRMWARE = ['DC-5.0.2', 'DC-5.1.0'];
 export const firmwareFor = (kind: DeviceKind, u: number) => {
@@ -98,6 +116,8 @@ export class Device {
   executing = 0;
   faults: Faults = NO_FAULTS;
   log: DeviceEvent[] = [];
+  /** Meters: what a parameter template sets beyond the load profile's period. */
+  settings: Settings = DEFAULT_SETTINGS;
 
   constructor(
     readonly kind: DeviceKind,
@@ -294,6 +314,63 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
 
+/** Whole minutes that divide `span` seconds, so periods fall on the same times every day (or hour). */
+const periodOk = (value: unknown, span: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 60 && value % 60 === 0 && span % value === 0;
+
+const setCapturePeriod: Handler = (d, value) => {
+  if (!periodOk(value, 86_400)) return failed;
+  d.capturePeriodSec = value;
+  return ok();
+};
+
+/** A meter setting a parameter template may write (`Device.settings`), checked as the meter checks it. */
+function setting(classId: number, attribute: number, key: keyof Settings, valid: (v: unknown) => boolean): ObjectDef {
+  const get: Record<number, Handler> = { [attribute]: (d) => ok(d.settings[key]) };
+  if (classId === 3) get[3] = () => ok({ scaler: -1, unit: DLMS_UNITS.V });
+  return {
+    classId,
+    kinds: METERS,
+    get,
+    set: {
+      [attribute]: (d, value) => {
+        if (!valid(value)) return failed;
+        d.settings = { ...d.settings, [key]: value };
+        return ok();
+      },
+    },
+  };
+}
+const wholeIn = (min: number, max: number) => (v: unknown) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+const DISPLAY_LIST_MAX = 32;
+
+/** The settings of a parameter template: demand period, thresholds, display list (the capture period is the load profile's). */
+const SETTING_OBJECTS: [string, ObjectDef][] = [
+  [OBIS.demandPeriod, setting(1, 2, 'demandPeriodSec', (v) => periodOk(v, 3600))],
+  [
+    OBIS.capturePeriod,
+    { classId: 1, kinds: METERS, get: { 2: (d) => ok(d.capturePeriodSec) }, set: { 2: setCapturePeriod } },
+  ],
+  [OBIS.voltageSagThreshold, setting(3, 2, 'voltageSagDv', wholeIn(0, 5000))],
+  [OBIS.voltageSwellThreshold, setting(3, 2, 'voltageSwellDv', wholeIn(0, 5000))],
+  [OBIS.limiter, setting(71, 4, 'demandLimitW', wholeIn(0, 1_000_000))],
+  [
+    OBIS.displayList,
+    setting(
+      7,
+      3,
+      'displayList',
+      // Objects the meter has: it cannot show what it does not hold.
+      (v) =>
+        Array.isArray(v) &&
+        v.length > 0 &&
+        v.length <= DISPLAY_LIST_MAX &&
+        v.every((code) => typeof code === 'string' && OBJECTS.has(code)),
+    ),
+  ],
+];
+
 const calendarOf = (d: Device) => {
   d.calendar ??= new MeterCalendar();
   return d.calendar;
@@ -388,13 +465,7 @@ const OBJECTS = new Map<string, ObjectDef>([
           d.captureObjects = [...new Set(list as string[])];
           return ok();
         },
-        4: (d, value) => {
-          // Whole minutes that divide a day, so captures fall on the same times every day.
-          if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > 86_400) return failed;
-          if (value % 60 !== 0 || 86_400 % value !== 0) return failed;
-          d.capturePeriodSec = value;
-          return ok();
-        },
+        4: setCapturePeriod,
       },
       getValueOk: rangeOk,
     },
@@ -486,6 +557,7 @@ const OBJECTS = new Map<string, ObjectDef>([
     },
   ],
   ...TOU_OBJECTS,
+  ...SETTING_OBJECTS,
   [
     OBIS.dcuParameters,
     {
@@ -541,21 +613,24 @@ function itemKnown(
   op: Operation,
   item: { obis: string; classId: number; attribute: number; value?: unknown },
 ): boolean {
+  // A set answers each item (DLMS object-undefined fails only its own item); a get or an action of
+  // something the device lacks is a wrong command.
+  if (op === 'set') return isObisCode(item.obis);
   const def = OBJECTS.get(item.obis);
   if (!def || def.classId !== item.classId || !def.kinds.includes(device.kind)) return false;
   if (op === 'get') return !!def.get[item.attribute] && (def.getValueOk?.(item.attribute, item.value) ?? true);
-  if (op === 'set') return !!def.get[item.attribute] || !!def.set?.[item.attribute];
   return !!def.methods?.[item.attribute];
 }
 
-/** Runs one known item. A set of an attribute that is read-only is refused by the device (02). */
+/** Runs one item. A set of an object the device lacks, or of an attribute it only reads, fails (02). */
 function executeItem(
   device: Device,
   op: Operation,
-  item: { obis: string; attribute: number; value?: unknown },
+  item: { obis: string; classId: number; attribute: number; value?: unknown },
   ctx: ExecutionContext,
 ): ItemOutcome {
-  const def = OBJECTS.get(item.obis)!;
+  const def = OBJECTS.get(item.obis);
+  if (!def || def.classId !== item.classId || !def.kinds.includes(device.kind)) return failed;
   const handler =
     op === 'get' ? def.get[item.attribute] : op === 'set' ? def.set?.[item.attribute] : def.methods?.[item.attribute];
   return handler ? handler(device, item.value, ctx) : failed;
@@ -584,7 +659,7 @@ export function executeCommand(d: Device, cmd: DeviceCommand, ctx: ExecutionCont
   const failAll = d.faults.failNext > 0;
   if (failAll) d.faults = { ...d.faults, failNext: d.faults.failNext - 1 };
   const faulty = (item: { obis: string }) => failAll || d.faults.failObis.includes(item.obis);
-  const calendarWrites = cmd.op === 'set' ? cmd.items.filter((i) => !faulty(i) && isCalendarWrite(i)) : [];
+  const calendarWrites = cmd.op === 'set' && d.model ? cmd.items.filter((i) => !faulty(i) && isCalendarWrite(i)) : [];
   const calendarCodes = calendarWrites.length > 0 ? calendarOf(d).write(calendarWrites, ctx.now) : [];
   const items: DeviceReplyItem[] = cmd.items.map((item) => {
     if (faulty(item)) return { obis: item.obis, attribute: item.attribute, code: RESULT_CODES.failure };

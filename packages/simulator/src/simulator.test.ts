@@ -327,6 +327,43 @@ describe('device fleet on a broker', () => {
       expect(events.filter((e) => e.code === 63)).toHaveLength(1);
     });
 
+    it("sets a parameter template's objects, failing (02) only the items it lacks or refuses", async () => {
+      const reply = await head.ask('meter', 'T-X1', {
+        op: 'set',
+        items: [
+          item(OBIS.demandPeriod, 1, 2, 1800),
+          item(OBIS.capturePeriod, 1, 2, 300),
+          item(OBIS.voltageSagThreshold, 3, 2, 1980),
+          item(OBIS.voltageSwellThreshold, 3, 2, 2600),
+          item(OBIS.limiter, 71, 4, 8000),
+          item(OBIS.displayList, 7, 3, [OBIS.activeImport, OBIS.voltageL1]),
+          item('0-0:96.50.1.255', 1, 2, 5),
+          item(OBIS.demandPeriod, 1, 2, 700),
+        ],
+      });
+      expect(reply.code).toBe('01');
+      expect(itemsOf(reply).map((i) => i.code)).toEqual(['00', '00', '00', '00', '00', '00', '02', '02']);
+      expect(sim.device('T-X1').state()).toMatchObject({
+        capturePeriodSec: 300,
+        settings: {
+          demandPeriodSec: 1800,
+          voltageSagDv: 1980,
+          voltageSwellDv: 2600,
+          demandLimitW: 8000,
+          displayList: [OBIS.activeImport, OBIS.voltageL1],
+        },
+      });
+      const read = await head.ask('meter', 'T-X1', get(item(OBIS.voltageSwellThreshold, 3, 3)));
+      expect(itemsOf(read)[0]!.value).toEqual({ scaler: -1, unit: 35 });
+      // A display list of objects the meter does not hold is refused.
+      const unknown = await head.ask('meter', 'T-X1', {
+        op: 'set',
+        items: [item(OBIS.displayList, 7, 3, ['1-0:99.99.9.255'])],
+      });
+      expect(unknown.code).toBe('02');
+      await head.ask('meter', 'T-X1', { op: 'set', items: [item(OBIS.capturePeriod, 1, 2, 900)] });
+    });
+
     it("writes a TOU calendar to the passive side, which becomes active when the meter's clock reaches its time", async () => {
       const calendar = {
         seasons: [{ start: '01-01', weekId: 1 }],

@@ -1,7 +1,7 @@
 import type { DeviceEvent, DeviceKind, Fleet } from '@meterdesk/contracts';
 import { Clockwork } from './clockwork';
 import { CommandRegistry } from './commands';
-import type { Device, Faults } from './device';
+import type { Device, Faults, Settings } from './device';
 import { DeviceRegistry } from './devices';
 import { EVENT, makeEvent } from './events';
 import type { FleetParts } from './fleet-parts';
@@ -58,6 +58,8 @@ export interface DeviceSnapshot {
   dcuParameters: Record<string, unknown>;
   taskParameters: Record<string, unknown>;
   blacklist: string[];
+  /** Meters: what a parameter template sets besides the capture period (demand period, thresholds, display list). */
+  settings: Settings;
   /** Meters: the calendar names (class 20 attributes 2 and 6), the armed activation time and when the last one happened. */
   calendar: {
     active: string | null;
@@ -207,6 +209,7 @@ export class Simulator {
           dcuParameters: { ...d.dcuParameters },
           taskParameters: { ...d.taskParameters },
           blacklist: [...d.blacklist],
+          settings: { ...d.settings },
           calendar: {
             active: calendar?.active.name ?? null,
             passive: calendar?.passive.name ?? null,

@@ -89,8 +89,9 @@ const WRITABLE: Record<string, { check: Check; part: keyof Calendar | 'name' | '
 };
 
 /** Whether a set item addresses the calendar or the special days (written together, see `write`). */
-export const isCalendarWrite = (item: { obis: string; attribute: number }) =>
-  `${item.obis}/${item.attribute}` in WRITABLE;
+export const isCalendarWrite = (item: { obis: string; classId: number; attribute: number }) =>
+  `${item.obis}/${item.attribute}` in WRITABLE &&
+  item.classId === (item.obis === OBIS.specialDays ? SPECIAL_DAYS_TABLE.classId : ACTIVITY_CALENDAR.classId);
 
 export interface CalendarItem {
   obis: string;

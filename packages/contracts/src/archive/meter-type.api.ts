@@ -1,6 +1,7 @@
 import { IdSchema } from '../common/ids';
 import { OptionSchema } from '../common/options';
 import { SCHEDULED_TASK_FORMS } from '../operations/plan.api';
+import { paramTemplateEntity } from '../parameter/param-template.schema';
 import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { MeterTypeCreateSchema, meterTypeEntity } from './meter-type.schema';
 
@@ -21,6 +22,9 @@ export const meterTypeApi = {
       '/serviceRequest/batchOperation',
       ...formsOf('/archiveSetting/meter'),
       ...SCHEDULED_TASK_FORMS,
+      // A parameter template is for a meter type: its list filters by one, its form picks one.
+      paramTemplateEntity.pagePath,
+      `${paramTemplateEntity.pagePath}/save`,
     ],
     // A meter's supplier follows its type's.
     option: OptionSchema.extend({ supplierId: IdSchema }),

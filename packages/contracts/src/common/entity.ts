@@ -20,7 +20,12 @@ export type FieldWidget =
   /** A nested object whose own fields carry their meta. */
   | 'group'
   /** A checkable tree of ids (e.g. a role's resources). */
-  | 'checkTree';
+  | 'checkTree'
+  /**
+   * A list of records (a parameter template's items): the detail shows them as a table of their
+   * members, the form edits them with the input the screen names for the field (the crud `inputs`).
+   */
+  | 'rows';
 
 export interface FieldOption {
   value: string | number;

@@ -214,6 +214,14 @@ export const MESSAGES = {
   eventDefinitionNotFound: 'The event definition does not exist',
   eventParentCycle: 'An event cannot be its own higher-level event, directly or through others',
   eventDefinitionInUse: 'This event is still the higher-level event of other events',
+  obisNotSettable:
+    'Only OBIS items flagged setting channel can be in a parameter template (the clock, tariffs and firmware have operations of their own)',
+  obisNotFound: 'No OBIS item has this code',
+  paramTemplateDuplicateItem: 'An OBIS item is in the template twice',
+  paramTemplateNotFound: 'The parameter template does not exist',
+  paramTemplateStale: 'An item of the template can no longer be set: its OBIS item was changed or removed',
+  paramTemplateMeterType: "Some meters are not of the template's meter type",
+  meterTypeInTemplate: 'This meter type is still used by parameter templates',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

@@ -2,7 +2,7 @@ import type { EventLevel } from './protocol';
 import { OBIS } from './protocol';
 
 /** DLMS unit codes (IEC 62056-6-2) the catalogue uses. */
-export const DLMS_UNITS = { W: 27, var: 29, Wh: 30, varh: 32, A: 33, V: 35, Hz: 44, none: 255 } as const;
+export const DLMS_UNITS = { s: 7, W: 27, var: 29, Wh: 30, varh: 32, A: 33, V: 35, Hz: 44, none: 255 } as const;
 export type DlmsUnitName = keyof typeof DLMS_UNITS;
 
 /** What an OBIS item may be used for (spec §3 OBIS item flags). */
@@ -37,6 +37,27 @@ const register = (obis: string, cgName: string, description: string, unit: DlmsU
     scaler,
     cgName,
     flags: { channelOption: true, displayOption: true, readInstantly: true, readPeriodically: true },
+  }) satisfies CommonObisItem;
+
+const setting = (
+  obis: string,
+  classId: number,
+  attribute: number,
+  cgName: string,
+  description: string,
+  unit: DlmsUnitName,
+  scaler: number,
+  threshold = false,
+) =>
+  ({
+    obis,
+    classId,
+    attribute,
+    description,
+    unit,
+    scaler,
+    cgName,
+    flags: { settingChannel: true, ...(threshold ? { thresholdOption: true } : {}) },
   }) satisfies CommonObisItem;
 
 /**
@@ -178,6 +199,13 @@ export const COMMON_OBIS: readonly CommonObisItem[] = [
     cgName: 'transferTime',
     flags: { settingChannel: true },
   },
+  // What a parameter template sets (parameter/param-template.schema.ts): flagged setting channel.
+  setting(OBIS.demandPeriod, 1, 2, 'demandPeriod', 'Demand integration period', 's', 0),
+  setting(OBIS.capturePeriod, 1, 2, 'capturePeriod', 'Load profile 1 capture period', 's', 0),
+  setting(OBIS.voltageSagThreshold, 3, 2, 'voltageSagThreshold', 'Threshold for voltage sag', 'V', -1, true),
+  setting(OBIS.voltageSwellThreshold, 3, 2, 'voltageSwellThreshold', 'Threshold for voltage swell', 'V', -1, true),
+  setting(OBIS.limiter, 71, 4, 'demandLimit', 'Limiter: active power threshold', 'W', 0, true),
+  setting(OBIS.displayList, 7, 3, 'displayList', 'Display list: the objects the meter shows in turn', 'none', 0),
   {
     obis: OBIS.activityCalendar,
     classId: 20,

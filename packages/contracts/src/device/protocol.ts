@@ -93,6 +93,17 @@ export const OBIS = {
   account: '0-0:19.0.0.255',
   /** Push setup (class 40) of the interval data: its schedule is the transfer time. */
   pushSetup: '0-0:25.9.0.255',
+  /** Demand integration period (class 1 Data, attribute 2), seconds. */
+  demandPeriod: '1-0:0.8.0.255',
+  /** Recording interval of load profile 1 (class 1 Data, attribute 2), seconds: the profile's capture period. */
+  capturePeriod: '1-0:0.8.4.255',
+  /** Thresholds for voltage sag and swell (class 3 Register, attribute 2), decivolts. */
+  voltageSagThreshold: '1-0:12.31.0.255',
+  voltageSwellThreshold: '1-0:12.35.0.255',
+  /** Limiter (class 71): attribute 4 is threshold_active, W. */
+  limiter: '0-0:17.0.0.255',
+  /** General display readout (class 7): attribute 3, its capture objects, is the display list. */
+  displayList: '0-0:21.0.1.255',
   activityCalendar: '0-0:13.0.0.255',
   specialDays: '0-0:11.0.0.255',
   imageTransfer: '0-0:44.0.0.255',

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { field } from '../common/entity';
+import { IdSchema } from '../common/ids';
 import { HEX_FRAME, isObisCode } from '../device/protocol';
 
 /**
@@ -60,6 +62,11 @@ export const ParamSyncParamsSchema = z.strictObject({
     .default('00:05'),
   /** OBIS codes captured in the load profile (its channels); empty: those flagged channel option. */
   channels: z.array(obisCode).max(16, 'tooLong').default([]),
+});
+
+/** A parameter template's items set on the meters: a parameter sync whose values the template holds. */
+export const ApplyParamTemplateParamsSchema = z.strictObject({
+  templateId: field(IdSchema, { label: 'operations.params.templateId', widget: 'select', lookup: 'paramTemplates' }),
 });
 
 export const ReadParamsSchema = z.strictObject({
@@ -136,6 +143,12 @@ export const OPERATIONS = {
   prepaymentOff: { target: 'meter', resource: `${BATCH}/prepaymentOff`, params: none, confirm: true },
   clockSync: { target: 'meter', resource: `${BATCH}/clockSync`, params: ClockSyncParamsSchema },
   paramSync: { target: 'meter', resource: `${BATCH}/paramSync`, params: ParamSyncParamsSchema, confirm: true },
+  applyParamTemplate: {
+    target: 'meter',
+    resource: `${BATCH}/applyParamTemplate`,
+    params: ApplyParamTemplateParamsSchema,
+    confirm: true,
+  },
   read: { target: 'meter', resource: `${BATCH}/read`, params: ReadParamsSchema },
   dcuReadParameters: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: none },
   dcuSetParameters: { target: 'dcu', resource: `${DCU_OPERATING}/execute`, params: DcuParametersSchema },

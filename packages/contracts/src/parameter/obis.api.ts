@@ -2,6 +2,7 @@ import { archiveApi } from '../archive/archive-api';
 import { needs } from '../common/operation';
 import { OPERATION_RESOURCES } from '../operations/operations';
 import { ObisCreateSchema, obisEntity } from './obis.schema';
+import { paramTemplateEntity } from './param-template.schema';
 
 const page = obisEntity.pagePath;
 
@@ -29,6 +30,10 @@ const archive = archiveApi({
 
 export const obisApi = {
   ...archive,
-  // A real-time read offers the items read instantly, a parameter sync the channels: whoever may run one reads the list.
-  list: { ...archive.list, access: needs(OBIS_RES.page, ...OPERATION_RESOURCES) },
+  // A real-time read offers the items read instantly, a parameter sync the channels, a parameter template
+  // the items flagged setting channel: whoever may run one, or save a template, reads the list.
+  list: {
+    ...archive.list,
+    access: needs(OBIS_RES.page, ...OPERATION_RESOURCES, `${paramTemplateEntity.pagePath}/save`),
+  },
 };

@@ -94,6 +94,7 @@ export interface ObisItem {
   cgName: string;
   readInstantly: boolean;
   channelOption: boolean;
+  settingChannel: boolean;
 }
 
 export const obisEntity = defineEntity({

@@ -1,4 +1,5 @@
 import type {
+  ApplyParamTemplateParamsSchema,
   ClockSyncParamsSchema,
   DcuBlacklistParamsSchema,
   DcuParametersSchema,
@@ -37,6 +38,18 @@ export interface ObisLookup {
   byCodes(codes: readonly string[]): Promise<Map<string, ObisItem>>;
   channels(): Promise<string[]>;
 }
+
+/** A parameter template as a command takes it (modules/parameter/param-templates.ts). */
+export interface ParamTemplateLookup {
+  /**
+   * The template's meter type and its items as set items, or undefined when there is none; `items` is
+   * undefined when one of them can no longer be set (its catalogue item changed or went since the save).
+   */
+  paramTemplate(id: string): Promise<{ meterTypeId: string; items: DeviceCommandItem[] | undefined } | undefined>;
+}
+
+/** Commands of operations that take no template: none is found. */
+const NO_TEMPLATES: ParamTemplateLookup = { paramTemplate: async () => undefined };
 
 const DATA_CLASS = 1;
 const CLOCK = { obis: OBIS.clock, classId: 8, attribute: 2 };
@@ -88,6 +101,17 @@ async function read(params: z.infer<typeof ReadParamsSchema>, obis: ObisLookup):
   return { op: 'get', items };
 }
 
+/** The template's items, set in one command in the template's order. */
+async function applyParamTemplate(
+  params: z.infer<typeof ApplyParamTemplateParamsSchema>,
+  templates: ParamTemplateLookup,
+): Promise<StoredCommand> {
+  const template = await templates.paramTemplate(params.templateId);
+  if (!template) throw fieldError(400, 'orders.0.params.templateId', 'paramTemplateNotFound');
+  if (!template.items) throw fieldError(400, 'orders.0.params.templateId', 'paramTemplateStale');
+  return { op: 'set', items: template.items };
+}
+
 /**
  * The device command of an operation whose parameters its schema already checked. Commands name the
  * target state (remote_disconnect, remote_reconnect), never a toggle, so a repeated command is harmless.
@@ -96,6 +120,7 @@ export async function buildCommand(
   operation: OperationName,
   params: unknown,
   obis: ObisLookup,
+  templates: ParamTemplateLookup = NO_TEMPLATES,
 ): Promise<StoredCommand> {
   switch (operation) {
     case 'relayDisconnect':
@@ -115,6 +140,8 @@ export async function buildCommand(
       return setClock(params as z.infer<typeof ClockSyncParamsSchema>);
     case 'paramSync':
       return paramSync(params as z.infer<typeof ParamSyncParamsSchema>, obis);
+    case 'applyParamTemplate':
+      return applyParamTemplate(params as z.infer<typeof ApplyParamTemplateParamsSchema>, templates);
     case 'read':
       return read(params as z.infer<typeof ReadParamsSchema>, obis);
     case 'dcuReadParameters':

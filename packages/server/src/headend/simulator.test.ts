@@ -1,7 +1,9 @@
 import {
+  type CommandRecord,
   DCU_OPERATIONS,
   type DeviceKind,
   METER_OPERATIONS,
+  OBIS,
   type OperationName,
   type Plan,
   type PlanProgress,
@@ -9,9 +11,10 @@ import {
   RELAY_STATES,
 } from '@meterdesk/contracts';
 import { type Simulator, startSimulator } from '@meterdesk/simulator';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../db/ids';
-import { consumer, dcu, meter, poc } from '../db/schema';
+import { consumer, dcu, meter, meterType, obisItem, paramTemplate, poc, supplier } from '../db/schema';
 import { gridNode, userOfGrid } from '../test/archive-fixtures';
 import { EVENTUALLY } from '../test/constants';
 import { createTestApp, type TestApp } from '../test/harness';
@@ -37,11 +40,15 @@ let operator: string;
 const dcuNo = `D${newId().slice(0, 9)}`.toUpperCase();
 const meters: string[] = [];
 const direct = `M${newId().slice(0, 11)}`.toUpperCase();
+/** Every meter is of this type, which the template applied here is for. */
+const typeId = newId();
+const templateId = newId();
 
 /** Parameters each operation is run with here. */
 const PARAMS: Partial<Record<OperationName, object>> = {
   clockSync: { source: 'custom', time: '2026-11-25T08:00:00+08:00' },
   paramSync: { mode: 'all' },
+  applyParamTemplate: { templateId },
   read: { obis: ['1-0:32.7.0.255', '1-0:1.8.0.255', '0-0:1.0.0.255'] },
   dcuSetParameters: { heartbeatSeconds: 120 },
   dcuSetTaskParameters: { enabled: true, collectPeriodMinutes: 15 },
@@ -56,9 +63,22 @@ beforeAll(async () => {
   const dcuId = newId();
   await t.db.insert(dcu).values({ id: dcuId, dcuNo, gridId });
   for (let i = 0; i < 32; i++) meters.push(`${dcuNo}M${String(i).padStart(2, '0')}`);
+  const supplierId = newId();
+  await t.db.insert(supplier).values({ id: supplierId, supplierCode: dcuNo, supplierName: dcuNo });
+  await t.db.insert(meterType).values({ id: typeId, modelName: dcuNo, supplierId, wiring: '1P2W', side: 'secondary' });
+  await t.db.insert(paramTemplate).values({
+    id: templateId,
+    templateName: dcuNo,
+    meterTypeId: typeId,
+    items: [
+      { obis: OBIS.demandPeriod, value: 1800 },
+      { obis: OBIS.voltageSagThreshold, value: 1980 },
+    ],
+    createdBy: 'admin',
+  });
   const rows = [
-    ...meters.map((devAddr) => ({ id: newId(), devAddr, gridId, dcuId })),
-    { id: newId(), devAddr: direct, gridId },
+    ...meters.map((devAddr) => ({ id: newId(), devAddr, gridId, dcuId, meterTypeId: typeId })),
+    { id: newId(), devAddr: direct, gridId, meterTypeId: typeId },
   ];
   await t.db.insert(meter).values(rows);
   // Operations need the consumer each meter supplies (spec §5).
@@ -171,6 +191,61 @@ describe('every operation against the simulator', () => {
     const res = await plan('relayConnect', [addr]);
     await outcome(res.body.data.planid);
     expect(sim.device(addr).state().mainRelay).toBe(RELAY_STATES.connected);
+  });
+});
+
+describe('parameter templates', () => {
+  it("sets a template's items; one the meter lacks fails alone (01); a meter of another type is refused", async () => {
+    const addr = meters[5] as string;
+    const own = '0-0:96.50.1.255';
+    await t.db.insert(obisItem).values({
+      id: newId(),
+      obis: own,
+      classId: 1,
+      attribute: 2,
+      description: "An operator's own setting",
+      cgName: `own_${dcuNo}`,
+      settingChannel: true,
+    });
+    const partial = newId();
+    await t.db.insert(paramTemplate).values({
+      id: partial,
+      templateName: `${dcuNo} partial`,
+      meterTypeId: typeId,
+      items: [
+        { obis: OBIS.demandPeriod, value: 300 },
+        { obis: own, value: 'on' },
+      ],
+      createdBy: 'admin',
+    });
+    const res = await plan('applyParamTemplate', [addr], {
+      orders: [{ cmd: 'applyParamTemplate', params: { templateId: partial } }],
+    });
+    expect((await outcome(res.body.data.planid)).byCode).toEqual({ '01': 1 });
+    const results = await t.call<{ list: CommandRecord[] }>(
+      '/plan/results',
+      { planid: res.body.data.planid },
+      operator,
+    );
+    expect(results.body.data.list[0]?.items.map((i) => [i.obis, i.code])).toEqual([
+      [OBIS.demandPeriod, '00'],
+      [own, '02'],
+    ]);
+    expect(sim.device(addr).state().settings.demandPeriodSec).toBe(300);
+
+    // A template for another meter type is refused on these meters, and nothing is sent.
+    const otherType = newId();
+    const [type] = await t.db.select().from(meterType).where(eq(meterType.id, typeId));
+    await t.db.insert(meterType).values({ ...type!, id: otherType, modelName: `${dcuNo} other` });
+    await t.db.update(paramTemplate).set({ meterTypeId: otherType }).where(eq(paramTemplate.id, partial));
+    const other = await plan('applyParamTemplate', [addr, direct], {
+      orders: [{ cmd: 'applyParamTemplate', params: { templateId: partial } }],
+    });
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ msg: 'paramTemplateMeterType' });
+    expect((other.body as unknown as { data: { devices: string[] } }).data.devices.sort()).toEqual(
+      [addr, direct].sort(),
+    );
   });
 });
 

@@ -368,6 +368,8 @@ const gridId = (key: string) => stableId(`grid:${key}`);
 /** The demo grid's root (Central Region): every demo meter lies under it. */
 export const DEMO_ROOT_GRID_ID = gridId('region');
 const idOf = (kind: string, key: string) => stableId(`demo:${kind}:${key}`);
+/** A demo meter type's id (the demo's parameter templates are for its PLC types). */
+export const demoMeterTypeId = (kind: MeterKind) => idOf('meterType', kind);
 const digits = (random: () => number, n: number) => Array.from({ length: n }, () => Math.floor(random() * 10)).join('');
 const hex = (random: () => number, bytes: number) =>
   Array.from({ length: bytes }, () =>

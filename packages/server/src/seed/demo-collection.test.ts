@@ -1,16 +1,16 @@
-import { nextDailyStart } from '@meterdesk/contracts';
+import { nextDailyStart, paramItemIssue } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import type { Database } from '../db/driver';
-import { plan, planTemplate, supplier } from '../db/schema';
+import { obisItem, paramTemplate, plan, planTemplate, supplier } from '../db/schema';
 import { type Crontab, checkCollectItems, checkSchedule } from '../modules/collection/task-rules';
 import { FRESH_START } from '../test/constants';
 import { firstStarts } from '../test/first-start';
 import { DEMO_ROOT_GRID_ID } from './demo-archive';
 import { DEMO_TASK_ID, DEMO_TEMPLATE_ID } from './demo-collection';
 
-describe('demo collection task', FRESH_START, () => {
+describe('demo collection task and parameter templates', FRESH_START, () => {
   const { emptyDatabase, start } = firstStarts();
   const tasks = (database: Database) => database.db.select().from(plan);
   const templates = (database: Database) => database.db.select().from(planTemplate);
@@ -50,6 +50,21 @@ describe('demo collection task', FRESH_START, () => {
     expect(crontab.starttime * 1000).toBe(next.getTime());
     checkSchedule(crontab, { now: before, changedStart: true, executed: 0 });
     await checkCollectItems(database.db, items, 'items');
+    // Its parameter templates hold items a template may set, each value of the kind its object takes.
+    const catalogue = await database.db.select().from(obisItem);
+    const paramTemplates = await database.db.select().from(paramTemplate);
+    expect(paramTemplates.map((t) => t.templateName).sort()).toEqual([
+      'Household PLC standard',
+      'Three-phase PLC demand limit',
+    ]);
+    for (const { items } of paramTemplates)
+      for (const item of items)
+        expect(
+          paramItemIssue(
+            catalogue.find((c) => c.obis === item.obis),
+            item.value,
+          ),
+        ).toBeNull();
 
     // A second start adds nothing.
     expect(await start(database, {})).not.toHaveProperty('demoArchive');

@@ -13,6 +13,7 @@ import { mapTariffTexts } from '../modules/parameter/tariff-texts';
 import { seedCatalogues } from './catalogue-seed';
 import { archiveIsEmpty, seedDemoArchive } from './demo-archive';
 import { seedDemoCollection } from './demo-collection';
+import { seedDemoParamTemplates } from './demo-param-templates';
 import { seedReferenceData } from './reference-data';
 
 /** Pages of these kinds change data; the read-only operator role does not get them. */
@@ -129,6 +130,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     ) {
       await seedDemoArchive(tx, demo.box);
       await seedDemoCollection(tx);
+      await seedDemoParamTemplates(tx);
       result.demoArchive = true;
     }
     const unmapped = await mapTariffTexts(tx);

@@ -17,6 +17,7 @@ export const commonObisLookup: ObisLookup = {
           cgName: item.cgName,
           readInstantly: item.flags.readInstantly === true,
           channelOption: item.flags.channelOption === true,
+          settingChannel: item.flags.settingChannel === true,
         },
       ]),
     ),

@@ -20,6 +20,19 @@ export interface FieldDescriptor extends FieldMeta {
   fields?: FieldDescriptor[];
   /** A list of records (a consumer's POCs): their declared fields, which the detail shows as a table's columns. */
   items?: FieldDescriptor[];
+  /** A `rows` field: the input the screen draws for it (the crud config's `rowsInputs`). */
+  RowsInput?: ComponentType<RowsInputProps>;
+}
+
+/**
+ * The input of a `rows` field (a list of records): it draws its own `Form.List` under `name`, each
+ * member a form item of its own, so a refusal naming `items.2.value` lands on that input.
+ */
+export interface RowsInputProps {
+  field: FieldDescriptor;
+  name: string | string[];
+  /** The request schema of the list, which checks it as the server will. */
+  schema: z.ZodType | undefined;
 }
 
 export type Row = Record<string, unknown>;
@@ -162,6 +175,8 @@ export interface CrudConfig {
   englishNames: Readonly<Partial<Record<string, string>>>;
   /** Fields the list and the detail draw with a component of their own. */
   cells: Readonly<Partial<Record<string, FieldCell>>>;
+  /** The inputs of the form's `rows` fields (lists of records, such as a parameter template's items). */
+  rowsInputs: Readonly<Partial<Record<string, ComponentType<RowsInputProps>>>>;
   /**
    * The list keeps every row on one line: columns take their declared widths, a cell too long for its
    * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
@@ -230,6 +245,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
   cells?: Partial<Record<Extract<keyof S['shape'], string>, FieldCell>>;
+  rowsInputs?: Partial<Record<InputKey<C>, ComponentType<RowsInputProps>>>;
   singleLineRows?: boolean;
   stackedColumns?: readonly (readonly Extract<keyof S['shape'], string>[])[];
   rowTestId?: string;
@@ -297,6 +313,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     overrides: definition.overrides ?? {},
     englishNames: definition.englishNames ?? {},
     cells: (definition.cells ?? {}) as Record<string, FieldCell>,
+    rowsInputs: (definition.rowsInputs ?? {}) as Record<string, ComponentType<RowsInputProps>>,
     singleLineRows: definition.singleLineRows ?? false,
     stackedColumns: definition.stackedColumns ?? [],
     rowTestId: definition.rowTestId,
@@ -387,7 +404,13 @@ export function describeField(config: CrudConfig, key: string, input?: z.ZodType
     (config.entity.record.shape[key] as z.ZodType | undefined) ?? request,
     `${config.entity.name}.fields`,
   );
-  return { ...described, schema: input ?? request ?? described.schema, ...config.overrides[key] };
+  const RowsInput = config.rowsInputs[key];
+  return {
+    ...described,
+    schema: input ?? request ?? described.schema,
+    ...config.overrides[key],
+    ...(RowsInput ? { RowsInput } : {}),
+  };
 }
 
 /** The object schema of an operation's request, whose keys are the only ones the server accepts. */

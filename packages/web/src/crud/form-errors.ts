@@ -93,8 +93,10 @@ export function apiIssuesToFieldErrors(
   const unplaced = issues
     .filter((issue) => !onForm.includes(issue))
     .map((issue) => (issue.field ? `${issue.field}: ` : '') + messageText(t, issue.key, issue.params));
+  // A list's member (`items.2.value`) is named by its index, as a form list names it.
+  const pathOf = (field: string) => field.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
   const fieldErrors = firstPerField(
-    onForm.map((issue) => ({ path: issue.field.split('.'), key: issue.key, params: issue.params })),
+    onForm.map((issue) => ({ path: pathOf(issue.field), key: issue.key, params: issue.params })),
     t,
   );
   return { fieldErrors, unplaced };

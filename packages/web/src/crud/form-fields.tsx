@@ -93,6 +93,12 @@ export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent,
         </Fragment>
       );
     }
+    if (field.widget === 'rows') {
+      const { RowsInput } = field;
+      return RowsInput ? (
+        <RowsInput key={field.key} field={field} name={parent ? [parent, field.key] : field.key} schema={schema} />
+      ) : null;
+    }
     const section = sections[field.key];
     const check = uniqueChecks[field.key];
     const rules: Rule[] = [];

@@ -14,6 +14,7 @@ import {
   type OrgNode,
   obisApi,
   orgApi,
+  paramTemplateApi,
   type ResourceNode,
   resourceApi,
   roleApi,
@@ -172,6 +173,15 @@ export const LOOKUPS: Readonly<Record<string, Lookup>> = {
       })),
   },
   channelObis: obisLookup('channelOption'),
+  /** The parameter templates an operation applies, each named with the meter type it is for. */
+  paramTemplates: {
+    load: (signal) => callApi(paramTemplateApi.list, ALL, { signal }),
+    options: (data) =>
+      (data as { list: { id: string; templateName: string; meterTypeName: string }[] }).list.map((template) => ({
+        value: template.id,
+        title: `${template.templateName} (${template.meterTypeName})`,
+      })),
+  },
   /** The event definitions by code (the meter events filters), a standard event named in the user's language. */
   eventCodes: {
     load: (signal) => callApi(meterEventsApi.codes, {}, { signal }),

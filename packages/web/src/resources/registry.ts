@@ -25,6 +25,7 @@ import {
   orgEntity,
   PLAN_RES,
   POC_RES,
+  paramTemplateEntity,
   pocEntity,
   RES,
   RESOURCE_TREE,
@@ -167,6 +168,9 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
     TARIFF_RES.configuration,
     lazyPage(() => import('@/pages/parameter/tariff/tariff-configuration.page').then((m) => m.TariffConfigurationPage)),
   ],
+  ...crudRoutes(paramTemplateEntity.pagePath, () =>
+    import('./parameter/param-template.resource').then((m) => m.paramTemplatePages),
+  ),
   [RUN_RES.detail, lazyPage(() => import('@/pages/collection/task-runs.page').then((m) => m.TaskRunsPage))],
   [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
   ...crudRoutes(templateEntity.pagePath, () =>

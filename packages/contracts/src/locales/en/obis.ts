@@ -19,6 +19,7 @@ export const obis = {
     updateTime: 'Updated',
   },
   units: {
+    7: 's (7)',
     27: 'W (27)',
     29: 'var (29)',
     30: 'Wh (30)',

@@ -19,6 +19,7 @@ import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
 import { outage } from './outage';
+import { paramTemplate } from './param-template';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -63,6 +64,7 @@ export const enScreens = {
   eventDefinition,
   tariff,
   tariffPush,
+  paramTemplate,
   collectItems,
   template,
   task,

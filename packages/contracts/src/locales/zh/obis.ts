@@ -21,6 +21,7 @@ export const obis: LocaleMessages['obis'] = {
     updateTime: '更新时间',
   },
   units: {
+    7: '秒 s (7)',
     27: '瓦 W (27)',
     29: '乏 var (29)',
     30: '瓦时 Wh (30)',

@@ -21,6 +21,7 @@ import { network } from './network';
 import { obis } from './obis';
 import { operations } from './operations';
 import { outage } from './outage';
+import { paramTemplate } from './param-template';
 import { poc } from './poc';
 import { readings } from './readings';
 import { collectionReport } from './report';
@@ -61,6 +62,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   eventDefinition,
   tariff,
   tariffPush,
+  paramTemplate,
   collectItems,
   template,
   task,

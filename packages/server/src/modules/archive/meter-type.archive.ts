@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, qualified } from '../../db/rows';
-import { meter, meterType, supplier } from '../../db/schema';
+import { meter, meterType, paramTemplate, supplier } from '../../db/schema';
 import { fieldError } from '../../errors/api-error';
 import { defineArchive } from './archive-kit';
 import { inUseBy } from './references';
@@ -62,7 +62,11 @@ export const meterTypeArchive = defineArchive({
       typeof meterType.$inferInsert
     >;
   },
-  inUse: (tx, ids) => inUseBy(tx, ids, [{ column: meter.meterTypeId, key: 'meterTypeInUse' }]),
+  inUse: (tx, ids) =>
+    inUseBy(tx, ids, [
+      { column: meter.meterTypeId, key: 'meterTypeInUse' },
+      { column: paramTemplate.meterTypeId, key: 'meterTypeInTemplate' },
+    ]),
   options: {
     searched: [meterType.modelName],
     label: sql<string>`${meterType.modelName} || ' · ' || (select ${qualified(supplier.supplierName)} from ${supplier} where ${qualified(supplier.id)} = ${qualified(meterType.supplierId)})`,

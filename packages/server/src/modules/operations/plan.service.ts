@@ -29,7 +29,7 @@ import { countAll } from '../../db/rows';
 import { consumer, dcu, deviceCommand, meter, plan, poc } from '../../db/schema';
 import { isDisconnect } from '../../db/tables/headend';
 import { ApiError, fieldError, forbidden, notFound } from '../../errors/api-error';
-import type { ObisLookup, StoredCommand } from '../../headend/commands';
+import type { ObisLookup, ParamTemplateLookup, StoredCommand } from '../../headend/commands';
 import { buildCommand } from '../../headend/commands';
 import type { CommandRow, HeadEnd, NewCommand } from '../../headend/head-end';
 import type { SessionContext } from '../../http/operation';
@@ -49,6 +49,8 @@ export interface PlanDevice {
   protectedConsumer: boolean;
   /** A meter supplies a consumer (through its POC) within the caller's scope; a DCU always passes. */
   hasConsumer: boolean;
+  /** A meter's type (a parameter template is for one). */
+  meterTypeId: string | null;
 }
 
 export type PlanRow = typeof plan.$inferSelect;
@@ -75,7 +77,7 @@ export interface OneShot<T = undefined>
   /** Built once the devices passed their checks (an unknown device is the first thing a caller hears of). */
   command(): Promise<StoredCommand>;
   /** The command's own refusals, given the devices found. */
-  check?(devices: readonly PlanDevice[]): void;
+  check?(devices: readonly PlanDevice[]): void | Promise<void>;
   /** Whether the plan waits for a second user, decided in its transaction. */
   hold?(tx: Tx, devices: readonly PlanDevice[]): Promise<boolean>;
   /** What is stored with the commands, in the same transaction (none while the plan is held). */
@@ -112,6 +114,7 @@ export class PlanService {
       Config,
       'disconnectApprovalThreshold' | 'disconnectWindowMinutes' | 'disconnectStaggerPerSecond'
     >,
+    private readonly templates: ParamTemplateLookup,
   ) {}
 
   async create(body: PlanCreate, session: SessionContext) {
@@ -133,10 +136,11 @@ export class PlanService {
         target: definition.target,
         order: { ...order, params },
         operation,
-        command: () => buildCommand(operation, params, this.obis),
-        check: (devices) => {
+        command: () => buildCommand(operation, params, this.obis, this.templates),
+        check: async (devices) => {
           refuseWithoutConsumer(devices);
           if (disconnect) refuseProtected(devices);
+          if (operation === 'applyParamTemplate') await this.refuseOtherMeterTypes(devices, params);
         },
         ...(disconnect ? { hold: (tx: Tx, devices: readonly PlanDevice[]) => this.passesThreshold(tx, devices) } : {}),
       },
@@ -154,7 +158,7 @@ export class PlanService {
    */
   async launch<T = undefined>(spec: OneShot<T>, session: SessionContext): Promise<{ row: PlanRow; stored: T }> {
     const devices = await this.resolve(session, spec.target, spec.devs.devList);
-    spec.check?.(devices);
+    await spec.check?.(devices);
     const command = await spec.command();
     const online = await this.headEnd.onlineStates(devices);
     const offline = devices.filter((d) => !online.get(`${d.kind}:${d.key}`)).map((d) => d.key);
@@ -263,7 +267,7 @@ export class PlanService {
     const devices = await this.resolve(session, OPERATIONS[order.cmd].target, devs.devList);
     refuseWithoutConsumer(devices);
     refuseProtected(devices);
-    const command = await buildCommand(order.cmd, order.params, this.obis);
+    const command = await buildCommand(order.cmd, order.params, this.obis, this.templates);
     const spacingMs = 1000 / this.config.disconnectStaggerPerSecond;
     const start = Date.now();
     const approved = await this.db.transaction(async (tx) => {
@@ -536,6 +540,7 @@ export class PlanService {
                 key: meter.devAddr,
                 meterId: meter.id,
                 dcuId: meter.dcuId,
+                meterTypeId: meter.meterTypeId,
                 dcuNo: dcu.dcuNo,
                 gridId: meter.gridId,
                 protectedConsumer: sql<boolean>`coalesce(${consumer.protected}, false)`,
@@ -555,6 +560,7 @@ export class PlanService {
             gridId: r.gridId,
             protectedConsumer: r.protectedConsumer === true,
             hasConsumer: r.hasConsumer === true,
+            meterTypeId: r.meterTypeId,
           }))
         : (
             await this.db
@@ -570,11 +576,20 @@ export class PlanService {
             gridId: r.gridId,
             protectedConsumer: false,
             hasConsumer: true,
+            meterTypeId: null,
           }));
     const found = new Set(devices.map((d) => d.key.toLowerCase()));
     const missing = unique.filter((k) => !found.has(k.toLowerCase()));
     if (missing.length) throw new ApiError(RESULT.badRequest, 'deviceNotFound', { devices: missing });
     return devices;
+  }
+
+  /** A parameter template is for one meter type: meters of another are refused, named. */
+  private async refuseOtherMeterTypes(devices: readonly PlanDevice[], params: unknown): Promise<void> {
+    const { templateId } = params as { templateId: string };
+    const template = await this.templates.paramTemplate(templateId);
+    const others = devices.filter((d) => d.meterTypeId !== template?.meterTypeId).map((d) => d.key);
+    if (others.length) throw new ApiError(RESULT.badRequest, 'paramTemplateMeterType', { devices: others });
   }
 
   private async executing(devices: readonly PlanDevice[], operation: CommandOperation): Promise<string[]> {

@@ -370,6 +370,7 @@ describe('OBIS and event definition catalogues', () => {
         cgName: 'voltageL1',
         readInstantly: true,
         channelOption: true,
+        settingChannel: false,
       });
       expect(await catalogue.byCodes([])).toEqual(new Map());
       // A parameter sync that names no channels captures those flagged channel option.

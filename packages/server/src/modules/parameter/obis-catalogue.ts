@@ -1,7 +1,7 @@
 import type { EventDefinitionItem, EventLevel, ObisItem } from '@meterdesk/contracts';
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/driver';
+import type { Db, Executor } from '../../db/driver';
 import { eventDefinition, obisItem } from '../../db/schema';
 import type { ObisLookup } from '../../headend/commands';
 
@@ -17,7 +17,16 @@ const OBIS_ITEM = {
   cgName: obisItem.cgName,
   readInstantly: obisItem.readInstantly,
   channelOption: obisItem.channelOption,
+  settingChannel: obisItem.settingChannel,
 };
+
+/** The catalogue items of `codes` by code (read through `db`, a transaction's when given one); a code the catalogue lacks is absent. */
+export async function obisItemsByCode(db: Executor, codes: readonly string[]): Promise<Map<string, ObisItem>> {
+  const wanted = [...new Set(codes)];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.select(OBIS_ITEM).from(obisItem).where(inArray(obisItem.obis, wanted));
+  return new Map(rows.map((row) => [row.obis, row]));
+}
 
 /**
  * What the head-end reads of the OBIS catalogue: which objects a real-time read offers and how each
@@ -33,11 +42,8 @@ export class ObisCatalogue implements ObisLookup {
   }
 
   /** The items of `codes` by code; a code the catalogue lacks is absent from the map. */
-  async byCodes(codes: readonly string[]): Promise<Map<string, ObisItem>> {
-    const wanted = [...new Set(codes)];
-    if (wanted.length === 0) return new Map();
-    const rows = await this.db.select(OBIS_ITEM).from(obisItem).where(inArray(obisItem.obis, wanted));
-    return new Map(rows.map((row) => [row.obis, row]));
+  byCodes(codes: readonly string[]): Promise<Map<string, ObisItem>> {
+    return obisItemsByCode(this.db, codes);
   }
 
   /** The codes a load profile captures when a parameter sync names none: the items flagged channel option. */

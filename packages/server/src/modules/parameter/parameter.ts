@@ -6,6 +6,7 @@ import { ArchiveService, registerArchiveRoutes } from '../archive/archive-kit';
 import type { SettingsService } from '../system/settings.service';
 import { eventDefinitionArchive } from './event-definition.archive';
 import { obisArchive } from './obis.archive';
+import { paramTemplateArchive } from './param-template.archive';
 import { tariffArchive } from './tariff.archive';
 import { TariffService } from './tariff.service';
 
@@ -16,6 +17,7 @@ export function createParameterCatalogues(db: Db, settings: Pick<SettingsService
     eventDefinitions: new ArchiveService(db, eventDefinitionArchive),
     tariffs: new ArchiveService(db, tariffArchive(settings)),
     tariffUsers: new TariffService(db),
+    paramTemplates: new ArchiveService(db, paramTemplateArchive),
   };
 }
 
@@ -26,4 +28,5 @@ export function registerParameterCatalogues(app: FastifyInstance, catalogues: Pa
   registerArchiveRoutes(app, catalogues.eventDefinitions);
   registerArchiveRoutes(app, catalogues.tariffs);
   registerOperation(app, tariffApi.associated, ({ body, session }) => catalogues.tariffUsers.associated(body, session));
+  registerArchiveRoutes(app, catalogues.paramTemplates);
 }

@@ -1,13 +1,29 @@
-import { METER_OPERATIONS, type OperationName, PLAN_RES } from '@meterdesk/contracts';
+import { METER_OPERATIONS, meterEntity, OPERATIONS, type OperationName, PLAN_RES } from '@meterdesk/contracts';
 import { Alert, App, Button, Card, Flex, Form, Select } from 'antd';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { usePermissions } from '@/app/permissions/permission-context';
+import { objectShape } from '@/crud/crud-config';
 import { MeterPicker, type PickedMeter } from './meter-picker';
 import { needsConfirm, ParamsFields, paramDefaults, readParams, useGrantedOperations } from './operation-params';
 import { PendingApprovals } from './pending-approvals';
 import { type PlanRun, usePlanRuns } from './plan-runs';
 import { RefusalAlert, ResultsPanel, useConfirm } from './results-panel';
+
+/**
+ * What a link to the page chooses (`?operation=applyParamTemplate&templateId=…&meterTypeId=…`, a
+ * parameter template's Apply): the operation, its parameters and the meter list's filters.
+ */
+function preset(search: URLSearchParams, granted: readonly OperationName[]) {
+  const named = search.get('operation');
+  const operation = granted.find((name) => name === named);
+  const filterKeys = new Set<string>(meterEntity.filters.map((f) => f.field));
+  const filters = Object.fromEntries([...search].filter(([key]) => filterKeys.has(key)));
+  const paramKeys = operation ? Object.keys(objectShape(OPERATIONS[operation].params) ?? {}) : [];
+  const params = Object.fromEntries([...search].filter(([key]) => paramKeys.includes(key)));
+  return { operation, filters, params };
+}
 
 /**
  * Batch operation: the meter list's own filters and columns (the meter entity's declaration), up to 30
@@ -22,8 +38,13 @@ export function BatchOperationPage() {
   const granted = useGrantedOperations(METER_OPERATIONS);
   const { runs, start, retry } = usePlanRuns();
   const [form] = Form.useForm();
+  const [search] = useSearchParams();
+  const [chosen] = useState(() => preset(search, granted));
   const [picked, setPicked] = useState<PickedMeter[]>([]);
-  const [operation, setOperation] = useState<OperationName | undefined>(undefined);
+  const [operation, setOperation] = useState<OperationName | undefined>(chosen.operation);
+  useEffect(() => {
+    if (chosen.operation) form.setFieldsValue({ ...paramDefaults(chosen.operation), ...chosen.params });
+  }, [chosen, form]);
   const [refusal, setRefusal] = useState<unknown>(null);
   const [sending, setSending] = useState(false);
 
@@ -57,7 +78,7 @@ export function BatchOperationPage() {
 
   return (
     <Flex vertical gap="middle" data-testid="batch-operation">
-      <MeterPicker picked={picked} onChange={setPicked} />
+      <MeterPicker picked={picked} onChange={setPicked} initialFilters={chosen.filters} />
       <Card size="small" title={t('operations.fields.operation')}>
         {granted.length === 0 ? (
           <Alert type="info" showIcon title={t('operations.screen.noButtons')} />

@@ -36,14 +36,17 @@ export function capSelection(
 export function MeterPicker({
   picked,
   onChange,
+  initialFilters = {},
 }: {
   picked: readonly PickedMeter[];
   onChange: (next: PickedMeter[]) => void;
+  /** The list's filters at first (a link that chose them: a parameter template's Apply). */
+  initialFilters?: Filters;
 }) {
   const { t } = useTranslation();
   const language = useLanguage();
   const { message } = App.useApp();
-  const [filters, setFilters] = useState<Filters>({});
+  const [filters, setFilters] = useState<Filters>(initialFilters);
   const [paging, setPaging] = useState({ curPage: 1, pageSize: 10 });
 
   const filterFields = useMemo(

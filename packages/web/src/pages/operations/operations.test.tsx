@@ -3,10 +3,12 @@ import {
   dcuApi,
   type Meter,
   meterApi,
+  meterTypeApi,
   OPERATIONS,
   obisApi,
   PLAN_RES,
   type PlanProgress,
+  paramTemplateApi,
   planApi,
 } from '@meterdesk/contracts';
 import { act, screen, waitFor, within } from '@testing-library/react';
@@ -282,6 +284,47 @@ describe('batch operation', () => {
     expect(vi.mocked(Element.prototype.scrollIntoView).mock.contexts).toContain(
       screen.getByTestId('operation-results'),
     );
+  });
+
+  it("opens from a parameter template's Apply with the template chosen and the meters of its type listed", async () => {
+    const user = userEvent.setup();
+    const template = {
+      id: id(70),
+      templateName: 'Household PLC standard',
+      meterTypeId: id(71),
+      meterTypeName: 'NM-S100',
+      items: [],
+      itemCount: 0,
+      remark: '',
+      createdBy: 'admin',
+      createTime: '2026-01-01T00:00:00.000Z',
+      updateTime: '2026-01-01T00:00:00.000Z',
+    };
+    const api = stubApi({
+      [meterApi.list.path]: () => ok(page([meter(1)])),
+      [paramTemplateApi.list.path]: () => ok(page([template])),
+      [meterTypeApi.options.path]: () =>
+        ok({ list: [{ id: id(71), label: 'NM-S100', supplierId: id(72) }], more: false }),
+      [planApi.createplan.path]: () => ok(created),
+      [planApi.results.path]: () => ok(page([])),
+    });
+    const query = new URLSearchParams({ operation: 'applyParamTemplate', templateId: id(70), meterTypeId: id(71) });
+    renderInShell(
+      permittedTree([PLAN_RES.batch, OPERATIONS.applyParamTemplate.resource]),
+      `${PLAN_RES.batch}?${query}`,
+    );
+    await screen.findByText('OPS0001');
+    expect(api.callsTo(meterApi.list.path)[0]?.body).toMatchObject({ meterTypeId: id(71) });
+    expect(await screen.findByText('Household PLC standard (NM-S100)')).toBeTruthy();
+    await user.click(screen.getByTestId('select-OPS0001'));
+    await user.click(screen.getByTestId('batch-execute'));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog.textContent).toContain('Apply parameter template on 1 meters?');
+    await user.click(within(dialog).getByTestId(CONFIRM_OK));
+    await waitFor(() => expect(api.callsTo(planApi.createplan.path)).toHaveLength(1));
+    expect(api.callsTo(planApi.createplan.path)[0]?.body).toMatchObject({
+      orders: [{ cmd: 'applyParamTemplate', params: { templateId: id(70) } }],
+    });
   });
 });
 
