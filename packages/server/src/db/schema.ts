@@ -11,6 +11,7 @@ export * from './tables/log';
 export * from './tables/network';
 export * from './tables/notice';
 export * from './tables/outage';
+export * from './tables/param-template';
 export * from './tables/parameter';
 export * from './tables/people';
 export * from './tables/readings';

@@ -1,9 +1,8 @@
-import type { ParamTemplateItem, TouCalendar } from '@meterdesk/contracts';
+import type { TouCalendar } from '@meterdesk/contracts';
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
   boolean,
-  index,
   integer,
   jsonb,
   numeric,
@@ -12,7 +11,6 @@ import {
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
-import { meterType } from './archive';
 import { createdAt, id, ref, updatedAt } from './columns';
 
 /*
@@ -99,26 +97,4 @@ export const tariff = pgTable(
     updateTime: updatedAt(),
   },
   (t) => [uniqueIndex('tariff_name_uq').on(sql`lower(${t.tariffName})`)],
-);
-
-/** A parameter template (paramTemplateSetting): OBIS item values for the meters of a meter type. */
-export const paramTemplate = pgTable(
-  'param_template',
-  {
-    id: id(),
-    templateName: varchar({ length: 100 }).notNull(),
-    meterTypeId: ref()
-      .notNull()
-      .references(() => meterType.id),
-    /** `{obis, value}[]`, raw values as the meter holds them, in the order they are set. */
-    items: jsonb().$type<ParamTemplateItem[]>().notNull(),
-    remark: varchar({ length: 500 }).notNull().default(''),
-    createdBy: varchar({ length: 50 }).notNull(),
-    createTime: createdAt(),
-    updateTime: updatedAt(),
-  },
-  (t) => [
-    uniqueIndex('param_template_name_uq').on(sql`lower(${t.templateName})`),
-    index('param_template_meter_type_idx').on(t.meterTypeId),
-  ],
 );
