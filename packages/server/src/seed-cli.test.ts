@@ -50,7 +50,7 @@ describe('scale seed (npm run seed)', FRESH_START, () => {
       onProgress: (p) => progress.push(p),
     });
     expect(progress.map((p) => p.meters)).toEqual([700, 1400, 2000]);
-    expect(first).toMatchObject({ meters: 2000, rows: 1 + 1 + 1 + 4 + 1 + 2 + 4 + 4 * 2000 });
+    expect(first).toMatchObject({ meters: 2000, rows: 1 + 1 + 1 + 4 + 1 + 2 + 2 + 4 + 4 * 2000 });
     expect(await tally(first.run)).toEqual({
       meters: 2000,
       serials: 2000,
