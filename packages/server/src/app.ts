@@ -36,6 +36,7 @@ import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerOutageRoutes } from './modules/outage/outage.routes';
 import type { SimulatedOutages } from './modules/outage/simulated-outage';
+import { registerFirmware } from './modules/firmware/firmware';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerGroupRoutes } from './modules/system/group';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
@@ -205,6 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAnalyticsRoutes(http, services);
   registerRunRoutes(http, services.runs);
   registerParameterCatalogues(http, services.parameters);
+  registerFirmware(http, services.firmware);
   registerOutageRoutes(http, services);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));

@@ -29,6 +29,7 @@ import { PlanService } from './modules/operations/plan.service';
 import { OutageService } from './modules/outage/outage.service';
 import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
+import { createFirmware } from './modules/firmware/firmware';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
@@ -171,6 +172,8 @@ export function createServices({
     imports,
     /** The OBIS and event definition pages' calls. */
     parameters: createParameterCatalogues(db),
+    /** The meter upgrade page: firmware, images and campaigns. */
+    firmware: createFirmware(db),
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),

@@ -135,7 +135,11 @@ export const COLLECT_CMD = 'collect';
  * runs (scheduled, repairs, run now, gap re-collections). The ledger's column takes only these and the
  * command records answer them all, so no kind is written that a screen cannot read.
  */
-export const COMMAND_OPERATIONS = [...OPERATION_NAMES, COLLECT_CMD] as const;
+/** What a plan's order may name: an operation, or `collect` for a collection task. */
+export const PLAN_COMMANDS = [...OPERATION_NAMES, COLLECT_CMD] as const;
+/** The steps of a firmware campaign (image transfer, class 18), which no plan names. */
+export const FIRMWARE_CMD = 'firmwareUpgrade';
+export const COMMAND_OPERATIONS = [...PLAN_COMMANDS, FIRMWARE_CMD] as const;
 export type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 /** Collection items one task reads at most. */
 export const MAX_TASK_ORDERS = 20;
@@ -144,7 +148,7 @@ export const PlanOrderSchema = z.strictObject({
   /** Collection item code (the OBIS item's cgName) of a collection order; empty for an operation. */
   cgcode: z.string().max(50).default(''),
   /** An operation, or `collect`: a collection task reads the item `cgcode` names. */
-  cmd: z.enum(COMMAND_OPERATIONS, 'invalidValue'),
+  cmd: z.enum(PLAN_COMMANDS, 'invalidValue'),
   /** The operation's parameters, checked against OPERATIONS[cmd].params; none for `collect`. */
   params: z.record(z.string(), z.unknown()).default({}),
   isCyclePlan: z.boolean().default(false),

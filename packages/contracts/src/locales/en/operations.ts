@@ -23,6 +23,7 @@ export const operations = {
     dcuFrame: 'Send frame',
     dcuReboot: 'Reboot',
     collect: 'Collection read',
+    firmwareUpgrade: 'Firmware upgrade',
   } satisfies Record<CommandOperation, string>,
   resultCodes: {
     '00': 'Success',

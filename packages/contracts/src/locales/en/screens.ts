@@ -8,6 +8,7 @@ import { crud } from './crud';
 import { dashboard } from './dashboard';
 import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
+import { firmware } from './firmware';
 import { gis } from './gis';
 import { grid } from './grid';
 import { liveState, silentMeters } from './live-state';
@@ -59,6 +60,7 @@ export const enScreens = {
   collectionReport,
   obis,
   eventDefinition,
+  firmware,
   collectItems,
   template,
   task,

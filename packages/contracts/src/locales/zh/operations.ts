@@ -22,6 +22,7 @@ export const operations: typeof en = {
     dcuFrame: '发送报文',
     dcuReboot: '重启',
     collect: '采集抄读',
+    firmwareUpgrade: '固件升级',
   },
   resultCodes: {
     '00': '成功',
