@@ -11,6 +11,7 @@ import {
   type DeviceReplyItem,
   DLMS_UNITS,
   HEX_FRAME,
+  IMAGE_TRANSFER,
   OBIS,
   ProfileRangeSchema,
   RELAY_STATES,
@@ -31,6 +32,7 @@ import {
   registersOf,
 } from './energy';
 import { EVENT, makeEvent } from './events';
+import { ImageTransfer } from './image-transfer';
 
 export interface Faults {
   /** Answer the next n commands busy (91). */
@@ -45,6 +47,8 @@ export interface Faults {
   dropNext: number;
   /** Execution time, ms, instead of the fleet's latency distribution. */
   latencyMs: number | null;
+  /** Image verification (class 18 method 3) fails whatever was received: status 4, item 02. */
+  failImageVerify: boolean;
 }
 
 export const NO_FAULTS: Faults = {
@@ -54,6 +58,7 @@ export const NO_FAULTS: Faults = {
   failObis: [],
   dropNext: 0,
   latencyMs: null,
+  failImageVerify: false,
 };
 
 const FIRMWARE = ['MT-2.1.4', 'MT-2.2.0', 'MT-2.3.1'];
@@ -93,6 +98,10 @@ export class Device {
   /** Other settable objects (activity calendar, special days) by `obis/attribute`. */
   stored: Map<string, unknown> | null = null;
   executing = 0;
+  /** Class 18: the firmware image being received, verified and activated. */
+  readonly image = new ImageTransfer();
+  /** Set by an activation: once its reply is out the device restarts into the new firmware. */
+  restartAfterReply = false;
   faults: Faults = NO_FAULTS;
   log: DeviceEvent[] = [];
 
@@ -129,6 +138,10 @@ export interface ExecutionContext {
   emit(device: Device, event: DeviceEvent): void;
   clockLimitMs: number;
   eventLog(device: Device, fromMs: number, toMs: number): DeviceEvent[];
+  /** A DCU's meters that hear it now (a broadcast reaches them); none for a meter. */
+  metersBehind(device: Device): readonly Device[];
+  /** Whether a meter misses this block of a broadcast (the fleet's broadcast loss). */
+  broadcastLost(meter: Device, block: number): boolean;
 }
 
 export interface ItemOutcome {
@@ -294,6 +307,44 @@ function register(obis: string, read: (d: Device, now: number) => number): Objec
 
 const registersNow = (d: Device, now: number) => registerValues(registersAt(d.model!, now));
 
+/**
+ * Image transfer (class 18): initiate, blocks, verify, activate (image-transfer.ts). A DCU also
+ * broadcasts: a block `{block, data, broadcast: identifier}` goes to every meter behind it that
+ * initiated that image and hears it, each block missed by some as the fleet's broadcast loss says.
+ */
+const IMAGE_TRANSFER_OBJECT: ObjectDef = {
+  classId: IMAGE_TRANSFER.classId,
+  kinds: BOTH,
+  get: {
+    [IMAGE_TRANSFER.attributes.blockSize]: (d) => ok(d.image.blockSize()),
+    [IMAGE_TRANSFER.attributes.transferredBlocks]: (d) => ok(d.image.transferredBits()),
+    [IMAGE_TRANSFER.attributes.firstNotTransferredBlock]: (d) => ok(d.image.firstMissing()),
+    [IMAGE_TRANSFER.attributes.enabled]: () => ok(true),
+    [IMAGE_TRANSFER.attributes.status]: (d) => ok(d.image.status),
+    [IMAGE_TRANSFER.attributes.toActivate]: (d) => ok(d.image.toActivate()),
+  },
+  methods: {
+    [IMAGE_TRANSFER.methods.initiate]: (d, value) => (d.image.initiate(value) ? ok() : failed),
+    [IMAGE_TRANSFER.methods.transferBlock]: (d, value, ctx) => {
+      if (!(isPlainObject(value) && value.broadcast !== undefined)) return d.image.receive(value) ? ok() : failed;
+      if (d.kind !== 'dcu' || typeof value.block !== 'number') return failed;
+      for (const m of ctx.metersBehind(d))
+        if (m.image.awaits(value.broadcast) && !ctx.broadcastLost(m, value.block)) m.image.receive(value);
+      return ok();
+    },
+    [IMAGE_TRANSFER.methods.verify]: (d) => (d.image.verify(d.faults.failImageVerify) ? ok() : failed),
+    [IMAGE_TRANSFER.methods.activate]: (d) => {
+      const activated = d.image.activate();
+      if (!activated) return failed;
+      if (activated.fresh) {
+        d.firmware = activated.identifier;
+        d.restartAfterReply = true;
+      }
+      return ok();
+    },
+  },
+};
+
 const OBJECTS = new Map<string, ObjectDef>([
   [
     OBIS.clock,
@@ -435,6 +486,7 @@ const OBJECTS = new Map<string, ObjectDef>([
     },
   ],
   [OBIS.activityCalendar, storedObject(OBIS.activityCalendar, 20, [2, 3, 4, 5, 6, 7, 8, 9, 10])],
+  [OBIS.imageTransfer, IMAGE_TRANSFER_OBJECT],
   ['0-0:11.0.0.255', storedObject('0-0:11.0.0.255', 11, [2])],
   [
     OBIS.dcuParameters,
