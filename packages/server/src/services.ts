@@ -24,12 +24,12 @@ import { RunBookkeeping } from './modules/collection/run-bookkeeping';
 import { RunExecutor } from './modules/collection/run-executor';
 import { RunScheduler } from './modules/collection/run-scheduler';
 import { DashboardService } from './modules/dashboard/dashboard.service';
+import { createFirmware } from './modules/firmware/firmware';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
 import { OutageService } from './modules/outage/outage.service';
 import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
-import { createFirmware } from './modules/firmware/firmware';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
@@ -115,7 +115,9 @@ export function createServices({
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
   });
   readingWriter.onPowerChange(fold);
+  const firmware = createFirmware(db, headEnd, jobs, settings);
   jobs.register(
+    firmware.job,
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
     sessionPurgeJob(sessions),
@@ -173,7 +175,7 @@ export function createServices({
     /** The OBIS and event definition pages' calls. */
     parameters: createParameterCatalogues(db),
     /** The meter upgrade page: firmware, images and campaigns. */
-    firmware: createFirmware(db),
+    firmware,
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),
