@@ -36,8 +36,9 @@ const wholeNumber = (value: unknown, min: number, max: number): value is number 
  */
 export class ImageTransfer {
   status: number = STATUS.notInitiated;
-  /** Every activate (method 4) the device executed, and those that started an image: a campaign sends one. */
+  /** Activates (method 4) the device executed for the image now initiated: a campaign sends one. */
   activateCalls = 0;
+  /** Images the device activated, over its life. */
   activations = 0;
   /** Activations of an image this device had activated before: must stay 0. */
   activatedTwice = 0;
@@ -57,6 +58,7 @@ export class ImageTransfer {
       this.transfer.sha256 === sha256 &&
       this.transfer.size === size &&
       this.transfer.blockSize === blockSize;
+    if (!same) this.activateCalls = 0;
     if (!same)
       this.transfer = {
         identifier,

@@ -41,7 +41,7 @@ export interface SimulatorStats {
   inFlight: number;
   /**
    * Firmware images activated, devices that activated an image they had activated before, and devices
-   * told to activate (class 18 method 4) more than once: the last two must stay 0.
+   * told to activate (class 18 method 4) the image they hold more than once: the last two must stay 0.
    */
   image: { activations: number; activatedTwice: number; activateRepeated: number };
 }

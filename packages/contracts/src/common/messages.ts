@@ -221,6 +221,7 @@ export const MESSAGES = {
   firmwareInCampaign: 'This firmware has a campaign that has not finished',
   firmwareEquipmentMismatch: 'These devices are not of the equipment the firmware is for',
   campaignNotPaused: 'The campaign is not paused',
+  campaignFinished: 'The campaign has finished',
   firmwareVerifyFailed: 'The device could not verify the image; it was not activated',
   firmwareActivateFailed: 'The device refused to activate the image',
   firmwareVersionMismatch: 'After activation the device reports another version',

@@ -29,13 +29,15 @@ export const UploadedImageSchema = z.object({
 });
 export type UploadedImage = z.infer<typeof UploadedImageSchema>;
 
+/** Meter serials (a chip's image) or DCU numbers (a concentrator's): spec §5, at most 30 a selection. */
+const SelectionSchema = z
+  .array(z.string().trim().min(1, 'mandatory').max(50, 'tooLong'))
+  .min(1, 'mandatory')
+  .max(MAX_BATCH_DEVICES, 'batchTooLarge');
+
 export const CampaignStartSchema = z.strictObject({
   firmwareId: IdSchema,
-  /** Meter serials (a chip's image) or DCU numbers (a concentrator's): spec §5, at most 30. */
-  devices: z
-    .array(z.string().trim().min(1, 'mandatory').max(50, 'tooLong'))
-    .min(1, 'mandatory')
-    .max(MAX_BATCH_DEVICES, 'batchTooLarge'),
+  devices: SelectionSchema,
   canaryPercent: z
     .number()
     .int('wholeNumber')
@@ -88,6 +90,16 @@ export const firmwareApi = {
     summary: 'firmware: resume a paused campaign; the failures so far are accepted, the threshold counts anew',
     request: CampaignRefSchema,
     response: CampaignStartedSchema,
+    audit: 'update',
+  }),
+  add: defineOperation({
+    path: '/firmware/campaign/add',
+    access: needs(FIRMWARE_RES.start),
+    tag: 'firmware',
+    summary:
+      'firmware: add a selection of devices (checked as for start) to a campaign that has not finished; they join after its canary wave',
+    request: z.strictObject({ campaignId: IdSchema, devices: SelectionSchema }),
+    response: z.object({ campaignId: IdSchema, total: z.number().int() }),
     audit: 'update',
   }),
   campaigns: defineOperation({

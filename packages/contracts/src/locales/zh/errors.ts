@@ -198,6 +198,7 @@ export const errors: LocaleMessages['errors'] = {
   firmwareInCampaign: '该固件有尚未结束的升级任务',
   firmwareEquipmentMismatch: '这些设备不是该固件适用的设备类型',
   campaignNotPaused: '该升级任务未暂停',
+  campaignFinished: '该升级任务已结束',
   firmwareVerifyFailed: '设备校验固件失败，未激活',
   firmwareActivateFailed: '设备拒绝激活固件',
   firmwareVersionMismatch: '激活后设备报告的版本与目标版本不符',

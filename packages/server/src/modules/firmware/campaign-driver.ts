@@ -245,8 +245,8 @@ export class CampaignDriver {
         group.row.commandId = commandId;
       }
       const campaign = plan.campaign;
-      if (state !== campaign.state || plan.pausedReason !== campaign.pausedReason)
-        await tx
+      if (state !== campaign.state || plan.pausedReason !== campaign.pausedReason) {
+        const [settled] = await tx
           .update(firmwareCampaign)
           .set({
             state,
@@ -254,7 +254,19 @@ export class CampaignDriver {
             updateTime: sql`now()`,
             ...(state === 'finished' ? { finishTime: sql`now()` } : {}),
           })
-          .where(and(eq(firmwareCampaign.id, campaign.id), eq(firmwareCampaign.state, 'running')));
+          .where(
+            and(
+              eq(firmwareCampaign.id, campaign.id),
+              eq(firmwareCampaign.state, 'running'),
+              // Devices added meanwhile (campaign.service add) keep it running.
+              state === 'finished'
+                ? sql`not exists (select 1 from ${firmwareCampaignDevice} where ${firmwareCampaignDevice.campaignId} = ${campaign.id} and ${firmwareCampaignDevice.step} not in ('done', 'failed'))`
+                : undefined,
+            ),
+          )
+          .returning({ id: firmwareCampaign.id });
+        if (!settled) throw new Conflict();
+      }
     });
   }
 

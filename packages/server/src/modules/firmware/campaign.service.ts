@@ -59,16 +59,7 @@ export class CampaignService {
       .innerJoin(firmwareImage, eq(firmwareImage.id, firmware.imageId))
       .where(eq(firmware.id, request.firmwareId));
     if (!fw) throw fieldError(RESULT.notFound, 'firmwareId', 'notFound');
-    const kind = equipmentTarget(fw.f.equipment as FirmwareEquipment);
-    const scope = await scopeOf(this.db, session);
-    const devices = await this.resolve(scope, kind, request.devices);
-    const online = await this.headEnd.onlineStates(devices);
-    const offline = devices.filter((d) => !online.get(`${d.kind}:${d.key}`)).map((d) => d.key);
-    if (offline.length) throw new ApiError(RESULT.badRequest, 'MThasOffline', { devices: offline });
-    const busy = await this.upgrading(devices);
-    if (busy.length)
-      throw new ApiError(RESULT.badRequest, devices.length > 1 ? 'MThasExecute' : 'MTisExecute', { devices: busy });
-
+    const devices = await this.selection(fw.f.equipment, request.devices, session);
     const id = newId();
     const canaryCount = Math.max(1, Math.ceil((devices.length * request.canaryPercent) / 100));
     await this.db.transaction(async (tx) => {
@@ -102,6 +93,60 @@ export class CampaignService {
       );
     });
     return { campaignId: id, jobId: await this.drive(id, session.username) };
+  }
+
+  /**
+   * More devices for a campaign that has not finished (a selection at a time, checked as on start).
+   * They join after the canary wave; the row lock keeps the campaign from finishing meanwhile.
+   */
+  async add(body: { campaignId: string; devices: string[] }, session: SessionContext) {
+    const row = await this.visible(body.campaignId, session);
+    const [fw] = await this.db
+      .select({ equipment: firmware.equipment })
+      .from(firmware)
+      .where(eq(firmware.id, row.firmwareId));
+    const devices = await this.selection(fw?.equipment ?? '', body.devices, session);
+    const total = await this.db.transaction(async (tx) => {
+      const [open] = await tx
+        .update(firmwareCampaign)
+        .set({ updateTime: sql`now()` })
+        .where(and(eq(firmwareCampaign.id, row.id), ne(firmwareCampaign.state, 'finished')))
+        .returning({ id: firmwareCampaign.id });
+      if (!open) throw new ApiError(RESULT.badRequest, 'campaignFinished');
+      const [last] = await tx
+        .select({ n: sql<number>`coalesce(max(${firmwareCampaignDevice.position}) + 1, 0)`.mapWith(Number) })
+        .from(firmwareCampaignDevice)
+        .where(eq(firmwareCampaignDevice.campaignId, row.id));
+      const from = last?.n ?? 0;
+      await tx.insert(firmwareCampaignDevice).values(
+        devices.map((d, i) => ({
+          campaignId: row.id,
+          deviceKind: d.kind,
+          deviceKey: d.key,
+          position: from + i,
+          canary: false,
+          meterId: d.meterId,
+          dcuId: d.dcuId,
+          viaDcu: d.viaDcu,
+          gridId: d.gridId,
+        })),
+      );
+      return from + devices.length;
+    });
+    return { campaignId: row.id, total };
+  }
+
+  /** A selection's devices: of the firmware's equipment, in the caller's scope, online and upgrading nowhere else. */
+  private async selection(equipment: string, keys: string[], session: SessionContext): Promise<Target[]> {
+    const kind = equipmentTarget(equipment as FirmwareEquipment);
+    const devices = await this.resolve(await scopeOf(this.db, session), kind, keys);
+    const online = await this.headEnd.onlineStates(devices);
+    const offline = devices.filter((d) => !online.get(`${d.kind}:${d.key}`)).map((d) => d.key);
+    if (offline.length) throw new ApiError(RESULT.badRequest, 'MThasOffline', { devices: offline });
+    const busy = await this.upgrading(devices);
+    if (busy.length)
+      throw new ApiError(RESULT.badRequest, devices.length > 1 ? 'MThasExecute' : 'MTisExecute', { devices: busy });
+    return devices;
   }
 
   /** A paused campaign runs again; the failures so far are accepted, so the threshold counts anew. */

@@ -187,13 +187,22 @@ describe('firmware campaigns', { timeout: 180_000 }, () => {
       ),
     ).toBe(false);
 
+    // A further selection joins the paused campaign, after its canary.
+    const added = await t.call('/firmware/campaign/add', { campaignId, devices: [behindDcu[2]] }, operator);
+    expect(added.body).toMatchObject({ code: 200, data: { total: 4 } });
     const resumed = await t.call<{ jobId: string }>('/firmware/campaign/resume', { campaignId }, operator);
     expect(resumed.status).toBe(200);
     const again = await t.call('/firmware/campaign/resume', { campaignId }, operator);
     expect(again.body.msg).toBe('campaignNotPaused');
     await settled(campaignId, 'finished');
     const finished = await campaign(campaignId);
-    expect(finished).toMatchObject({ done: 2, failed: 1 });
+    expect(finished).toMatchObject({ done: 3, failed: 1 });
+    expect(byKey(finished)[behindDcu[2] as string]).toMatchObject({
+      fromVersion: 'MT-9.1.0',
+      currentVersion: 'MT-9.2.0',
+    });
+    const late = await t.call('/firmware/campaign/add', { campaignId, devices: [behindDcu[1]] }, operator);
+    expect(late.body.msg).toBe('campaignFinished');
   });
 
   it('broadcasts through the DCU, pauses when failures pass the threshold, and resumes to the end', async () => {

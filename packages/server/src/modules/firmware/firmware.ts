@@ -38,6 +38,7 @@ export function registerFirmware(app: FastifyInstance, services: FirmwareService
   const { campaigns } = services;
   registerOperation(app, firmwareApi.start, ({ body, session }) => campaigns.start(body, session));
   registerOperation(app, firmwareApi.resume, ({ body, session }) => campaigns.resume(body.campaignId, session));
+  registerOperation(app, firmwareApi.add, ({ body, session }) => campaigns.add(body, session));
   registerOperation(app, firmwareApi.campaigns, ({ body, session }) => campaigns.list(body, session));
   registerOperation(app, firmwareApi.campaign, ({ body, session }) => campaigns.detail(body.campaignId, session));
   registerOperation(app, firmwareApi.associated, ({ body, session }) => campaigns.associated(body, session));
