@@ -39,8 +39,11 @@ const archive = archiveApi({
 
 export const meterApi = {
   ...archive,
-  // Batch operation picks its meters from the meter list.
-  list: { ...archive.list, access: needs(METER_RES.page, '/serviceRequest/batchOperation') },
+  // Batch operation and a firmware campaign pick their meters from the meter list.
+  list: {
+    ...archive.list,
+    access: needs(METER_RES.page, '/serviceRequest/batchOperation', '/parameterSetting/meterUpgrade/start'),
+  },
   // The maintain page shows the meter it moves.
   detail: { ...archive.detail, access: needs(METER_RES.detail, METER_RES.edit, METER_RES.maintain) },
   maintain: defineOperation({

@@ -20,7 +20,12 @@ export interface FieldDescriptor extends FieldMeta {
   fields?: FieldDescriptor[];
   /** A list of records (a consumer's POCs): their declared fields, which the detail shows as a table's columns. */
   items?: FieldDescriptor[];
+  /** The form's input of a field the kit's widgets cannot draw (a firmware's upload). */
+  Input?: FieldInputComponent;
 }
+
+/** An input of a form field: what antd's Form.Item hands its control. */
+export type FieldInputComponent = ComponentType<{ id?: string; value?: unknown; onChange?: (value: unknown) => void }>;
 
 export type Row = Record<string, unknown>;
 
@@ -162,6 +167,8 @@ export interface CrudConfig {
   englishNames: Readonly<Partial<Record<string, string>>>;
   /** Fields the list and the detail draw with a component of their own. */
   cells: Readonly<Partial<Record<string, FieldCell>>>;
+  /** Form fields drawn with an input of their own (a firmware's image upload). */
+  inputs: Readonly<Partial<Record<string, FieldInputComponent>>>;
   /**
    * The list keeps every row on one line: columns take their declared widths, a cell too long for its
    * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
@@ -230,6 +237,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   overrides?: Partial<Record<Extract<keyof S['shape'], string>, Partial<FieldMeta>>>;
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
   cells?: Partial<Record<Extract<keyof S['shape'], string>, FieldCell>>;
+  inputs?: Partial<Record<InputKey<C>, FieldInputComponent>>;
   singleLineRows?: boolean;
   stackedColumns?: readonly (readonly Extract<keyof S['shape'], string>[])[];
   rowTestId?: string;
@@ -297,6 +305,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     overrides: definition.overrides ?? {},
     englishNames: definition.englishNames ?? {},
     cells: (definition.cells ?? {}) as Record<string, FieldCell>,
+    inputs: (definition.inputs ?? {}) as Record<string, FieldInputComponent>,
     singleLineRows: definition.singleLineRows ?? false,
     stackedColumns: definition.stackedColumns ?? [],
     rowTestId: definition.rowTestId,
@@ -387,7 +396,13 @@ export function describeField(config: CrudConfig, key: string, input?: z.ZodType
     (config.entity.record.shape[key] as z.ZodType | undefined) ?? request,
     `${config.entity.name}.fields`,
   );
-  return { ...described, schema: input ?? request ?? described.schema, ...config.overrides[key] };
+  const Input = config.inputs[key];
+  return {
+    ...described,
+    schema: input ?? request ?? described.schema,
+    ...config.overrides[key],
+    ...(Input && { Input }),
+  };
 }
 
 /** The object schema of an operation's request, whose keys are the only ones the server accepts. */

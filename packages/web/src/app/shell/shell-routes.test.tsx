@@ -72,6 +72,7 @@ describe('page registry', () => {
       '/parameterSetting/dcuOperating',
       '/parameterSetting/obisManagement',
       '/parameterSetting/eventDefinition',
+      '/parameterSetting/meterUpgrade',
       '/serviceRequest/scheduledTask/templateMGT',
       '/serviceRequest/scheduledTask/taskMGT',
       '/dataAnalytic/',
