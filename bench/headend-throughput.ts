@@ -8,12 +8,12 @@
  * the ledger's claim before each publish, the simulator's answer, the match by reqId and the result.
  */
 import { createServer } from 'node:net';
-import { MAX_BATCH_DEVICES } from '@meterdesk/contracts';
 import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { cleanup } from './lib/cleanup.mjs';
 import {
   apiClient,
+  everyMeterOnce,
   fleetDatabase,
   fleetOnline,
   freePort,
@@ -27,7 +27,6 @@ const METERS_PER_DCU = Number(process.env.BENCH_METERS_PER_DCU ?? 100);
 const CONCURRENCY = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RAW_MESSAGES = Number(process.env.BENCH_RAW_MESSAGES ?? 5000);
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const db = await fleetDatabase('headend', DCUS, METERS_PER_DCU);
 const port = await freePort();
@@ -75,44 +74,17 @@ async function rawRoundTrips(messages: number): Promise<number> {
   return rate;
 }
 
-/** Every meter once through createplan (batches of 30, all at once), until every command is answered. */
-async function headEndCommands(round: number): Promise<{ rate: number; codes: string }> {
-  const before = (await db.sql.query(`select count(*)::int as n from device_command`)).rows[0].n as number;
-  const started = performance.now();
-  const batches: Promise<unknown>[] = [];
-  for (let i = 0; i * MAX_BATCH_DEVICES < db.meters.length; i++)
-    batches.push(
-      api
-        .post('/plan/createplan', {
-          planName: `throughput ${round}.${i}`,
-          devs: { itemType: 0, devList: db.meters.slice(i * MAX_BATCH_DEVICES, (i + 1) * MAX_BATCH_DEVICES) },
-          orders: [{ cmd: round % 2 ? 'relayConnect' : 'externalRelayConnect' }],
-        })
-        .then((answer) => {
-          if (answer.body.code !== 200) throw new Error(JSON.stringify(answer.body));
-        }),
-    );
-  await Promise.all(batches);
-  for (;;) {
-    const { rows } = await db.sql.query(
-      `select count(*) filter (where state = 'done')::int as done, count(*)::int as n from device_command`,
-    );
-    if (rows[0].n - before === db.meters.length && rows[0].done === rows[0].n) break;
-    await pause(20);
-  }
-  const rate = db.meters.length / ((performance.now() - started) / 1000);
-  const { rows } = await db.sql.query(
-    `select result_code, count(*)::int as n from device_command group by result_code order by 1`,
-  );
-  return { rate, codes: rows.map((r) => `${r.result_code}: ${r.n}`).join(', ') };
-}
-
 console.log(`${DCUS} DCUs × ${METERS_PER_DCU} meters, ${CONCURRENCY} commands in flight per DCU (${inFlight} in all)`);
 const raw: number[] = [];
 const headEnd: number[] = [];
 for (let round = 1; round <= ROUNDS; round++) {
   raw.push(await rawRoundTrips(RAW_MESSAGES));
-  const result = await headEndCommands(round);
+  const result = await everyMeterOnce(
+    api,
+    db,
+    round % 2 ? 'relayConnect' : 'externalRelayConnect',
+    `throughput ${round}`,
+  );
   headEnd.push(result.rate);
   console.log(
     `round ${round}: broker round trips ${raw.at(-1)?.toFixed(0)}/s, head-end commands ${result.rate.toFixed(0)}/s (results so far ${result.codes})`,

@@ -208,3 +208,53 @@ export async function fleetOnline(db: FleetDatabase, meters: number, timeoutMs =
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/** A generator of the same numbers for the same seed (kill moments that repeat from run to run). */
+export function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/**
+ * The head-end's pace on the fleet: `operation` to every meter once through createplan (plans of 30,
+ * sent at once), until every command is answered. Answers commands per second and the result codes so far.
+ */
+export async function everyMeterOnce(
+  api: ReturnType<typeof apiClient>,
+  db: FleetDatabase,
+  operation: string,
+  label: string,
+): Promise<{ rate: number; codes: string }> {
+  const batch = 30;
+  const before = (await db.sql.query(`select count(*)::int as n from device_command`)).rows[0].n as number;
+  const started = performance.now();
+  const plans: Promise<unknown>[] = [];
+  for (let i = 0; i * batch < db.meters.length; i++)
+    plans.push(
+      api
+        .post('/plan/createplan', {
+          planName: `${label} ${i}`,
+          devs: { itemType: 0, devList: db.meters.slice(i * batch, (i + 1) * batch) },
+          orders: [{ cmd: operation }],
+        })
+        .then((answer) => {
+          if (answer.body.code !== 200) throw new Error(JSON.stringify(answer.body));
+        }),
+    );
+  await Promise.all(plans);
+  for (;;) {
+    const { rows } = await db.sql.query(
+      `select count(*) filter (where state = 'done')::int as done, count(*)::int as n from device_command`,
+    );
+    if (rows[0].n - before === db.meters.length && rows[0].done === rows[0].n) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const rate = db.meters.length / ((performance.now() - started) / 1000);
+  const { rows } = await db.sql.query(
+    `select result_code, count(*)::int as n from device_command group by result_code order by 1`,
+  );
+  return { rate, codes: rows.map((r) => `${r.result_code}: ${r.n}`).join(', ') };
+}

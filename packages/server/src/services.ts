@@ -117,7 +117,7 @@ export function createServices({
   readingWriter.onPowerChange(fold);
   const firmware = createFirmware(db, headEnd, jobs, settings);
   jobs.register(
-    firmware.job,
+    ...firmware.jobs,
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
     sessionPurgeJob(sessions),

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { type Firmware, MAX_FIRMWARE_BYTES } from '@meterdesk/contracts';
-import { eq } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firmwareImage } from '../../db/schema';
 import { createTestApp, type TestApp } from '../../test/harness';
+import { runJob } from '../../test/jobs';
 import { imageBytes, saveFirmware, uploadImage } from './firmware-testing';
 
 describe('firmware and its image', () => {
@@ -11,7 +12,7 @@ describe('firmware and its image', () => {
   let admin: string;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({}, { jobs: true });
     admin = await t.loginAdmin();
   });
   afterAll(() => t.close());
@@ -53,6 +54,22 @@ describe('firmware and its image', () => {
       progress: '',
       campaignState: '',
     });
+  });
+
+  it('forgets, a day after their upload, the images no firmware and no campaign names', async () => {
+    const { image: kept } = await saveFirmware(t, admin);
+    const unsaved = (await uploadImage(t, admin, imageBytes(500), 'unsaved.bin')).body.data;
+    const fresh = (await uploadImage(t, admin, imageBytes(500), 'fresh.bin')).body.data;
+    await t.db
+      .update(firmwareImage)
+      .set({ createTime: sql`now() - interval '2 days'` })
+      .where(inArray(firmwareImage.id, [kept.imageId, unsaved.imageId]));
+    expect((await runJob(t, 'firmware-image-purge')).output).toMatchObject({ deleted: 1 });
+    const left = await t.db
+      .select({ id: firmwareImage.id })
+      .from(firmwareImage)
+      .where(inArray(firmwareImage.id, [kept.imageId, unsaved.imageId, fresh.imageId]));
+    expect(left.map((r) => r.id).sort()).toEqual([kept.imageId, fresh.imageId].sort());
   });
 
   it("answers 'Firmware name existed' in any case, and refuses a Chinese name, no version or no image", async () => {

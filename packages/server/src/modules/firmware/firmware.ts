@@ -10,7 +10,7 @@ import { campaignJob } from './campaign.jobs';
 import { CampaignService } from './campaign.service';
 import { CampaignDriver } from './campaign-driver';
 import { firmwareArchive } from './firmware.archive';
-import { storeImage } from './firmware-images';
+import { imagePurgeJob, storeImage } from './firmware-images';
 
 /** The meter upgrade page's services, built once by the composition root, and its campaign job. */
 export function createFirmware(db: Db, headEnd: HeadEnd, jobs: JobSystem, settings: SettingsService) {
@@ -20,7 +20,7 @@ export function createFirmware(db: Db, headEnd: HeadEnd, jobs: JobSystem, settin
     firmware: new ArchiveService(db, firmwareArchive),
     campaigns: new CampaignService(db, headEnd, jobs),
     driver,
-    job: campaignJob(driver, headEnd),
+    jobs: [campaignJob(driver, headEnd), imagePurgeJob(db)],
   };
 }
 
