@@ -19,6 +19,7 @@ import {
   freePort,
   ready,
   type ServerProcess,
+  seeded,
   startServer,
   startSimulatorProcess,
 } from './lib/fleet-server';
@@ -32,11 +33,7 @@ const DEDUPE = !process.argv.includes('--no-dedupe');
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 
 /** Same seed, same kill moments. */
-let state = SEED;
-const random = () => {
-  state = (state * 1103515245 + 12345) % 2 ** 31;
-  return state / 2 ** 31;
-};
+const random = seeded(SEED);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const db = await fleetDatabase('restart', DCUS, METERS_PER_DCU);

@@ -66,6 +66,14 @@ const BENCHES = {
     args: [...TSX, 'bench/headend-restart.ts'],
     smoke: { ...tiny, BENCH_KILLS: '1', BENCH_PLAN_EVERY_MS: '200' },
   },
+  firmware: {
+    args: [...TSX, 'bench/firmware-campaign.ts'],
+    smoke: { ...tiny, BENCH_IMAGE_KB: '8' },
+  },
+  'firmware-restart': {
+    args: [...TSX, 'bench/firmware-restart.ts'],
+    smoke: { ...tiny, BENCH_KILLS: '1', BENCH_IMAGE_KB: '8' },
+  },
   ingest: {
     args: [...TSX, 'bench/readings-ingest.ts'],
     smoke: { ...tiny, BENCH_DAYS: '1', BENCH_ROUNDS: '1' },

@@ -19,7 +19,10 @@ async function onlineMeters(count: number, failing: number, fails: (devAddr: str
     curPage: 1,
   });
   const usable = list.filter((m) => m.consumerCode).map((m) => m.devAddr);
-  const meters = [...usable.filter(fails).slice(0, failing), ...usable.filter((m) => !fails(m)).slice(0, count - failing)];
+  const meters = [
+    ...usable.filter(fails).slice(0, failing),
+    ...usable.filter((m) => !fails(m)).slice(0, count - failing),
+  ];
   if (meters.length !== count) throw new Error('the demo archive lacks the meters this journey needs');
   for (const devAddr of meters) await untilOnline(admin, devAddr);
   await admin.dispose();

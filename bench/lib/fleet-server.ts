@@ -210,6 +210,15 @@ export async function fleetOnline(db: FleetDatabase, meters: number, timeoutMs =
   }
 }
 
+/** A generator of the same numbers for the same seed (kill moments that repeat from run to run). */
+export function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
 /**
  * Every meter of the fleet once, in one-shot plans of at most 30 meters sent all at once (`send` posts
  * one batch), until every command they queued is answered: meters a second, and the result codes of

@@ -129,6 +129,7 @@ const TREE: Draft[] = [
       detail(),
       hidden('associated', '关联设备', 'Associated'),
       del(),
+      exp(),
       button('start', '开始升级', 'Start upgrade'),
     ),
     page('dcuOperating', '集中器操作', 'DCU Operating', button('execute', '执行', 'Execute')),

@@ -33,6 +33,7 @@ import { registerReadingsRoutes } from './modules/collection/readings.routes';
 import { registerRunRoutes } from './modules/collection/run.routes';
 import type { RunScheduler } from './modules/collection/run-scheduler';
 import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes';
+import { registerFirmware } from './modules/firmware/firmware';
 import { registerPlanRoutes } from './modules/operations/plan.routes';
 import { registerTariffPushRoutes } from './modules/operations/tariff-push.routes';
 import type { TariffPushService } from './modules/operations/tariff-push.service';
@@ -210,6 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAnalyticsRoutes(http, services);
   registerRunRoutes(http, services.runs);
   registerParameterCatalogues(http, services.parameters);
+  registerFirmware(http, services.firmware);
   registerOutageRoutes(http, services);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));

@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   CAPTCHA: z.enum(['on', 'off']).default('on'),
   DEMO: z.enum(['on', 'off']).optional(),
   SIMULATOR: z.enum(['on', 'off']).optional(),
+  SIMULATOR_ARGS: z.string().max(1000).default(''),
   DEMO_HISTORY_DAYS: int(30).pipe(z.number().max(30)),
   SECRET_KEY: z
     .string()
@@ -85,6 +86,11 @@ export interface Config {
    * `off` never; unset, it runs when the demo archive may be in use (DEMO not off, PGlite or DEMO=on).
    */
   simulator: boolean;
+  /**
+   * More flags for that simulator, split on spaces (`SIMULATOR_ARGS="--fail-image-verify ^31000105$"`:
+   * a demo meter that fails firmware verification, for a journey); see packages/simulator/src/cli.ts.
+   */
+  simulatorArgs: string[];
   /** Key of stored secrets; without it the server keeps one in DATA_DIR/secret.key. */
   secretKey: Buffer | undefined;
   sessionIdleMs: number;
@@ -147,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     captchaEnabled: e.CAPTCHA === 'on',
     demoArchive,
     simulator: e.SIMULATOR ? e.SIMULATOR === 'on' : demoArchive !== 'never',
+    simulatorArgs: e.SIMULATOR_ARGS.split(/\s+/).filter(Boolean),
     secretKey: e.SECRET_KEY ? Buffer.from(e.SECRET_KEY, 'base64') : undefined,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,

@@ -24,6 +24,7 @@ import { RunBookkeeping } from './modules/collection/run-bookkeeping';
 import { RunExecutor } from './modules/collection/run-executor';
 import { RunScheduler } from './modules/collection/run-scheduler';
 import { DashboardService } from './modules/dashboard/dashboard.service';
+import { createFirmware } from './modules/firmware/firmware';
 import { planRunJob } from './modules/operations/plan.jobs';
 import { PlanService } from './modules/operations/plan.service';
 import { TariffPushService } from './modules/operations/tariff-push.service';
@@ -120,7 +121,9 @@ export function createServices({
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
   });
   readingWriter.onPowerChange(fold);
+  const firmware = createFirmware(db, headEnd, jobs, settings);
   jobs.register(
+    ...firmware.jobs,
     planRunJob(db, headEnd, plans),
     importJob(database, () => imports),
     sessionPurgeJob(sessions),
@@ -179,6 +182,8 @@ export function createServices({
     imports,
     /** The OBIS and event definition pages' calls. */
     parameters: createParameterCatalogues(db, settings),
+    /** The meter upgrade page: firmware, images and campaigns. */
+    firmware,
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),

@@ -3,7 +3,12 @@
  *   [--seed 1] [--prefix SIM] [--offline 0.02] [--flapping 0.01] [--flap-period 300] [--loss 0.01]
  *   [--latency 200:800:3000] [--drift 2] [--clock-limit 60] [--busy 0.01] [--heartbeat 60] [--reboot 5]
  *   [--outages 0.02] [--cover-opens 0.005] [--no-dedupe] [--stats-file FILE [--stats-reqids] [--stats-readings]]
+ *   [--fail-image-verify REGEX] [--broadcast-loss 0] [--activation-reboot 2]
  *
+ * --fail-image-verify makes the devices whose key matches the regular expression fail firmware image
+ * verification (class 18 method 3 answers 02, so they never activate): a campaign's failure on demand.
+ * --broadcast-loss is the share of a DCU's broadcast image blocks each meter misses; --activation-reboot
+ * how long a device stays away after activating an image (0: it stays online).
  * Runs until SIGTERM or SIGINT. With --stats-file the counters (SimulatorStats, JSON) are rewritten
  * every second and once more at exit, replaced in one rename so a reader never sees half a file;
  * --stats-reqids adds `executions`: every remembered reqId with how many times it was executed.
@@ -48,6 +53,9 @@ const { values } = parseArgs({
     'stats-reqids': { type: 'boolean' },
     'stats-readings': { type: 'boolean' },
     'no-dedupe': { type: 'boolean' },
+    'fail-image-verify': { type: 'string' },
+    'broadcast-loss': { type: 'string' },
+    'activation-reboot': { type: 'string' },
   },
   strict: true,
 });
@@ -116,7 +124,15 @@ const knobs: Knobs = {
   powerOutagesPerDay: number('outages', DEFAULT_KNOBS.powerOutagesPerDay),
   coverOpensPerDay: number('cover-opens', DEFAULT_KNOBS.coverOpensPerDay),
   dedupe: !values['no-dedupe'],
+  imageVerifyFails: values['fail-image-verify'] ?? DEFAULT_KNOBS.imageVerifyFails,
+  imageBroadcastLoss: share('broadcast-loss', DEFAULT_KNOBS.imageBroadcastLoss),
+  activationRebootSec: number('activation-reboot', DEFAULT_KNOBS.activationRebootSec),
 };
+try {
+  new RegExp(knobs.imageVerifyFails);
+} catch {
+  fail(`--fail-image-verify must be a regular expression, not ${knobs.imageVerifyFails}`);
+}
 
 const meters = fleet.dcus.reduce((n, d) => n + d.meters.length, 0) + fleet.direct.length;
 const say = (line: string) => process.stdout.write(`simulator: ${line}\n`);

@@ -29,6 +29,8 @@ const LONG_READ_ROWS = 16;
 export interface CommandOptions extends FleetParts {
   /** A DCU told to reboot goes away for a while, once its reply is out. */
   reboot(d: Device): void;
+  /** A device that activated a firmware image restarts into it, once its reply is out. */
+  restart(d: Device): void;
 }
 
 /**
@@ -155,6 +157,10 @@ export class CommandRegistry {
       for (const waiter of running.waiters) this.sendReply(d, reply, reqHash, waiter);
       running.waiters = [];
       if (cmd.op === 'reboot') this.options.reboot(d);
+      if (d.restartAfterReply) {
+        d.restartAfterReply = false;
+        this.options.restart(d);
+      }
     });
   }
 
@@ -163,10 +169,16 @@ export class CommandRegistry {
   }
 
   private context(now: number): ExecutionContext {
-    const { seed, knobs, raise } = this.options;
+    const { seed, knobs, raise, links } = this.options;
     return {
       now,
       emit: raise,
+      metersBehind: (d) => {
+        const link = links.of(d);
+        return link.owner === d ? link.meters.filter((m) => links.reachable(m)) : [];
+      },
+      broadcastLost: (m, block) =>
+        knobs.imageBroadcastLoss > 0 && draw(seed, m.hash, PURPOSE.broadcastLoss, block) < knobs.imageBroadcastLoss,
       clockLimitMs: knobs.clockLimitSec * 1000,
       // What the device's event log holds: the spontaneous events recomputed, and those it recorded.
       eventLog: (d, fromMs, toMs) => {

@@ -12,6 +12,7 @@ import {
   type DeviceReplyItem,
   DLMS_UNITS,
   HEX_FRAME,
+  IMAGE_TRANSFER,
   isObisCode,
   OBIS,
   ProfileRangeSchema,
@@ -34,6 +35,7 @@ import {
   registersOf,
 } from './energy';
 import { EVENT, makeEvent } from './events';
+import { ImageTransfer } from './image-transfer';
 import { isCalendarWrite, MeterCalendar } from './tou';
 
 export interface Faults {
@@ -49,6 +51,8 @@ export interface Faults {
   dropNext: number;
   /** Execution time, ms, instead of the fleet's latency distribution. */
   latencyMs: number | null;
+  /** Image verification (class 18 method 3) fails whatever was received: status 4, item 02. */
+  failImageVerify: boolean;
 }
 
 export const NO_FAULTS: Faults = {
@@ -58,6 +62,7 @@ export const NO_FAULTS: Faults = {
   failObis: [],
   dropNext: 0,
   latencyMs: null,
+  failImageVerify: false,
 };
 
 export interface Settings {
@@ -114,6 +119,10 @@ export class Device {
   /** Meters: the activity calendar and special days, from the first time they are read or written. */
   calendar: MeterCalendar | null = null;
   executing = 0;
+  /** Class 18: the firmware image being received, verified and activated. */
+  readonly image = new ImageTransfer();
+  /** Set by an activation: once its reply is out the device restarts into the new firmware. */
+  restartAfterReply = false;
   faults: Faults = NO_FAULTS;
   log: DeviceEvent[] = [];
   /** Meters: what a parameter template sets beyond the load profile's period. */
@@ -174,6 +183,10 @@ export interface ExecutionContext {
   emit(device: Device, event: DeviceEvent): void;
   clockLimitMs: number;
   eventLog(device: Device, fromMs: number, toMs: number): DeviceEvent[];
+  /** A DCU's meters that hear it now (a broadcast reaches them); none for a meter. */
+  metersBehind(device: Device): readonly Device[];
+  /** Whether a meter misses this block of a broadcast (the fleet's broadcast loss). */
+  broadcastLost(meter: Device, block: number): boolean;
 }
 
 export interface ItemOutcome {
@@ -422,6 +435,44 @@ function register(obis: string, read: (d: Device, now: number) => number): Objec
 
 const registersNow = (d: Device, now: number) => registerValues(d.registersAt(now));
 
+/**
+ * Image transfer (class 18): initiate, blocks, verify, activate (image-transfer.ts). A DCU also
+ * broadcasts: a block `{block, data, broadcast: identifier}` goes to every meter behind it that
+ * initiated that image and hears it, each block missed by some as the fleet's broadcast loss says.
+ */
+const IMAGE_TRANSFER_OBJECT: ObjectDef = {
+  classId: IMAGE_TRANSFER.classId,
+  kinds: BOTH,
+  get: {
+    [IMAGE_TRANSFER.attributes.blockSize]: (d) => ok(d.image.blockSize()),
+    [IMAGE_TRANSFER.attributes.transferredBlocks]: (d) => ok(d.image.transferredBits()),
+    [IMAGE_TRANSFER.attributes.firstNotTransferredBlock]: (d) => ok(d.image.firstMissing()),
+    [IMAGE_TRANSFER.attributes.enabled]: () => ok(true),
+    [IMAGE_TRANSFER.attributes.status]: (d) => ok(d.image.status),
+    [IMAGE_TRANSFER.attributes.toActivate]: (d) => ok(d.image.toActivate()),
+  },
+  methods: {
+    [IMAGE_TRANSFER.methods.initiate]: (d, value) => (d.image.initiate(value) ? ok() : failed),
+    [IMAGE_TRANSFER.methods.transferBlock]: (d, value, ctx) => {
+      if (!(isPlainObject(value) && value.broadcast !== undefined)) return d.image.receive(value) ? ok() : failed;
+      if (d.kind !== 'dcu' || typeof value.block !== 'number') return failed;
+      for (const m of ctx.metersBehind(d))
+        if (m.image.awaits(value.broadcast) && !ctx.broadcastLost(m, value.block)) m.image.receive(value);
+      return ok();
+    },
+    [IMAGE_TRANSFER.methods.verify]: (d) => (d.image.verify(d.faults.failImageVerify) ? ok() : failed),
+    [IMAGE_TRANSFER.methods.activate]: (d) => {
+      const activated = d.image.activate();
+      if (!activated) return failed;
+      if (activated.fresh) {
+        d.firmware = activated.identifier;
+        d.restartAfterReply = true;
+      }
+      return ok();
+    },
+  },
+};
+
 const OBJECTS = new Map<string, ObjectDef>([
   [
     OBIS.clock,
@@ -558,6 +609,7 @@ const OBJECTS = new Map<string, ObjectDef>([
   ],
   ...TOU_OBJECTS,
   ...SETTING_OBJECTS,
+  [OBIS.imageTransfer, IMAGE_TRANSFER_OBJECT],
   [
     OBIS.dcuParameters,
     {

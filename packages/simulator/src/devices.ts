@@ -7,12 +7,15 @@ import { draw, hashString, PURPOSE } from './random';
 /** The fleet's devices by key: each made with what the seed draws for it, and when it is online. */
 export class DeviceRegistry {
   private readonly byKey = new Map<string, Device>();
+  private readonly failsVerify: RegExp | null;
 
   constructor(
     private readonly seed: number,
     private readonly knobs: Knobs,
     private readonly broker: URL,
-  ) {}
+  ) {
+    this.failsVerify = knobs.imageVerifyFails ? new RegExp(knobs.imageVerifyFails) : null;
+  }
 
   add(kind: DeviceKind, id: string, meter: FleetMeter | null): Device {
     const { seed, knobs } = this;
@@ -21,6 +24,7 @@ export class DeviceRegistry {
     device.baseOffline = draw(seed, hash, PURPOSE.offline) < knobs.offline;
     device.flapping = !device.baseOffline && draw(seed, hash, PURPOSE.flapping) < knobs.flapping;
     device.firmware = firmwareFor(kind, draw(seed, hash, PURPOSE.firmware));
+    if (this.failsVerify?.test(id)) device.faults = { ...device.faults, failImageVerify: true };
     if (meter?.prepaid) device.paymentMode = ACCOUNT_PAYMENT_MODES.prepayment;
     const drift = knobs.driftSecPerDay;
     device.clockOffsetMs = (2 * draw(seed, hash, PURPOSE.drift) - 1) * drift * 10_000;

@@ -19,6 +19,15 @@ export interface Knobs {
   heartbeatSec: number;
   /** How long a rebooting DCU stays away, seconds. */
   rebootSec: number;
+  /** How long a device stays away after activating a firmware image (it restarts into it), seconds; 0 stays. */
+  activationRebootSec: number;
+  /** Share of a DCU's broadcast image blocks each meter misses (it fills them peer to peer). */
+  imageBroadcastLoss: number;
+  /**
+   * Devices whose key matches this regular expression fail image verification (`failImageVerify`),
+   * e.g. `^M0003$` for one demo meter; empty, none.
+   */
+  imageVerifyFails: string;
   /** Power outages and cover openings per device per day. */
   powerOutagesPerDay: number;
   coverOpensPerDay: number;
@@ -48,6 +57,9 @@ export const DEFAULT_KNOBS: Knobs = {
   busy: 0,
   heartbeatSec: 60,
   rebootSec: 5,
+  activationRebootSec: 2,
+  imageBroadcastLoss: 0,
+  imageVerifyFails: '',
   powerOutagesPerDay: 0.02,
   coverOpensPerDay: 0.005,
   rememberedCommands: 200_000,

@@ -58,4 +58,5 @@ export const PURPOSE = {
   wiring: 19,
   prepaid: 20,
   flapPhase: 21,
+  broadcastLoss: 22,
 } as const;

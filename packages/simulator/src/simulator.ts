@@ -68,6 +68,8 @@ export interface DeviceSnapshot {
     activatedAt: string | null;
   };
   faults: Faults;
+  /** Class 18: its status, the first block it lacks, and how often it was told to activate and did. */
+  image: { status: number; firstMissing: number; activateCalls: number; activations: number; activatedTwice: number };
 }
 
 /**
@@ -111,7 +113,11 @@ export class Simulator {
       readings: new SentReadings(counters, options.countReadings === true),
       raise: (d, event) => this.raise(d, event),
     };
-    this.commands = new CommandRegistry({ ...parts, reboot: (d) => this.reboot(d) });
+    this.commands = new CommandRegistry({
+      ...parts,
+      reboot: (d) => this.reboot(d, this.knobs.rebootSec),
+      restart: (d) => this.reboot(d, this.knobs.activationRebootSec),
+    });
     this.clockwork = new Clockwork({ ...parts, refreshOnline: (d, now) => this.refreshOnline(d, now) });
     this.ready = this.links.ready;
 
@@ -131,10 +137,14 @@ export class Simulator {
   stats(): SimulatorStats {
     const online = { dcus: 0, meters: 0 };
     const count = { dcus: 0, meters: 0 };
+    const image = { activations: 0, activatedTwice: 0, activateRepeated: 0 };
     for (const d of this.devices.all()) {
       const bucket = d.kind === 'dcu' ? 'dcus' : 'meters';
       count[bucket]++;
       if (this.links.reachable(d)) online[bucket]++;
+      image.activations += d.image.activations;
+      image.activatedTwice += d.image.activatedTwice;
+      if (d.image.activateCalls > 1) image.activateRepeated++;
     }
     return {
       ...this.counters,
@@ -144,6 +154,7 @@ export class Simulator {
       online,
       connected: this.links.connectedCount,
       inFlight: this.commands.inFlight,
+      image,
     };
   }
 
@@ -217,6 +228,13 @@ export class Simulator {
             activatedAt: calendar?.activatedAt ? new Date(calendar.activatedAt).toISOString() : null,
           },
           faults: { ...d.faults },
+          image: {
+            status: d.image.status,
+            firstMissing: d.image.firstMissing(),
+            activateCalls: d.image.activateCalls,
+            activations: d.image.activations,
+            activatedTwice: d.image.activatedTwice,
+          },
         };
       },
     };
@@ -312,10 +330,11 @@ export class Simulator {
     }
   }
 
-  private reboot(d: Device): void {
+  private reboot(d: Device, seconds: number): void {
+    if (seconds <= 0) return;
     d.rebooting = true;
     this.refreshOnline(d, Date.now());
-    this.scheduler.after(this.knobs.rebootSec * 1000, () => {
+    this.scheduler.after(seconds * 1000, () => {
       d.rebooting = false;
       this.refreshOnline(d, Date.now());
     });

@@ -39,10 +39,18 @@ export interface SimulatorStats {
   connected: number;
   /** Commands being executed now. */
   inFlight: number;
+  /**
+   * Firmware images activated, devices that activated an image they had activated before, and devices
+   * told to activate (class 18 method 4) the image they hold more than once: the last two must stay 0.
+   */
+  image: { activations: number; activatedTwice: number; activateRepeated: number };
 }
 
 /** The stats counted as things happen; the others are read from the fleet when asked. */
-export type Counters = Omit<SimulatorStats, 'devices' | 'online' | 'connected' | 'inFlight' | 'receivedUnique'>;
+export type Counters = Omit<
+  SimulatorStats,
+  'devices' | 'online' | 'connected' | 'inFlight' | 'receivedUnique' | 'image'
+>;
 
 export const newCounters = (): Counters => ({
   received: 0,

@@ -45,7 +45,14 @@ const CALENDAR: TouCalendar = {
 
 let reqs = 0;
 function run(d: Device, now: number, op: 'get' | 'set' | 'action', items: unknown[][]): DeviceReply {
-  const ctx: ExecutionContext = { now, emit: () => {}, clockLimitMs: 3_600_000, eventLog: () => [] };
+  const ctx: ExecutionContext = {
+    now,
+    emit: () => {},
+    clockLimitMs: 3_600_000,
+    eventLog: () => [],
+    metersBehind: () => [],
+    broadcastLost: () => false,
+  };
   const cmd = {
     reqId: `tou-${++reqs}`,
     attempt: 1,

@@ -26,6 +26,8 @@ export const dcuApi = {
       '/archiveSetting/meter',
       '/serviceRequest/batchOperation',
       '/parameterSetting/dcuOperating',
+      // A concentrator's firmware campaign.
+      '/parameterSetting/meterUpgrade/start',
       ...formsOf('/archiveSetting/meter'),
       ...formsOf('/archiveSetting/poc'),
     ],

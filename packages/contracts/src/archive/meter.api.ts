@@ -39,10 +39,15 @@ const archive = archiveApi({
 
 export const meterApi = {
   ...archive,
-  // Batch operation and tariff configuration pick their meters from the meter list.
+  // Batch operation, tariff configuration and a firmware campaign pick their meters from the meter list.
   list: {
     ...archive.list,
-    access: needs(METER_RES.page, '/serviceRequest/batchOperation', '/serviceRequest/tariffConfiguration'),
+    access: needs(
+      METER_RES.page,
+      '/serviceRequest/batchOperation',
+      '/serviceRequest/tariffConfiguration',
+      '/parameterSetting/meterUpgrade/start',
+    ),
   },
   // The maintain page shows the meter it moves.
   detail: { ...archive.detail, access: needs(METER_RES.detail, METER_RES.edit, METER_RES.maintain) },

@@ -222,6 +222,24 @@ export const MESSAGES = {
   paramTemplateStale: 'An item of the template can no longer be set: its OBIS item was changed or removed',
   paramTemplateMeterType: "Some meters are not of the template's meter type",
   meterTypeInTemplate: 'This meter type is still used by parameter templates',
+  // firmware upgrade (spec §5, §8)
+  firmwareOnlyBin: 'Only bin files',
+  firmwareFileEmpty: 'The file is empty',
+  firmwareFileTooLarge: 'The firmware image is larger than 16 MB',
+  firmwareNotImage: 'The file is not a firmware image: it holds text, an archive, a document or a picture',
+  firmwareImageRequired: 'Upload the firmware image',
+  firmwareNameChinese: 'The name must not contain Chinese characters',
+  versionRequired: 'A version must be selected',
+  versionFormat: 'Letters, digits, dots, hyphens and underscores only',
+  firmwareInCampaign: 'This firmware has a campaign that has not finished',
+  firmwareEquipmentMismatch: 'These devices are not of the equipment the firmware is for',
+  campaignNotPaused: 'The campaign is not paused',
+  campaignFinished: 'The campaign has finished',
+  firmwareVerifyFailed: 'The device could not verify the image; it was not activated',
+  firmwareActivateFailed: 'The device refused to activate the image',
+  firmwareVersionMismatch: 'After activation the device reports another version',
+  firmwareDeviceUnreachable: 'The device stopped answering',
+  firmwareTransferFailed: 'The device did not take the image blocks',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

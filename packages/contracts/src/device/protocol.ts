@@ -160,10 +160,16 @@ export const SPECIAL_DAYS_TABLE = { classId: 11, attributes: { entries: 2 } } as
 /**
  * Image transfer (class 18, OBIS.imageTransfer), the firmware upgrade: initiate with
  * `{identifier, size, blockSize, sha256}` (identifier = the target version, sha256 of the whole image
- * in hex), transfer blocks `{block, data}` (block numbers from 0, data base64, each `blockSize` bytes but
- * the last), verify (the device checks every block arrived and the digest matches), activate (refused,
- * 02, unless verification succeeded; the firmware identifier OBIS.firmwareVersion then reads the
- * identifier). Attribute 4 says the first block not yet received, 6 the transfer status.
+ * in hex; the same image initiated again keeps the blocks received), transfer blocks `{block, data}`
+ * (block numbers from 0, data base64, each `blockSize` bytes but the last; one command carries several
+ * blocks as items), verify (the device checks every block arrived and the digest matches; else status
+ * 4 and the item fails 02), activate (refused, 02, unless verification succeeded; the firmware
+ * identifier OBIS.firmwareVersion then reads the identifier, after the device restarts into it).
+ * Attribute 3 holds a bit per block received, 4 the first block not yet received, 6 the transfer
+ * status, 7 the image verified and ready to activate `[{size, identifier, signature}]`.
+ * Broadcast: a block sent to a DCU as `{block, data, broadcast: identifier}` goes to every meter behind
+ * it that initiated that identifier (some may miss it, as over PLC); each meter's attribute 4 then says
+ * what it still lacks, sent to it alone.
  */
 export const IMAGE_TRANSFER = {
   classId: 18,

@@ -137,13 +137,18 @@ export const COLLECT_CMD = 'collect';
  * special days written to a meter. Not an operation of OPERATIONS: it is sent from tariff configuration
  * with a stored tariff, never through `/plan/createplan` or the batch operation buttons.
  */
+/** What a plan's order may name: an operation, or `collect` for a collection task. */
+export const PLAN_COMMANDS = [...OPERATION_NAMES, COLLECT_CMD] as const;
 export const TARIFF_PUSH_CMD = 'tariffPush';
+/** The steps of a firmware campaign (image transfer, class 18), which no plan names. */
+export const FIRMWARE_CMD = 'firmwareUpgrade';
 /**
  * Every kind of command written to the head-end's ledger: the operations, the reads of collection
- * runs (scheduled, repairs, run now, gap re-collections) and tariff pushes. The ledger's column takes
- * only these and the command records answer them all, so no kind is written that a screen cannot read.
+ * runs (scheduled, repairs, run now, gap re-collections), tariff pushes and firmware campaigns' steps.
+ * The ledger's column takes only these and the command records answer them all, so no kind is written
+ * that a screen cannot read.
  */
-export const COMMAND_OPERATIONS = [...OPERATION_NAMES, COLLECT_CMD, TARIFF_PUSH_CMD] as const;
+export const COMMAND_OPERATIONS = [...PLAN_COMMANDS, TARIFF_PUSH_CMD, FIRMWARE_CMD] as const;
 export type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 /** Collection items one task reads at most. */
 export const MAX_TASK_ORDERS = 20;
@@ -152,7 +157,7 @@ export const PlanOrderSchema = z.strictObject({
   /** Collection item code (the OBIS item's cgName) of a collection order; empty for an operation. */
   cgcode: z.string().max(50).default(''),
   /** An operation, or `collect`: a collection task reads the item `cgcode` names. */
-  cmd: z.enum(COMMAND_OPERATIONS, 'invalidValue'),
+  cmd: z.enum(PLAN_COMMANDS, 'invalidValue'),
   /** The operation's parameters, checked against OPERATIONS[cmd].params; none for `collect`. */
   params: z.record(z.string(), z.unknown()).default({}),
   isCyclePlan: z.boolean().default(false),

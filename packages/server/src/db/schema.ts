@@ -3,6 +3,7 @@ export * from './tables/access';
 export * from './tables/archive';
 export * from './tables/collection';
 export * from './tables/device';
+export * from './tables/firmware';
 export * from './tables/grid';
 export * from './tables/headend';
 export * from './tables/import';

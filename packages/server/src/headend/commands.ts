@@ -23,6 +23,7 @@ import {
 } from '@meterdesk/contracts';
 import type { z } from 'zod';
 import { fieldError } from '../errors/api-error';
+import type { ImageRef } from './image-blocks';
 
 /** What the head-end stores of a command: the device sees it with its reqId, attempt and deadline. */
 export interface StoredCommand {
@@ -31,6 +32,8 @@ export interface StoredCommand {
   frame?: string;
   /** A clock item set to the system time takes the time the command leaves, not when it was asked. */
   systemClock?: boolean;
+  /** Image blocks: the items name block numbers, and the bytes of this image are added as it leaves. */
+  image?: ImageRef;
 }
 
 /** The OBIS catalogue the commands are built from (modules/parameter/obis-catalogue.ts). */

@@ -19,6 +19,7 @@ import { deviceCommand, deviceLink, plan } from '../db/schema';
 import type { Broker } from '../mqtt/broker';
 import type { StoredCommand } from './commands';
 import { DcuHeartbeats } from './heartbeats';
+import { ImageBlocks } from './image-blocks';
 
 export type CommandRow = typeof deviceCommand.$inferSelect;
 
@@ -104,6 +105,7 @@ export class HeadEnd {
   private pumpAgain = false;
   private stopped = true;
   private readonly heartbeats: DcuHeartbeats;
+  private readonly images: ImageBlocks;
   readonly refused: Record<RefusedReason, number> = { malformed: 0, unknownReqId: 0, foreignDevice: 0, duplicate: 0 };
 
   constructor(
@@ -114,6 +116,7 @@ export class HeadEnd {
   ) {
     this.events.setMaxListeners(0);
     this.heartbeats = new DcuHeartbeats(db, broker, log);
+    this.images = new ImageBlocks(db);
   }
 
   async start(): Promise<void> {
@@ -332,7 +335,14 @@ export class HeadEnd {
   private async publish(row: CommandRow): Promise<void> {
     const stored = row.command as StoredCommand;
     const now = new Date().toISOString();
-    const items = stored.systemClock ? stored.items.map((item) => ({ ...item, value: now })) : stored.items;
+    let items = stored.systemClock ? stored.items.map((item) => ({ ...item, value: now })) : stored.items;
+    try {
+      if (stored.image) items = await this.images.fill(items, stored.image);
+    } catch (err) {
+      // As an unsent command: its deadline passes and the time-out rules retry it.
+      this.log.warn({ err, reqId: row.reqId }, 'head-end: image blocks not read');
+      return;
+    }
     const message = {
       reqId: row.reqId,
       attempt: row.attempt,

@@ -160,7 +160,7 @@ describe('the simulator child process', FRESH_START, () => {
   it('says why it cannot start without a TCP listener, and hides the server credentials of MQTT_URL', async () => {
     const { lines, log } = capturingLog();
     const started = await launchSimulator({
-      config: { dataDir: dir, mqttUrl: undefined },
+      config: { dataDir: dir, mqttUrl: undefined, simulatorArgs: [] },
       broker: { tcpPort: null },
       db: null as never,
       credentials: null as never,

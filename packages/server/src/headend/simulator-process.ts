@@ -29,6 +29,8 @@ export interface SimulatorProcessOptions {
   stopGraceMs?: number;
   /** Where the running child's pid is kept, so that the next server can end one it outlived. */
   pidFile?: string;
+  /** More command-line flags (config SIMULATOR_ARGS). */
+  args?: readonly string[];
 }
 
 export interface SimulatorProcess {
@@ -65,7 +67,7 @@ export function startSimulatorProcess(options: SimulatorProcessOptions): Simulat
     const runtime = cli.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps'];
     const started = spawn(
       process.execPath,
-      [...runtime, cli, '--fleet', options.fleetFile, '--url', options.url],
+      [...runtime, cli, '--fleet', options.fleetFile, '--url', options.url, ...(options.args ?? [])],
       // stdin stays a pipe the simulator may watch: it closes when the server dies, even by SIGKILL.
       { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
     );
@@ -179,7 +181,7 @@ export async function endLeftoverSimulator(pidFile: string, cli: string, graceMs
 export const simulatorInstalled = (cli = SIMULATOR_CLI) => existsSync(cli);
 
 export interface LaunchDeps {
-  config: Pick<Config, 'dataDir' | 'mqttUrl'>;
+  config: Pick<Config, 'dataDir' | 'mqttUrl' | 'simulatorArgs'>;
   broker: Pick<Broker, 'tcpPort'>;
   db: Db;
   credentials: DeviceCredentials;
@@ -221,5 +223,5 @@ export async function launchSimulator(deps: LaunchDeps): Promise<SimulatorProces
   const leftover = await endLeftoverSimulator(pidFile, cli);
   if (leftover) log.warn({ pid: leftover }, 'stopped a simulator an earlier server left running');
   log.info({ fleet: fleet.file, dcus: fleet.dcus, meters: fleet.meters, url }, 'starting the device simulator');
-  return startSimulatorProcess({ fleetFile: fleet.file, url, log, cli, pidFile });
+  return startSimulatorProcess({ fleetFile: fleet.file, url, log, cli, pidFile, args: config.simulatorArgs });
 }

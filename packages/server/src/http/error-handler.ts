@@ -2,7 +2,7 @@ import { issueKey, issueParams, MESSAGES, messageText, RESULT, type ValidationIs
 import type { FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { uniqueViolation } from '../db/unique';
-import { ApiError } from '../errors/api-error';
+import { ApiError, fieldError } from '../errors/api-error';
 
 interface ZodLikeIssue {
   keyword: string;
@@ -69,6 +69,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status === 413) {
+      const tooLarge = req.routeOptions.config?.uploadTooLarge;
+      if (tooLarge) {
+        const named = fieldError(status, 'file', tooLarge);
+        return reply.status(status).send({ code: status, msg: named.key, data: named.data });
+      }
       return reply.status(status).send({ code: status, msg: 'bodyTooLarge', data: null });
     }
     if (status === RESULT.tooManyRequests) {

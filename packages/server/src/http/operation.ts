@@ -1,6 +1,7 @@
 import {
   API_BASE,
   envelope,
+  type MessageKey,
   type OperatingType,
   type Operation,
   type OperationAccess,
@@ -36,6 +37,8 @@ declare module 'fastify' {
     /** Set on state-changing routes: each call writes an operation log entry. */
     audit?: OperatingType;
     summary?: string;
+    /** An upload's message when its body passes the route's limit: the refusal then names `file`. */
+    uploadTooLarge?: MessageKey;
   }
   interface FastifyRequest {
     session: SessionContext | null;
@@ -202,6 +205,7 @@ export function registerUpload<Res extends z.ZodType>(
   op: Operation<z.ZodType, Res>,
   maxBytes: number,
   handler: (ctx: UploadContext) => Promise<z.output<Res>>,
+  limits: { tooLarge?: MessageKey; empty?: MessageKey } = {},
 ): void {
   app.route({
     method: 'POST',
@@ -213,11 +217,16 @@ export function registerUpload<Res extends z.ZodType>(
       consumes: [...UPLOAD_TYPES],
       response: { 200: envelope(op.response) },
     },
-    config: { access: op.access, audit: op.audit, summary: op.summary },
+    config: {
+      access: op.access,
+      audit: op.audit,
+      summary: op.summary,
+      ...(limits.tooLarge ? { uploadTooLarge: limits.tooLarge } : {}),
+    },
     handler: async (req, reply) => {
       if (!req.session) throw unauthorized();
       if (!Buffer.isBuffer(req.body) || req.body.length === 0) {
-        throw fieldError(RESULT.badRequest, 'file', 'importFileInvalid');
+        throw fieldError(RESULT.badRequest, 'file', limits.empty ?? 'importFileInvalid');
       }
       const fileName = uploadFileName(req);
       // The operation log names the file; the audit hook gives its size for the body.

@@ -218,4 +218,29 @@ describe('job system', () => {
     expect((await completed(restarted, hanging))?.output).toEqual({ runs: 2 });
     await restarted.stop();
   });
+
+  it('a run left active by a server killed outright runs again at the next start when its job reclaims it', async () => {
+    let runs = 0;
+    const reclaimed = [
+      defineJob({
+        name: 'reclaimed',
+        retryDelaySeconds: 0,
+        reclaimOnStart: true,
+        handler: async () => {
+          runs += 1;
+          if (runs === 1) await new Promise(() => {});
+          return { runs };
+        },
+      }),
+    ];
+    // The first system hangs in the run and is never stopped: as far as pg-boss knows, it is still active.
+    const killed = await startJobs(reclaimed, 1000);
+    const id = await killed.send('reclaimed');
+    await vi.waitFor(() => expect(runs).toBe(1), settle);
+    expect((await killed.getJob(id))?.state).toBe('active');
+    const next = await startJobs(reclaimed);
+    expect((await completed(next, id))?.output).toEqual({ runs: 2 });
+    await next.stop();
+    await killed.stop();
+  });
 });

@@ -43,6 +43,12 @@ export interface JobDefinition<T extends object = Record<string, unknown>> {
   retryDelaySeconds?: number;
   /** A run still active after this long fails (and is retried). */
   expireInSeconds?: number;
+  /**
+   * A run left active by a server that died (killed outright, so it never marked it failed) is failed
+   * when the job system starts, and its retry runs now rather than once it expires. For a job that is
+   * safe to run twice at once: with several server instances, one starting fails another's live run.
+   */
+  reclaimOnStart?: boolean;
 }
 
 const JOB_NAME = /^[A-Za-z0-9_-]{1,100}$/;
@@ -170,12 +176,24 @@ export class JobSystem {
     };
     await boss.createQueue(definition.name, queue);
     await boss.updateQueue(definition.name, queue);
+    if (definition.reclaimOnStart) await this.reclaim(boss, definition.name);
     if (definition.schedule) await boss.schedule(definition.name, definition.schedule, {}, { tz: 'UTC' });
     const workOptions = { batchSize: 1, pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 2 };
     for (let i = 0; i < (definition.concurrency ?? 1); i++)
       await boss.work<Record<string, unknown>>(definition.name, workOptions, async ([job]) => {
         if (job) return this.run(boss, definition, job);
       });
+  }
+
+  /** Fails the queue's runs still marked active: no worker of this (just started) system runs them. */
+  private async reclaim(boss: PgBoss, name: string): Promise<void> {
+    const { rows } = await boss
+      .getDb()
+      .executeSql(`SELECT id FROM ${JOB_SCHEMA}.job WHERE name = $1 AND state = 'active'`, [name]);
+    const ids = (rows as { id: string }[]).map((row) => row.id);
+    if (!ids.length) return;
+    for (const id of ids) await boss.fail(name, id, { message: 'the server stopped while it ran' });
+    this.options.log.warn({ job: name, jobIds: ids }, 'job runs left active by a stopped server run again');
   }
 
   private async run(

@@ -21,6 +21,7 @@ export const EMBEDDED_PATH_TESTS = [
   'src/modules/collection/run.',
   'src/seed/demo-history.',
   'src/modules/outage/',
+  'src/modules/firmware/',
   'src/modules/archive/import/',
   'src/modules/archive/meter-import.',
   'src/modules/archive/consumer-import.',

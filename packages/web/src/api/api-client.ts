@@ -116,6 +116,7 @@ export async function callApi<Req extends z.ZodType, Res extends z.ZodType>(
 export async function uploadFile<Res extends z.ZodType>(
   operation: Operation<z.ZodType, Res>,
   file: File,
+  contentType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 ): Promise<z.output<Res>> {
   let response: Response;
   try {
@@ -123,7 +124,7 @@ export async function uploadFile<Res extends z.ZodType>(
       method: 'POST',
       credentials: 'same-origin',
       headers: {
-        'Content-Type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        'Content-Type': contentType,
         'X-File-Name': encodeURIComponent(file.name),
         Accept: 'application/json',
       },

@@ -20,6 +20,8 @@ export interface FieldDescriptor extends FieldMeta {
   fields?: FieldDescriptor[];
   /** A list of records (a consumer's POCs): their declared fields, which the detail shows as a table's columns. */
   items?: FieldDescriptor[];
+  /** The form's input of a field the kit's widgets cannot draw (a firmware's upload). */
+  Input?: FieldInputComponent;
   /** A `rows` field: the input the screen draws for it (the crud config's `rowsInputs`). */
   RowsInput?: ComponentType<RowsInputProps>;
 }
@@ -34,6 +36,9 @@ export interface RowsInputProps {
   /** The request schema of the list, which checks it as the server will. */
   schema: z.ZodType | undefined;
 }
+
+/** An input of a form field: what antd's Form.Item hands its control. */
+export type FieldInputComponent = ComponentType<{ id?: string; value?: unknown; onChange?: (value: unknown) => void }>;
 
 export type Row = Record<string, unknown>;
 
@@ -177,6 +182,8 @@ export interface CrudConfig {
   cells: Readonly<Partial<Record<string, FieldCell>>>;
   /** The inputs of the form's `rows` fields (lists of records, such as a parameter template's items). */
   rowsInputs: Readonly<Partial<Record<string, ComponentType<RowsInputProps>>>>;
+  /** Form fields drawn with an input of their own (a firmware's image upload). */
+  inputs: Readonly<Partial<Record<string, FieldInputComponent>>>;
   /**
    * The list keeps every row on one line: columns take their declared widths, a cell too long for its
    * column ends in an ellipsis and shows its full text on hover (for long texts such as the log's).
@@ -246,6 +253,7 @@ export interface CrudDefinition<S extends z.ZodObject, C extends z.ZodType, U ex
   englishNames?: Partial<Record<Extract<keyof S['shape'], string>, Extract<keyof S['shape'], string>>>;
   cells?: Partial<Record<Extract<keyof S['shape'], string>, FieldCell>>;
   rowsInputs?: Partial<Record<InputKey<C>, ComponentType<RowsInputProps>>>;
+  inputs?: Partial<Record<InputKey<C>, FieldInputComponent>>;
   singleLineRows?: boolean;
   stackedColumns?: readonly (readonly Extract<keyof S['shape'], string>[])[];
   rowTestId?: string;
@@ -314,6 +322,7 @@ export function defineCrud<S extends z.ZodObject, C extends z.ZodType, U extends
     englishNames: definition.englishNames ?? {},
     cells: (definition.cells ?? {}) as Record<string, FieldCell>,
     rowsInputs: (definition.rowsInputs ?? {}) as Record<string, ComponentType<RowsInputProps>>,
+    inputs: (definition.inputs ?? {}) as Record<string, FieldInputComponent>,
     singleLineRows: definition.singleLineRows ?? false,
     stackedColumns: definition.stackedColumns ?? [],
     rowTestId: definition.rowTestId,
@@ -405,11 +414,13 @@ export function describeField(config: CrudConfig, key: string, input?: z.ZodType
     `${config.entity.name}.fields`,
   );
   const RowsInput = config.rowsInputs[key];
+  const Input = config.inputs[key];
   return {
     ...described,
     schema: input ?? request ?? described.schema,
     ...config.overrides[key],
     ...(RowsInput ? { RowsInput } : {}),
+    ...(Input && { Input }),
   };
 }
 

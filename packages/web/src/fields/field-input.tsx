@@ -222,6 +222,7 @@ export function FieldInput(props: FieldInputProps) {
   const testId = `field-${field.key}`;
   const text = (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => onChange?.(event.target.value);
   const common = { id, onBlur, 'data-testid': testId };
+  if (field.Input && mode === 'form') return <field.Input id={id} value={value} onChange={onChange} />;
 
   switch (field.widget) {
     case 'textarea':

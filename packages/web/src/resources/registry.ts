@@ -7,6 +7,8 @@ import {
   dcuEntity,
   ENERGY_GAIN_RES,
   eventDefinitionEntity,
+  FIRMWARE_RES,
+  firmwareEntity,
   flattenResourceTree,
   GIS_RES,
   gridEntity,
@@ -171,6 +173,11 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   ...crudRoutes(paramTemplateEntity.pagePath, () =>
     import('./parameter/param-template.resource').then((m) => m.paramTemplatePages),
   ),
+  ...crudRoutes(firmwareEntity.pagePath, () => import('./parameter/firmware.resource').then((m) => m.firmwarePages)),
+  [
+    FIRMWARE_RES.associated,
+    lazyPage(() => import('@/pages/firmware/associated.page').then((m) => m.FirmwareAssociatedPage)),
+  ],
   [RUN_RES.detail, lazyPage(() => import('@/pages/collection/task-runs.page').then((m) => m.TaskRunsPage))],
   [PLAN_RES.batch, lazyPage(() => import('@/pages/operations/batch-operation.page').then((m) => m.BatchOperationPage))],
   ...crudRoutes(templateEntity.pagePath, () =>

@@ -25,6 +25,7 @@ export const operations = {
     dcuReboot: 'Reboot',
     collect: 'Collection read',
     tariffPush: 'Tariff push',
+    firmwareUpgrade: 'Firmware upgrade',
   } satisfies Record<CommandOperation, string>,
   resultCodes: {
     '00': 'Success',

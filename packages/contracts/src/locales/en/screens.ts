@@ -8,6 +8,7 @@ import { crud } from './crud';
 import { dashboard } from './dashboard';
 import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
+import { firmware } from './firmware';
 import { gis } from './gis';
 import { grid } from './grid';
 import { liveState, silentMeters } from './live-state';
@@ -65,6 +66,7 @@ export const enScreens = {
   tariff,
   tariffPush,
   paramTemplate,
+  firmware,
   collectItems,
   template,
   task,

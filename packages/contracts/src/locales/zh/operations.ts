@@ -24,6 +24,7 @@ export const operations: typeof en = {
     dcuReboot: '重启',
     collect: '采集抄读',
     tariffPush: '费率下发',
+    firmwareUpgrade: '固件升级',
   },
   resultCodes: {
     '00': '成功',

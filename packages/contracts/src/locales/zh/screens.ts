@@ -10,6 +10,7 @@ import { crud } from './crud';
 import { dashboard } from './dashboard';
 import { dcu } from './dcu';
 import { eventDefinition } from './event-definition';
+import { firmware } from './firmware';
 import { gis } from './gis';
 import { grid } from './grid';
 import { liveState, silentMeters } from './live-state';
@@ -63,6 +64,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   tariff,
   tariffPush,
   paramTemplate,
+  firmware,
   collectItems,
   template,
   task,

@@ -1,10 +1,5 @@
-import { customType, index, integer, jsonb, pgTable, timestamp, varchar } from 'drizzle-orm/pg-core';
-import { createdAt, id } from './columns';
-
-const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
-  dataType: () => 'bytea',
-  fromDriver: (value) => Buffer.from(value),
-});
+import { index, integer, jsonb, pgTable, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { bytea, createdAt, id } from './columns';
 
 /**
  * An uploaded import and how it went. The file is kept in the database, not on one server's

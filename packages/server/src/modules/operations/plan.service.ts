@@ -14,7 +14,6 @@ import {
   RESULT,
   RESULT_CODES,
   scaled,
-  TARIFF_PUSH_CMD,
   unitSymbol,
 } from '@meterdesk/contracts';
 import { and, countDistinct, desc, eq, gt, inArray, isNull, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
@@ -661,9 +660,8 @@ function operationOrder(body: PlanCreate): PlanCreate['orders'][number] & { cmd:
   if (body.orders.length > 1) throw fieldError(RESULT.badRequest, 'orders', 'tooLong');
   const [order] = body.orders;
   if (!order) throw fieldError(RESULT.badRequest, 'orders', 'mandatory');
-  // Collection reads belong to tasks, tariff pushes to tariff configuration.
-  if (order.cmd === COLLECT_CMD || order.cmd === TARIFF_PUSH_CMD)
-    throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'invalidValue');
+  // Collection reads belong to tasks (the schema takes no tariff push or firmware step at all).
+  if (order.cmd === COLLECT_CMD) throw fieldError(RESULT.badRequest, 'orders.0.cmd', 'invalidValue');
   if (body.devs.devList.length === 0) throw fieldError(RESULT.badRequest, 'devs.devList', 'mandatory');
   if (body.devs.devList.length > MAX_BATCH_DEVICES)
     throw fieldError(RESULT.badRequest, 'devs.devList', 'batchTooLarge');

@@ -72,6 +72,7 @@ describe('page registry', () => {
       '/parameterSetting/tariffManagement',
       '/serviceRequest/tariffConfiguration',
       '/parameterSetting/paramTemplateSetting',
+      '/parameterSetting/meterUpgrade',
       '/serviceRequest/scheduledTask/templateMGT',
       '/serviceRequest/scheduledTask/taskMGT',
       '/dataAnalytic/',

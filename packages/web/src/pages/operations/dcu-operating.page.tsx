@@ -1,10 +1,9 @@
 import { DCU_OPERATIONS, MAX_BATCH_DEVICES, type OperationName } from '@meterdesk/contracts';
 import { Alert, App, Button, Card, Flex, Form, Tabs } from 'antd';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { FieldDescriptor } from '@/crud/crud-config';
 import { FieldInput } from '@/fields/field-input';
-import { useLookup } from '@/fields/use-lookup';
+import { DCU_FIELD, useDcuNumbers } from './dcu-picker';
 import {
   hasParams,
   needsConfirm,
@@ -25,15 +24,6 @@ const SECTIONS = {
   frame: ['dcuFrame'],
   reboot: ['dcuReboot'],
 } as const satisfies Record<string, readonly OperationName[]>;
-
-/** The existing DCU picker (`dcus`), choosing many. */
-const DCU_FIELD: FieldDescriptor = {
-  key: 'dcuIds',
-  label: 'operations.screen.dcus',
-  widget: 'select',
-  lookup: 'dcus',
-  multiple: true,
-};
 
 type Send = (operation: OperationName, params: Record<string, unknown>) => void;
 
@@ -83,12 +73,7 @@ export function DcuOperatingPage() {
   const dcuIds = (Form.useWatch('dcuIds', picker) ?? []) as string[];
   const [refusal, setRefusal] = useState<unknown>(null);
   const granted = useGrantedOperations(DCU_OPERATIONS);
-  const search = useMemo(() => ({ keyword: '', values: dcuIds, context: {} }), [dcuIds]);
-  const picked = useLookup(DCU_FIELD.lookup, search, dcuIds.length > 0);
-  // Plans address DCUs by number; the picker's options carry it.
-  const numbers = dcuIds
-    .map((id) => picked.options.find((option) => option.value === id)?.record?.dcuNo)
-    .filter((dcuNo): dcuNo is string => typeof dcuNo === 'string');
+  const numbers = useDcuNumbers(dcuIds);
 
   const send: Send = (operation, params) => {
     if (numbers.length === 0) return void message.warning(t('operations.screen.chooseDcus'));

@@ -37,11 +37,14 @@ export function MeterPicker({
   picked,
   onChange,
   initialFilters = {},
+  testIdPrefix = 'batch',
 }: {
   picked: readonly PickedMeter[];
   onChange: (next: PickedMeter[]) => void;
   /** The list's filters at first (a link that chose them: a parameter template's Apply). */
   initialFilters?: Filters;
+  /** Test ids `<prefix>-selected` and `<prefix>-clear`, one pair per screen. */
+  testIdPrefix?: string;
 }) {
   const { t } = useTranslation();
   const language = useLanguage();
@@ -105,10 +108,10 @@ export function MeterPicker({
       />
       {meters.error && <Alert type="error" showIcon title={errorText(t, meters.error)} />}
       <Flex justify="space-between" align="center">
-        <span data-testid="batch-selected">
+        <span data-testid={`${testIdPrefix}-selected`}>
           {t('operations.screen.selected', { count: picked.length, max: MAX_BATCH_DEVICES })}
         </span>
-        <Button disabled={picked.length === 0} data-testid="batch-clear" onClick={() => onChange([])}>
+        <Button disabled={picked.length === 0} data-testid={`${testIdPrefix}-clear`} onClick={() => onChange([])}>
           {t('operations.screen.clearSelection')}
         </Button>
       </Flex>

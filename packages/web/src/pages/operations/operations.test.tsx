@@ -17,17 +17,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { CONFIRM_CANCEL, CONFIRM_OK } from '@/crud/row-actions';
 import { fail, file, ok, stubApi } from '@/test/api-stub';
 import { meterFixture } from '@/test/meter-fixture';
+import { feeds } from '@/test/progress-feed';
 import { renderInShell } from '@/test/render-in-shell';
 import { permittedTree } from '@/test/resource-tree';
 
-/** The broker's feed, played by the test: each job's `progress/{jobId}` handlers. */
-const feeds = vi.hoisted(() => new Map<string, { onMessage(payload: string): void; onLive(live: boolean): void }>());
-vi.mock('@/app/live/broker-topics', () => ({
-  followTopic: (topicOf: (config: { topics: Record<string, string> }) => string, handlers: never) => {
-    feeds.set(topicOf({ topics: {} }), handlers);
-    return () => undefined;
-  },
-}));
+vi.mock('@/app/live/broker-topics', () => import('@/test/progress-feed').then((m) => m.brokerTopicsMock));
 
 const id = (n: number) => n.toString(16).padStart(32, '0');
 const DETAIL = '/archiveSetting/meter/detail';
