@@ -124,9 +124,8 @@ function StartCampaign({
           </Button>
         </Space>
       }
-      data-testid="campaign-modal"
     >
-      <Flex vertical gap="middle">
+      <Flex vertical gap="middle" data-testid="campaign-modal">
         <Typography.Text strong>
           {t(target === 'meter' ? 'firmware.campaign.pickMeters' : 'firmware.campaign.pickDcus')}
         </Typography.Text>
