@@ -40,7 +40,9 @@ async function admin(statement) {
   }
 }
 
-const env = { ...process.env, DATA_DIR: dataDir };
+// The simulated faults e2e/tariffs-and-firmware.spec.ts counts on: meters whose serial ends in 3 fail their
+// first calendar write, in 4 every firmware image verification.
+const env = { ...process.env, DATA_DIR: dataDir, SIMULATOR_ARGS: '--fail-calendar-once 3$ --fail-image-verify 4$' };
 if (process.env.E2E_DATABASE !== 'pglite' && (await admin(`CREATE DATABASE ${databaseName}`))) {
   const url = new URL(adminUrl);
   url.pathname = `/${databaseName}`;

@@ -1,24 +1,36 @@
+import { randomBytes } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { adminApi, call, LONG_JOURNEY_MS, openInApp, STORED_LOGIN, uniqueSuffix, untilOnline } from './helpers';
 import { expect, test } from './journey';
 
 /**
  * The simulator the journeys' server runs fails the first calendar write (02) of the meters whose serial
- * ends in 3 (e2e/serve.mjs passes the flag through SIMULATOR_ARGS).
+ * ends in 3 and every image verification of those ending in 4 (e2e/serve.mjs, SIMULATOR_ARGS).
  */
 const failsFirstCalendar = (devAddr: string) => devAddr.endsWith('3');
+const failsImageVerify = (devAddr: string) => devAddr.endsWith('4');
+/** Other journeys command the first activated meters: a firmware activation restarts a meter for a moment. */
+const SKIP_FIRST = 20;
 
 test.use({ storageState: STORED_LOGIN.admin });
 
 /** Online activated demo meters with a consumer (as a push needs): `failing` of them chosen by `fails`, the rest not. */
-async function onlineMeters(count: number, failing: number, fails: (devAddr: string) => boolean): Promise<string[]> {
+async function onlineMeters(
+  count: number,
+  failing: number,
+  fails: (devAddr: string) => boolean,
+  skip = 0,
+): Promise<string[]> {
   const admin = await adminApi();
   const { list } = await call<{ list: { devAddr: string; consumerCode: string | null }[] }>(admin, '/meter/list', {
     status: 2,
-    pageSize: 100,
+    pageSize: 200,
     curPage: 1,
   });
-  const usable = list.filter((m) => m.consumerCode).map((m) => m.devAddr);
+  const usable = list
+    .slice(skip)
+    .filter((m) => m.consumerCode)
+    .map((m) => m.devAddr);
   const meters = [
     ...usable.filter(fails).slice(0, failing),
     ...usable.filter((m) => !fails(m)).slice(0, count - failing),
@@ -92,4 +104,70 @@ test('builds a two-season tariff with a special day, pushes it to three meters a
   await page.getByRole('dialog').getByTestId('confirm-ok').click();
   await expect(result(failing)).toHaveText('00 Success');
   await expect(page.getByTestId('tariff-failed')).toHaveCount(0);
+});
+
+test('uploads a firmware image, runs a campaign on five meters that stops at its threshold, resumes it and sees the new version under Associated', async ({
+  page,
+}) => {
+  test.setTimeout(LONG_JOURNEY_MS);
+  const meters = await onlineMeters(5, 1, failsImageVerify, SKIP_FIRST);
+  const [failing, first] = meters;
+  if (!failing || !first) throw new Error('no meters');
+  const suffix = uniqueSuffix();
+  const version = `MT-9.${suffix.length}.${Date.now() % 1000}`;
+  // A binary image: random bytes, not text, no archive's or picture's signature.
+  const image = randomBytes(20_000);
+  image[0] = 0;
+
+  await page.goto('/parameterSetting/meterUpgrade');
+  await page.getByTestId('crud-add').click();
+  const form = page.getByTestId('firmware-form');
+  await form.getByTestId('field-name').fill(`Journey carrier ${suffix}`);
+  await form.getByTestId('field-equipment').click();
+  await page.getByTitle('Carrier chip').click();
+  await form.getByTestId('field-targetVersion').fill(version);
+  await form
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'carrier.bin', mimeType: 'application/octet-stream', buffer: image });
+  await expect(form.getByTestId('firmware-upload-info')).toContainText('20000');
+  await form.getByTestId('crud-save').click();
+  const list = page.getByTestId('firmware-list');
+  await expect(list).toContainText(`Journey carrier ${suffix}`);
+  await list
+    .getByRole('row')
+    .filter({ hasText: `Journey carrier ${suffix}` })
+    .getByRole('button', { name: 'Upgrade' })
+    .click();
+
+  await page.getByTestId('firmware-upgrade').click();
+  const modal = page.getByTestId('campaign-modal');
+  for (const devAddr of meters) {
+    await modal.getByTestId('field-devAddr').fill(devAddr);
+    await modal.getByRole('button', { name: 'Search' }).click();
+    await modal.getByTestId(`select-${devAddr}`).check();
+  }
+  await expect(modal.getByTestId('campaign-selected')).toContainText('5');
+  // The canary is the first device (20 % of five), which fails its verification: one failure passes 10 %.
+  await modal.getByTestId('campaign-canary').fill('20');
+  await modal.getByTestId('campaign-threshold').fill('10');
+  await modal.getByTestId('campaign-start').click();
+  await page.getByRole('dialog').filter({ hasText: 'Upgrade 5 devices' }).getByTestId('confirm-ok').click();
+
+  const view = page.getByTestId('campaign-view');
+  const progress = (devAddr: string) => view.getByTestId(`upgrade-progress-${devAddr}`);
+  await expect(progress(failing)).toHaveAttribute('data-progress', '66');
+  await expect(page.getByTestId('campaign-paused')).toBeVisible();
+  await expect(progress(failing)).toHaveAttribute('data-progress', '99');
+  await expect(progress(first)).toHaveAttribute('data-progress', '');
+
+  await page.getByTestId('campaign-resume').click();
+  await page.getByRole('dialog').filter({ hasText: 'Resume the campaign' }).getByTestId('confirm-ok').click();
+  await expect(page.getByTestId('campaign-state')).toHaveAttribute('data-state', 'finished', { timeout: 150_000 });
+  for (const devAddr of meters.slice(1)) await expect(progress(devAddr)).toHaveAttribute('data-progress', '00');
+  await expect(progress(failing)).toHaveAttribute('data-progress', '99');
+
+  const firmwareId = new URL(page.url()).searchParams.get('id');
+  await openInApp(page, `/parameterSetting/meterUpgrade/associated?id=${firmwareId}`);
+  await expect(page.getByTestId(`associated-version-${first}`)).toHaveText(version);
+  await expect(page.getByTestId(`associated-version-${failing}`)).not.toHaveText(version);
 });

@@ -3,10 +3,12 @@
  *   [--seed 1] [--prefix SIM] [--offline 0.02] [--flapping 0.01] [--flap-period 300] [--loss 0.01]
  *   [--latency 200:800:3000] [--drift 2] [--clock-limit 60] [--busy 0.01] [--heartbeat 60] [--reboot 5]
  *   [--outages 0.02] [--cover-opens 0.005] [--no-dedupe] [--stats-file FILE [--stats-reqids] [--stats-readings]]
- *   [--fail-image-verify REGEX] [--broadcast-loss 0] [--activation-reboot 2]
+ *   [--fail-image-verify REGEX] [--fail-calendar-once REGEX] [--broadcast-loss 0] [--activation-reboot 2]
  *
  * --fail-image-verify makes the devices whose key matches the regular expression fail firmware image
  * verification (class 18 method 3 answers 02, so they never activate): a campaign's failure on demand.
+ * --fail-calendar-once makes the meters whose serial matches fail their first calendar write (02): a tariff
+ * push's failure that a re-send repairs.
  * --broadcast-loss is the share of a DCU's broadcast image blocks each meter misses; --activation-reboot
  * how long a device stays away after activating an image (0: it stays online).
  * Runs until SIGTERM or SIGINT. With --stats-file the counters (SimulatorStats, JSON) are rewritten
@@ -54,6 +56,7 @@ const { values } = parseArgs({
     'stats-readings': { type: 'boolean' },
     'no-dedupe': { type: 'boolean' },
     'fail-image-verify': { type: 'string' },
+    'fail-calendar-once': { type: 'string' },
     'broadcast-loss': { type: 'string' },
     'activation-reboot': { type: 'string' },
   },
@@ -125,13 +128,19 @@ const knobs: Knobs = {
   coverOpensPerDay: number('cover-opens', DEFAULT_KNOBS.coverOpensPerDay),
   dedupe: !values['no-dedupe'],
   imageVerifyFails: values['fail-image-verify'] ?? DEFAULT_KNOBS.imageVerifyFails,
+  calendarFailsOnce: values['fail-calendar-once'] ?? DEFAULT_KNOBS.calendarFailsOnce,
   imageBroadcastLoss: share('broadcast-loss', DEFAULT_KNOBS.imageBroadcastLoss),
   activationRebootSec: number('activation-reboot', DEFAULT_KNOBS.activationRebootSec),
 };
-try {
-  new RegExp(knobs.imageVerifyFails);
-} catch {
-  fail(`--fail-image-verify must be a regular expression, not ${knobs.imageVerifyFails}`);
+for (const [flag, pattern] of [
+  ['fail-image-verify', knobs.imageVerifyFails],
+  ['fail-calendar-once', knobs.calendarFailsOnce],
+] as const) {
+  try {
+    new RegExp(pattern);
+  } catch {
+    fail(`--${flag} must be a regular expression, not ${pattern}`);
+  }
 }
 
 const meters = fleet.dcus.reduce((n, d) => n + d.meters.length, 0) + fleet.direct.length;

@@ -53,6 +53,8 @@ export interface Faults {
   latencyMs: number | null;
   /** Image verification (class 18 method 3) fails whatever was received: status 4, item 02. */
   failImageVerify: boolean;
+  /** Fail the calendar writes (class 20 and 11) of the next n commands that carry some (02). */
+  failCalendarWrites: number;
 }
 
 export const NO_FAULTS: Faults = {
@@ -63,6 +65,7 @@ export const NO_FAULTS: Faults = {
   dropNext: 0,
   latencyMs: null,
   failImageVerify: false,
+  failCalendarWrites: 0,
 };
 
 export interface Settings {
@@ -710,7 +713,10 @@ export function executeCommand(d: Device, cmd: DeviceCommand, ctx: ExecutionCont
   d.settleCalendar(ctx.now);
   const failAll = d.faults.failNext > 0;
   if (failAll) d.faults = { ...d.faults, failNext: d.faults.failNext - 1 };
-  const faulty = (item: { obis: string }) => failAll || d.faults.failObis.includes(item.obis);
+  const failCalendar = cmd.op === 'set' && d.faults.failCalendarWrites > 0 && cmd.items.some(isCalendarWrite);
+  if (failCalendar) d.faults = { ...d.faults, failCalendarWrites: d.faults.failCalendarWrites - 1 };
+  const faulty = (item: DeviceCommand['items'][number]) =>
+    failAll || d.faults.failObis.includes(item.obis) || (failCalendar && isCalendarWrite(item));
   const calendarWrites = cmd.op === 'set' && d.model ? cmd.items.filter((i) => !faulty(i) && isCalendarWrite(i)) : [];
   const calendarCodes = calendarWrites.length > 0 ? calendarOf(d).write(calendarWrites, ctx.now) : [];
   const items: DeviceReplyItem[] = cmd.items.map((item) => {

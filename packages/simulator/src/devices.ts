@@ -8,6 +8,7 @@ import { draw, hashString, PURPOSE } from './random';
 export class DeviceRegistry {
   private readonly byKey = new Map<string, Device>();
   private readonly failsVerify: RegExp | null;
+  private readonly failsCalendarOnce: RegExp | null;
 
   constructor(
     private readonly seed: number,
@@ -15,6 +16,7 @@ export class DeviceRegistry {
     private readonly broker: URL,
   ) {
     this.failsVerify = knobs.imageVerifyFails ? new RegExp(knobs.imageVerifyFails) : null;
+    this.failsCalendarOnce = knobs.calendarFailsOnce ? new RegExp(knobs.calendarFailsOnce) : null;
   }
 
   add(kind: DeviceKind, id: string, meter: FleetMeter | null): Device {
@@ -25,6 +27,7 @@ export class DeviceRegistry {
     device.flapping = !device.baseOffline && draw(seed, hash, PURPOSE.flapping) < knobs.flapping;
     device.firmware = firmwareFor(kind, draw(seed, hash, PURPOSE.firmware));
     if (this.failsVerify?.test(id)) device.faults = { ...device.faults, failImageVerify: true };
+    if (meter && this.failsCalendarOnce?.test(id)) device.faults = { ...device.faults, failCalendarWrites: 1 };
     if (meter?.prepaid) device.paymentMode = ACCOUNT_PAYMENT_MODES.prepayment;
     const drift = knobs.driftSecPerDay;
     device.clockOffsetMs = (2 * draw(seed, hash, PURPOSE.drift) - 1) * drift * 10_000;

@@ -28,6 +28,8 @@ export interface Knobs {
    * e.g. `^M0003$` for one demo meter; empty, none.
    */
   imageVerifyFails: string;
+  /** Meters whose key matches this regular expression fail their first calendar write (class 20/11, 02); empty, none. */
+  calendarFailsOnce: string;
   /** Power outages and cover openings per device per day. */
   powerOutagesPerDay: number;
   coverOpensPerDay: number;
@@ -60,6 +62,7 @@ export const DEFAULT_KNOBS: Knobs = {
   activationRebootSec: 2,
   imageBroadcastLoss: 0,
   imageVerifyFails: '',
+  calendarFailsOnce: '',
   powerOutagesPerDay: 0.02,
   coverOpensPerDay: 0.005,
   rememberedCommands: 200_000,

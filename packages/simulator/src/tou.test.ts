@@ -3,6 +3,7 @@ import {
   ACTIVITY_CALENDAR,
   type DeviceProfileRow,
   type DeviceReply,
+  type FleetMeter,
   OBIS,
   rateAt,
   SPECIAL_DAYS_TABLE,
@@ -11,7 +12,9 @@ import {
 } from '@meterdesk/contracts';
 import { describe, expect, it } from 'vitest';
 import { Device, type ExecutionContext, executeCommand } from './device';
+import { DeviceRegistry } from './devices';
 import { fixedSplit, meterModel } from './energy';
+import { DEFAULT_KNOBS } from './knobs';
 import { hashString } from './random';
 
 const SEED = 5;
@@ -239,6 +242,16 @@ describe('time of use in the simulated meter', () => {
     // The active calendar is read only.
     expect(run(d, now, 'set', [[OBIS.activityCalendar, 20, A.calendarNameActive, 'x']]).code).toBe('02');
     expect(d.calendar!.activatedAt).toBeNull();
+  });
+
+  it('a meter made to fail its first calendar write (--fail-calendar-once) fails it once, and takes the same write again', () => {
+    const registry = new DeviceRegistry(SEED, { ...DEFAULT_KNOBS, calendarFailsOnce: '3$' }, new URL('mqtt://x'));
+    const d = registry.add('meter', 'TOU-M3', { wiring: '1P2W' } as FleetMeter);
+    expect(registry.add('meter', 'TOU-M5', { wiring: '1P2W' } as FleetMeter).faults.failCalendarWrites).toBe(0);
+    const now = MONDAY + 7 * H;
+    const write = () => run(d, now, 'set', [...calendarItems(CALENDAR, 'Fails once', '2026-03-03T00:00:00Z')]);
+    expect(write().code).toBe('02');
+    expect(write().code).toBe('00');
   });
 
   it('arms nothing on a meter that has no whole passive calendar, and has no active one until it does', () => {
