@@ -66,7 +66,7 @@ test('builds a two-season tariff with a special day, pushes it to three meters a
   // A second day profile (a copy of the first, its midday at rate 3), a second week and a second season
   // following it, and New Year's Day on the second day profile.
   await form.getByTestId('add-day').click();
-  await form.getByTestId('switch-2-1-rate-3').click();
+  await form.getByTestId('switch-2-1-rate').getByText('3', { exact: true }).click();
   await expect(form.getByTestId('segment-2-1')).toHaveAttribute('data-rate', '3');
   await form.getByTestId('add-week').click();
   await form.getByTestId('add-season').click();
@@ -79,7 +79,8 @@ test('builds a two-season tariff with a special day, pushes it to three meters a
   await moment.click();
   await page.keyboard.press('ControlOrMeta+a');
   await page.keyboard.type('2027-01-01 12:00');
-  await page.keyboard.press('Enter');
+  // The picker's own OK: Enter would submit the tariff form around it.
+  await page.locator('.ant-picker-dropdown:visible .ant-picker-ok button').click();
   await expect(form.getByTestId('preview-rate')).toHaveAttribute('data-rate', '3');
   await form.getByTestId('crud-save').click();
   await expect(page).toHaveURL(/\/parameterSetting\/tariffManagement(\?|$)/);
@@ -150,7 +151,7 @@ test('uploads a firmware image, runs a campaign on five meters that stops at its
   // The canary is the first device (20 % of five), which fails its verification: one failure passes 10 %.
   await modal.getByTestId('campaign-canary').fill('20');
   await modal.getByTestId('campaign-threshold').fill('10');
-  await modal.getByTestId('campaign-start').click();
+  await page.getByTestId('campaign-start').click();
   await page.getByRole('dialog').filter({ hasText: 'Upgrade 5 devices' }).getByTestId('confirm-ok').click();
 
   const view = page.getByTestId('campaign-view');
