@@ -17,6 +17,7 @@ describe('session, captcha and login-failure purges', () => {
     expect((schedules as unknown as { rows: { name: string }[] }).rows.map((r) => r.name)).toEqual([
       'captcha-purge',
       'collection-due',
+      'firmware-image-purge',
       'log-retention',
       'login-failure-purge',
       'reading-partitions',
