@@ -81,13 +81,13 @@ test.describe('with the stored admin login', () => {
     await page.goto('/');
     await expect(page).toHaveURL(/\/dashboard$/);
     await openFromMenu(page, '/sysMGT', '/sysMGT/resourceMGT');
-    await openFromMenu(page, '/serviceRequest', '/serviceRequest/tariffConfiguration');
+    await openFromMenu(page, '/paymentMGT', '/paymentMGT/prepaid');
     await expect(page.getByTestId('later-release')).toContainText('This area arrives in a later release of Meterdesk.');
     await openFromMenu(page, '/report', '/report/dataCollectionReport');
     for (const key of [
       '/dashboard',
       '/sysMGT/resourceMGT',
-      '/serviceRequest/tariffConfiguration',
+      '/paymentMGT/prepaid',
       '/report/dataCollectionReport',
     ]) {
       await expect(page.getByTestId(`tab-${key}`)).toBeVisible();
@@ -95,7 +95,7 @@ test.describe('with the stored admin login', () => {
     await expect(page.getByTestId('tab-close-/dashboard')).toHaveCount(0);
 
     await page.reload();
-    await expect(page.getByTestId('tab-/serviceRequest/tariffConfiguration')).toBeVisible();
+    await expect(page.getByTestId('tab-/paymentMGT/prepaid')).toBeVisible();
     await expect(page.getByTestId('tab-/report/dataCollectionReport')).toBeVisible();
 
     await page.getByTestId('tab-close-/report/dataCollectionReport').click();
@@ -104,7 +104,7 @@ test.describe('with the stored admin login', () => {
     await page.getByTestId('tab-/sysMGT/resourceMGT').click();
     await expect(page).toHaveURL(/\/sysMGT\/resourceMGT/);
     await page.getByTestId('tabs-close-others').click();
-    await expect(page.getByTestId('tab-/serviceRequest/tariffConfiguration')).toHaveCount(0);
+    await expect(page.getByTestId('tab-/paymentMGT/prepaid')).toHaveCount(0);
     await expect(page.getByTestId('tab-/sysMGT/resourceMGT')).toBeVisible();
     await expect(page.getByTestId('tab-/dashboard')).toBeVisible();
 
