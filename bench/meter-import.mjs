@@ -197,7 +197,7 @@ async function writeMeterFile(path, headers, rows, prefix) {
       meterBoxNo: `BOX${i % 500}`,
       gridName: 'BENCH',
       supplierName: 'Bench supplier',
-      tariffId: 'T01',
+      tariffId: '',
       pocPoint: `P${n}`,
       pocNature: 'Consumer',
       dcuNo: 'BENCHDCU1',
