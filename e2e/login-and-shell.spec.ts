@@ -84,12 +84,7 @@ test.describe('with the stored admin login', () => {
     await openFromMenu(page, '/paymentMGT', '/paymentMGT/prepaid');
     await expect(page.getByTestId('later-release')).toContainText('This area arrives in a later release of Meterdesk.');
     await openFromMenu(page, '/report', '/report/dataCollectionReport');
-    for (const key of [
-      '/dashboard',
-      '/sysMGT/resourceMGT',
-      '/paymentMGT/prepaid',
-      '/report/dataCollectionReport',
-    ]) {
+    for (const key of ['/dashboard', '/sysMGT/resourceMGT', '/paymentMGT/prepaid', '/report/dataCollectionReport']) {
       await expect(page.getByTestId(`tab-${key}`)).toBeVisible();
     }
     await expect(page.getByTestId('tab-close-/dashboard')).toHaveCount(0);
