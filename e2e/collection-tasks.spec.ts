@@ -1,5 +1,6 @@
 import {
   adminApi,
+  confirmDialog,
   demoMeter,
   expectPage,
   LONG_JOURNEY_MS,
@@ -113,7 +114,7 @@ test('an administrator builds a collection template, creates a daily task from i
   await row.getByTestId(/^row-runs-/).click();
   await expectPage(page, `${TASKS}/view/detail`);
   await page.getByTestId('run-now').click();
-  await page.getByRole('dialog').getByTestId('confirm-ok').click();
+  await confirmDialog(page);
   await expect(page.getByTestId('run-progress')).toContainText('1 of 1 meters read', { timeout: 120_000 });
   const run = page.getByRole('row').filter({ hasText: 'Run now' });
   await expect(run.getByRole('cell', { name: 'Finished', exact: true })).toBeVisible({ timeout: 60_000 });

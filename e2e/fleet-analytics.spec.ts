@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import {
   adminApi,
   call,
+  confirmDialog,
   demoGridId,
   LONG_JOURNEY_MS,
   openInApp,
@@ -61,7 +62,7 @@ test('the dashboard, a blackout seen live, a storm acknowledged, a meter found o
     await expect(page.getByTestId(`outage-node-${areaId}`)).toHaveCount(0);
     await expect(page.getByTestId('outage-simulate-target')).toContainText('Transformer T8');
     await page.getByTestId('outage-blackout').click();
-    await page.getByTestId('confirm-ok').last().click();
+    await confirmDialog(page);
 
     await expect(page.getByTestId(`outage-node-${areaId}`)).toBeVisible();
     await expect(page.getByTestId(`outage-node-${areaId}`)).toHaveAttribute('data-dark', 'true');

@@ -229,3 +229,18 @@ export async function untilOnline(admin: APIRequestContext, devAddr: string) {
     )
     .not.toBe('MThasOffline');
 }
+
+/**
+ * Confirms the open confirmation (the one saying `title`, when given) with its OK. antd zooms a dialog in,
+ * and on a busy machine Playwright may find the button still for two frames while it still moves: the
+ * click then lands beside it and the dialog stays open with nothing sent (seen on a campaign's Resume).
+ * So the click waits for the zoom to end, and the dialog closing shows the click was taken.
+ */
+export async function confirmDialog(page: Page, title?: string): Promise<void> {
+  const confirmations = page.getByRole('dialog').filter({ has: page.getByTestId('confirm-ok') });
+  const dialog = title ? confirmations.filter({ hasText: title }) : confirmations;
+  await expect(dialog).toBeVisible();
+  await expect(dialog).not.toHaveClass(/\bant-zoom-(appear|enter)/);
+  await dialog.getByTestId('confirm-ok').click();
+  await expect(dialog).toBeHidden();
+}

@@ -1,5 +1,14 @@
-import type { APIRequestContext, Page } from '@playwright/test';
-import { adminApi, call, demoMeter, LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN, untilOnline } from './helpers';
+import type { APIRequestContext } from '@playwright/test';
+import {
+  adminApi,
+  call,
+  confirmDialog,
+  demoMeter,
+  LONG_JOURNEY_MS,
+  openFromMenu,
+  STORED_LOGIN,
+  untilOnline,
+} from './helpers';
 import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
@@ -23,12 +32,6 @@ async function disconnectableMeter(admin: APIRequestContext): Promise<{ id: stri
   return meter;
 }
 
-async function confirm(page: Page, title: string) {
-  const dialog = page.getByRole('dialog').filter({ hasText: title });
-  await expect(dialog).toBeVisible();
-  await dialog.getByTestId('confirm-ok').click();
-}
-
 test('disconnects and reconnects a meter from its detail page; the history lists both', async ({ page }) => {
   test.setTimeout(LONG_JOURNEY_MS);
   const admin = await adminApi();
@@ -39,7 +42,7 @@ test('disconnects and reconnects a meter from its detail page; the history lists
   await page.goto(`/archiveSetting/meter/detail?id=${meter.id}`);
   await page.getByTestId('meter-tab-operations').click();
   await page.getByTestId('op-relayDisconnect').click();
-  await confirm(page, `Main relay disconnect on meter ${meter.devAddr}?`);
+  await confirmDialog(page, `Main relay disconnect on meter ${meter.devAddr}?`);
   const results = page.getByTestId('operation-results');
   await expect(results).toContainText('Main relay disconnect');
   await expect(results.getByTestId(`result-${meter.devAddr}`).getByTestId('result-code')).toHaveText('00 Success');
@@ -91,7 +94,7 @@ test('syncs the clocks of 30 meters in one batch and watches every answer arrive
     }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   });
   await batch.getByTestId('batch-execute').click();
-  await confirm(page, 'Clock sync on 30 meters?');
+  await confirmDialog(page, 'Clock sync on 30 meters?');
 
   const progress = page.getByTestId('results-progress');
   await expect(progress).toHaveAttribute('data-total', '30');

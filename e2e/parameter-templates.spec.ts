@@ -1,4 +1,4 @@
-import { adminApi, call, LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN, untilOnline } from './helpers';
+import { adminApi, call, confirmDialog, LONG_JOURNEY_MS, openFromMenu, STORED_LOGIN, untilOnline } from './helpers';
 import { expect, test } from './journey';
 
 test.use({ storageState: STORED_LOGIN.admin });
@@ -43,8 +43,7 @@ test('applies a demo parameter template from its detail to a meter of its type, 
   await batch.getByTestId('crud-search').click();
   await batch.getByTestId(`select-${meter.devAddr}`).check();
   await batch.getByTestId('batch-execute').click();
-  const dialog = page.getByRole('dialog').filter({ hasText: 'Apply parameter template on 1 meters?' });
-  await dialog.getByTestId('confirm-ok').click();
+  await confirmDialog(page, 'Apply parameter template on 1 meters?');
   const results = page.getByTestId('operation-results');
   await expect(results.getByTestId(`result-${meter.devAddr}`).getByTestId('result-code')).toHaveText('00 Success');
 });

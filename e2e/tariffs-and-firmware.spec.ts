@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from '@playwright/test';
-import { adminApi, call, LONG_JOURNEY_MS, openInApp, STORED_LOGIN, uniqueSuffix, untilOnline } from './helpers';
+import {
+  adminApi,
+  call,
+  confirmDialog,
+  LONG_JOURNEY_MS,
+  openInApp,
+  STORED_LOGIN,
+  uniqueSuffix,
+  untilOnline,
+} from './helpers';
 import { expect, test } from './journey';
 
 /**
@@ -94,7 +103,7 @@ test('builds a two-season tariff with a special day, pushes it to three meters a
   await expect(screen.getByTestId('tariff-calendar')).toBeVisible();
   await pickMeters(page, meters);
   await screen.getByTestId('tariff-issue').click();
-  await page.getByRole('dialog').getByTestId('confirm-ok').click();
+  await confirmDialog(page);
 
   const result = (devAddr: string) => page.getByTestId(`result-${devAddr}`).getByTestId('result-code');
   for (const devAddr of meters.slice(1)) await expect(result(devAddr)).toHaveText('00 Success');
@@ -102,7 +111,7 @@ test('builds a two-season tariff with a special day, pushes it to three meters a
   await expect(page.getByTestId('tariff-failed-meters')).toHaveText(failing);
 
   await page.getByTestId('tariff-resend').click();
-  await page.getByRole('dialog').getByTestId('confirm-ok').click();
+  await confirmDialog(page);
   await expect(result(failing)).toHaveText('00 Success');
   await expect(page.getByTestId('tariff-failed')).toHaveCount(0);
 });
@@ -152,7 +161,7 @@ test('uploads a firmware image, runs a campaign on five meters that stops at its
   await modal.getByTestId('campaign-canary').fill('20');
   await modal.getByTestId('campaign-threshold').fill('10');
   await page.getByTestId('campaign-start').click();
-  await page.getByRole('dialog').filter({ hasText: 'Upgrade 5 devices' }).getByTestId('confirm-ok').click();
+  await confirmDialog(page, 'Upgrade 5 devices');
 
   const view = page.getByTestId('campaign-view');
   const progress = (devAddr: string) => view.getByTestId(`upgrade-progress-${devAddr}`);
@@ -162,7 +171,7 @@ test('uploads a firmware image, runs a campaign on five meters that stops at its
   await expect(progress(first)).toHaveAttribute('data-progress', '');
 
   await page.getByTestId('campaign-resume').click();
-  await page.getByRole('dialog').filter({ hasText: 'Resume the campaign' }).getByTestId('confirm-ok').click();
+  await confirmDialog(page, 'Resume the campaign');
   await expect(page.getByTestId('campaign-state')).toHaveAttribute('data-state', 'finished', { timeout: 150_000 });
   for (const devAddr of meters.slice(1)) await expect(progress(devAddr)).toHaveAttribute('data-progress', '00');
   await expect(progress(failing)).toHaveAttribute('data-progress', '99');

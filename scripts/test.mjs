@@ -1,11 +1,13 @@
-// `npm test`: the whole suite, as CI runs it. Lint, the production dependencies' licences, type check, contracts
-// and simulator tests, the server tests on PostgreSQL / Mosquitto when they answer locally with those of the
-// embedded path again on PGlite + the embedded broker (all of them there when neither answers), web tests, the
-// production build (web app and compiled server), the benchmarks' smoke runs, then the Playwright journeys in
-// Debian's Chromium.
+// `npm test`: the whole suite, as CI runs it, in two lanes side by side. The checks lane: lint, the production
+// dependencies' licences, type check, import layers, contracts and simulator tests, the server tests on PostgreSQL /
+// Mosquitto when they answer locally with those of the embedded path again on PGlite + the embedded broker (all of
+// them there when neither answers), web tests. The system lane: the production build (web app and compiled
+// server), the benchmarks' smoke runs, then the Playwright journeys in Debian's Chromium. Each lane waits on its
+// own steps' clients, servers and browser a good part of the time (a lane alone left a third of two cores idle),
+// so side by side they take little more than the longer one; the system lane's output follows the checks lane's.
 // Ends with a plain `N passed, N failed` line.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,17 +20,45 @@ process.on('exit', () => rmSync(reports, { recursive: true, force: true }));
 
 let passed = 0;
 let failed = 0;
-const summary = [];
 
-function run(title, command, args, env = {}) {
-  console.log(`\n=== ${title}`);
-  const started = Date.now();
-  const childEnv = { ...process.env, ...env };
-  for (const [key, value] of Object.entries(env)) if (value === undefined) delete childEnv[key];
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: childEnv });
-  const ok = result.status === 0;
-  summary.push(`${ok ? 'ok  ' : 'FAIL'} ${title} (${Math.round((Date.now() - started) / 1000)} s)`);
-  return ok;
+/**
+ * A lane's steps run one after the other; its summary lines keep the lane's order. `output` is where its
+ * steps print: the terminal, or a file the lane's output is printed from when it ends.
+ */
+class Lane {
+  summary = [];
+  constructor(output) {
+    this.output = output;
+  }
+
+  log(text) {
+    if (this.output === 'inherit') console.log(text);
+    else this.output.write(`${text}\n`);
+  }
+
+  run(title, command, args, env = {}) {
+    this.log(`\n=== ${title}`);
+    const started = Date.now();
+    const childEnv = { ...process.env, ...env };
+    for (const [key, value] of Object.entries(env)) if (value === undefined) delete childEnv[key];
+    const toFile = this.output !== 'inherit';
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: toFile ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: childEnv,
+    });
+    if (toFile) {
+      child.stdout.pipe(this.output, { end: false });
+      child.stderr.pipe(this.output, { end: false });
+    }
+    return new Promise((resolve) => {
+      child.on('close', (status) => {
+        const ok = status === 0;
+        this.summary.push(`${ok ? 'ok  ' : 'FAIL'} ${title} (${Math.round((Date.now() - started) / 1000)} s)`);
+        resolve(ok);
+      });
+    });
+  }
 }
 
 /** How many of a step's slowest files or journeys the summary names, so CI's tail says where the time went. */
@@ -44,15 +74,15 @@ function slowest(timings) {
 }
 
 /** A step without test cases of its own (lint, type check, build) counts as one. */
-function step(title, command, args, env) {
-  if (run(title, command, args, env)) passed++;
+async function step(lane, title, command, args, env) {
+  if (await lane.run(title, command, args, env)) passed++;
   else failed++;
 }
 
-function vitest(title, projects, reportName, env, files = []) {
+async function vitest(lane, title, projects, reportName, env, files = []) {
   const outputFile = path.join(reports, `${reportName}.json`);
   const projectArgs = projects.flatMap((p) => ['--project', p]);
-  const ok = run(
+  const ok = await lane.run(
     title,
     'npx',
     [
@@ -71,16 +101,16 @@ function vitest(title, projects, reportName, env, files = []) {
     return;
   }
   const report = JSON.parse(readFileSync(outputFile, 'utf8'));
-  summary.push(
+  lane.summary.push(
     slowest(report.testResults.map((file) => [path.relative(root, file.name), (file.endTime - file.startTime) / 1000])),
   );
   // CI keeps only the end of the output: the failed tests are named again in the summary.
   for (const file of report.testResults) {
     const where = path.relative(root, file.name);
     const tests = file.assertionResults.filter((test) => test.status === 'failed');
-    for (const test of tests) summary.push(`     failed: ${where} › ${test.fullName}`);
+    for (const test of tests) lane.summary.push(`     failed: ${where} › ${test.fullName}`);
     if (file.status === 'failed' && tests.length === 0)
-      summary.push(`     failed: ${where} (${file.message.split('\n')[0]})`);
+      lane.summary.push(`     failed: ${where} (${file.message.split('\n')[0]})`);
   }
   passed += report.numPassedTests;
   failed += report.numFailedTests + (ok || report.numFailedTests > 0 ? 0 : 1);
@@ -152,102 +182,132 @@ function ensureChromium() {
   );
 }
 
-step('lint (biome)', 'npx', ['biome', 'check', '.']);
-step('licences of the production dependencies', 'node', ['scripts/check-licences.mjs']);
-step('type check', 'npm', ['run', 'typecheck']);
-// The server's layers and no import cycle anywhere (.dependency-cruiser.cjs; docs/architecture.md, "Layers").
-step('import layers and cycles (dependency-cruiser)', 'npx', [
-  'depcruise',
-  '--config',
-  '.dependency-cruiser.cjs',
-  '--output-type',
-  'err-long',
-  'packages',
-  'e2e',
-  'bench',
-  'scripts',
-]);
-vitest('contracts and simulator tests', ['contracts', 'simulator'], 'packages');
+async function checksLane(lane) {
+  await step(lane, 'lint (biome)', 'npx', ['biome', 'check', '.']);
+  await step(lane, 'licences of the production dependencies', 'node', ['scripts/check-licences.mjs']);
+  await step(lane, 'type check', 'npm', ['run', 'typecheck']);
+  // The server's layers and no import cycle anywhere (.dependency-cruiser.cjs; docs/architecture.md, "Layers").
+  await step(lane, 'import layers and cycles (dependency-cruiser)', 'npx', [
+    'depcruise',
+    '--config',
+    '.dependency-cruiser.cjs',
+    '--output-type',
+    'err-long',
+    'packages',
+    'e2e',
+    'bench',
+    'scripts',
+  ]);
+  await vitest(lane, 'contracts and simulator tests', ['contracts', 'simulator'], 'packages');
 
-const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const mosquittoUrl = process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
-const [hasPostgres, hasMosquitto] = await Promise.all([answers(postgresUrl, 5432), answers(mosquittoUrl, 1883)]);
-// A URL given on purpose that does not answer is a broken setup, not a reason to skip quietly.
-for (const [name, url, answered] of [
-  ['TEST_DATABASE_URL', postgresUrl, hasPostgres],
-  ['TEST_MQTT_URL', mosquittoUrl, hasMosquitto],
-]) {
-  if (process.env[name] && !answered) {
-    summary.push(`FAIL ${name}=${url} does not answer`);
-    failed++;
+  const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const mosquittoUrl = process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
+  const [hasPostgres, hasMosquitto] = await Promise.all([answers(postgresUrl, 5432), answers(mosquittoUrl, 1883)]);
+  // A URL given on purpose that does not answer is a broken setup, not a reason to skip quietly.
+  for (const [name, url, answered] of [
+    ['TEST_DATABASE_URL', postgresUrl, hasPostgres],
+    ['TEST_MQTT_URL', mosquittoUrl, hasMosquitto],
+  ]) {
+    if (process.env[name] && !answered) {
+      lane.summary.push(`FAIL ${name}=${url} does not answer`);
+      failed++;
+    }
   }
-}
-const embedded = { TEST_DATABASE_URL: undefined, TEST_MQTT_URL: undefined };
-if (hasPostgres || hasMosquitto) {
-  // The whole server suite once, on the production path; on the embedded defaults again only the tests
-  // of what differs between the two (packages/server/src/test/embedded-path.mjs says which).
-  const env = {};
-  if (hasPostgres) env.TEST_DATABASE_URL = postgresUrl;
-  if (hasMosquitto) env.TEST_MQTT_URL = mosquittoUrl;
-  const against = [hasPostgres && 'PostgreSQL', hasMosquitto && 'Mosquitto'].filter(Boolean).join(' + ');
-  vitest(`server tests on ${against}`, ['server'], 'server-external', env);
-  vitest(
-    'server tests of the embedded path on PGlite + embedded broker',
-    ['server'],
-    'server-embedded',
-    embedded,
-    EMBEDDED_PATH_TESTS,
-  );
-} else {
-  summary.push(`server tests on PGlite + embedded broker only: neither ${postgresUrl} nor ${mosquittoUrl} answers`);
-  vitest('server tests on PGlite + embedded broker', ['server'], 'server-embedded', embedded);
+  const embedded = { TEST_DATABASE_URL: undefined, TEST_MQTT_URL: undefined };
+  if (hasPostgres || hasMosquitto) {
+    // The whole server suite once, on the production path; on the embedded defaults again only the tests
+    // of what differs between the two (packages/server/src/test/embedded-path.mjs says which).
+    const env = {};
+    if (hasPostgres) env.TEST_DATABASE_URL = postgresUrl;
+    if (hasMosquitto) env.TEST_MQTT_URL = mosquittoUrl;
+    const against = [hasPostgres && 'PostgreSQL', hasMosquitto && 'Mosquitto'].filter(Boolean).join(' + ');
+    await vitest(lane, `server tests on ${against}`, ['server'], 'server-external', env);
+    await vitest(
+      lane,
+      'server tests of the embedded path on PGlite + embedded broker',
+      ['server'],
+      'server-embedded',
+      embedded,
+      EMBEDDED_PATH_TESTS,
+    );
+  } else {
+    lane.summary.push(
+      `server tests on PGlite + embedded broker only: neither ${postgresUrl} nor ${mosquittoUrl} answers`,
+    );
+    await vitest(lane, 'server tests on PGlite + embedded broker', ['server'], 'server-embedded', embedded);
+  }
+
+  await vitest(lane, 'web tests', ['web*'], 'web');
 }
 
-vitest('web tests', ['web*'], 'web');
-// The web app and the compiled server, which the benchmarks and the journeys then run.
-step('production build (web app and server)', 'npm', ['run', 'build']);
-// Every benchmark at a tiny size: one that no longer starts or measures fails here, not in a release.
-step('benchmark smoke runs', 'node', ['bench/run.mjs', '--smoke']);
+async function systemLane(lane, hasChromium) {
+  // The web app and the compiled server, which the benchmarks and the journeys then run.
+  if (!(await lane.run('production build (web app and server)', 'npm', ['run', 'build']))) {
+    failed++;
+    lane.summary.push('     the benchmarks and the journeys need the build: not run');
+    return;
+  }
+  passed++;
+  // Every benchmark at a tiny size: one that no longer starts or measures fails here, not in a release.
+  await step(lane, 'benchmark smoke runs', 'node', ['bench/run.mjs', '--smoke']);
 
-if (ensureChromium()) {
+  if (!hasChromium) {
+    lane.summary.push(
+      'FAIL end-to-end journeys: Debian chromium or a Chinese font is missing and could not be installed',
+    );
+    failed++;
+    return;
+  }
   const outputFile = path.join(reports, 'e2e.json');
-  const ok = run('end-to-end journeys (Playwright, Chromium)', 'npx', ['playwright', 'test'], {
+  const ok = await lane.run('end-to-end journeys (Playwright, Chromium)', 'npx', ['playwright', 'test'], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: outputFile,
   });
   const results = path.join(root, '.tmp/e2e-results');
-  if (existsSync(outputFile)) {
-    const report = JSON.parse(readFileSync(outputFile, 'utf8'));
-    let failedJourneys = 0;
-    const all = journeys(report.suites);
-    summary.push(
-      slowest(
-        all.map((test) => [
-          test.title.length > 70 ? `${test.title.slice(0, 69)}…` : test.title,
-          test.results.reduce((sum, result) => sum + result.duration, 0) / 1000,
-        ]),
-      ),
-    );
-    // A journey that passed only on its retry is a failure: the retry is there so the flake is seen, not hidden.
-    for (const test of all) {
-      if (test.status === 'expected') passed++;
-      else if (test.status !== 'skipped') {
-        failedJourneys++;
-        summary.push(`     failed: ${test.title}: ${howItFailed(test)}`);
-      }
+  if (!existsSync(outputFile)) {
+    failed++;
+    return;
+  }
+  const report = JSON.parse(readFileSync(outputFile, 'utf8'));
+  let failedJourneys = 0;
+  const all = journeys(report.suites);
+  lane.summary.push(
+    slowest(
+      all.map((test) => [
+        test.title.length > 70 ? `${test.title.slice(0, 69)}…` : test.title,
+        test.results.reduce((sum, result) => sum + result.duration, 0) / 1000,
+      ]),
+    ),
+  );
+  // A journey that passed only on its retry is a failure: the retry is there so the flake is seen, not hidden.
+  for (const test of all) {
+    if (test.status === 'expected') passed++;
+    else if (test.status !== 'skipped') {
+      failedJourneys++;
+      lane.summary.push(`     failed: ${test.title}: ${howItFailed(test)}`);
     }
-    failed += failedJourneys + (ok || failedJourneys > 0 ? 0 : 1);
-    // Traces stay only when there is something to look at.
-    if (failedJourneys === 0) rmSync(results, { recursive: true, force: true });
-    else summary.push(`     traces of the failed journeys: ${path.relative(root, results)}`);
-  } else failed++;
-} else {
-  summary.push('FAIL end-to-end journeys: Debian chromium or a Chinese font is missing and could not be installed');
-  failed++;
+  }
+  failed += failedJourneys + (ok || failedJourneys > 0 ? 0 : 1);
+  // Traces stay only when there is something to look at.
+  if (failedJourneys === 0) rmSync(results, { recursive: true, force: true });
+  else lane.summary.push(`     traces of the failed journeys: ${path.relative(root, results)}`);
 }
+
+// Installing the browser (apt) first: it blocks, and the lanes' bookkeeping must not wait on it.
+const hasChromium = ensureChromium();
+const systemLog = path.join(reports, 'system-lane.log');
+const systemOutput = createWriteStream(systemLog);
+const checks = new Lane('inherit');
+const system = new Lane(systemOutput);
+console.log(
+  '\nThe system lane (build, benchmark smoke runs, journeys) runs beside these checks; its output follows them.',
+);
+await Promise.all([checksLane(checks), systemLane(system, hasChromium)]);
+await new Promise((resolve) => systemOutput.end(resolve));
+console.log(`\n=== output of the system lane\n${readFileSync(systemLog, 'utf8')}`);
 
 const scratch = path.join(root, '.tmp');
 if (existsSync(scratch) && readdirSync(scratch).length === 0) rmdirSync(scratch);
 
-console.log(`\n${summary.join('\n')}`);
+console.log(`\n${[...checks.summary, ...system.summary].join('\n')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -216,7 +216,7 @@ export function CampaignDevices({ devices }: { devices: readonly CampaignDevice[
 /** One campaign: its state, the canary and the threshold, Resume when it paused, and its devices. */
 function CampaignView({ campaignId }: { campaignId: string }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { modal, message } = App.useApp();
   const permissions = usePermissions();
   const queryClient = useQueryClient();
   const [refusal, setRefusal] = useState<unknown>(null);
@@ -260,7 +260,7 @@ function CampaignView({ campaignId }: { campaignId: string }) {
                 loading={resume.isPending}
                 data-testid="campaign-resume"
                 onClick={() =>
-                  Modal.confirm({
+                  modal.confirm({
                     title: t('firmware.campaign.confirmResume'),
                     okText: t('firmware.campaign.resume'),
                     cancelText: t('common.actions.cancel'),
