@@ -87,9 +87,9 @@ test('builds a two-season tariff with a special day, pushes it to three meters a
   const moment = form.getByTestId('preview-moment');
   await moment.click();
   await page.keyboard.press('ControlOrMeta+a');
+  // Enter sets the moment and nothing else: the form stays open until Save.
   await page.keyboard.type('2027-01-01 12:00');
-  // The picker's own OK: Enter would submit the tariff form around it.
-  await page.locator('.ant-picker-dropdown:visible .ant-picker-ok button').click();
+  await page.keyboard.press('Enter');
   await expect(form.getByTestId('preview-rate')).toHaveAttribute('data-rate', '3');
   await form.getByTestId('crud-save').click();
   await expect(page).toHaveURL(/\/parameterSetting\/tariffManagement(\?|$)/);

@@ -53,6 +53,8 @@ export function RatePreview({ prices }: { prices?: Partial<Record<TouRate, numbe
         aria-label={t('tariffEditor.preview.moment')}
         data-testid="preview-moment"
         onChange={(next) => next && setMoment(next)}
+        // Enter sets the moment (the picker takes it first); the tariff form around must not take it as submit.
+        onKeyDown={(event) => event.key === 'Enter' && event.preventDefault()}
         style={{ width: 200 }}
       />
       {found && color ? (
