@@ -5,6 +5,7 @@ import {
   decodeToken,
   deriveDecoderKey,
   encodeAmount,
+  encodeToken,
   issueCreditToken,
   meterKeyDataOf,
   nextTid,
@@ -62,5 +63,16 @@ describe('STS credit tokens', () => {
     const first = nextTid(null, issuedAt);
     expect(nextTid(first, issuedAt)).toBe(first + 1);
     expect(nextTid(first - 5, issuedAt)).toBe(first);
+  });
+});
+
+describe('the 66-bit token number', () => {
+  it('carries the class in bits 28 and 27, under the CRC', () => {
+    const digits = encodeToken(keyA, { tokenClass: 3, subclass: 0, random: 0, tid: 1000, amount: 1 });
+    expect((BigInt(digits) >> 27n) & 3n).toBe(3n);
+    expect(decodeToken(keyA, digits)).toMatchObject({ ok: true, tokenClass: 3, tid: 1000, amount: 1 });
+    // The class travels unencrypted, but a changed class bit fails the CRC all the same.
+    const changed = (BigInt(digits) ^ (1n << 27n)).toString().padStart(20, '0');
+    expect(decodeToken(keyA, changed)).toEqual({ ok: false, reason: 'authentication' });
   });
 });

@@ -118,7 +118,11 @@ const bytesOf = (value: bigint, length: number) => {
   }
   return out;
 };
-const bigintOf = (bytes: Uint8Array | number[]) => bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n);
+const bigintOf = (bytes: Iterable<number>) => {
+  let n = 0n;
+  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  return n;
+};
 
 const HEX_KEY = /^[0-9A-Fa-f]{16}$/;
 const keyBytes = (hex: string, what: string) => {
@@ -280,7 +284,9 @@ export function issueCreditToken(request: CreditTokenRequest): { digits: string;
  * 66 bits), `authentication` (the CRC fails after decryption: a wrong digit, or another meter's token).
  */
 export type TokenDecodeFailure = 'format' | 'authentication';
-export type TokenDecodeResult = ({ ok: true } & TokenFields & { issuedAt: Date }) | { ok: false; reason: TokenDecodeFailure };
+export type TokenDecodeResult =
+  | ({ ok: true } & TokenFields & { issuedAt: Date })
+  | { ok: false; reason: TokenDecodeFailure };
 
 /** Reads a token as its meter does: digits (spaces and dashes allowed), transposition, decryption, CRC. */
 export function decodeToken(decoderKey: string, digits: string): TokenDecodeResult {
