@@ -248,9 +248,11 @@ export const CREDIT_MAX = 100_000_000;
 /**
  * Charge (class 113, OBIS.charge): attribute 5, the active unit charge, is the price per kWh of rates
  * 1–4 (the TOU rate registers ACTIVE_IMPORT_RATES; the active calendar says which one runs), in
- * 0.0001 of the currency (scaler −4), whole numbers ≥ 0. A set takes effect at once (no passive copy).
+ * 0.0001 of the currency (scaler −4, UNIT_CHARGE_SCALE), whole numbers ≥ 0. A set takes effect at once (no passive copy).
  */
 export const CHARGE = { classId: 113, attributes: { unitChargeActive: 5 } } as const;
+/** A tariff's price per kWh (at most four decimals) times this is its unit charge. */
+export const UNIT_CHARGE_SCALE = 10_000;
 export const UnitChargesSchema = z.array(z.number().int().min(0).max(100_000_000)).length(4);
 /** Before any set: 0.9, 0.7, 0.5, 0.3 per kWh. */
 export const DEFAULT_UNIT_CHARGES = [9000, 7000, 5000, 3000] as const;
