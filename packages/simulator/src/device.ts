@@ -190,11 +190,12 @@ export class Device {
   }
 
   /** The meter's prepayment, made at `now` with no credit if it has none yet. */
-  prepaymentOf(now: number, openingCents = 0): Prepayment {
+  prepaymentOf(now: number, openingCents = 0, tids: readonly number[] = []): Prepayment {
     this.prepayment ??= new Prepayment(
       () => this.decoderKey ?? deriveDecoderKey(DEMO_VENDING_KEY, meterKeyDataOf(this.id)),
       openingCents,
       now,
+      tids,
     );
     return this.prepayment;
   }
@@ -211,8 +212,12 @@ export class Device {
     const prepaid = this.paymentMode === ACCOUNT_PAYMENT_MODES.prepayment;
     p.advance(now, this.registersAt(now).rates, prepaid && this.mainRelay === RELAY_STATES.connected);
     if (this.mainRelay === RELAY_STATES.connected) p.relayOpened = false;
-    if (!prepaid) return;
     const deviceNow = this.deviceTime(now);
+    if (!prepaid) {
+      // Back in credit mode, no credit keeps the relay open.
+      if (p.relayOpened) this.reconnectAfterCredit(p, deviceNow, emit);
+      return;
+    }
     const exhausted = p.exhausted();
     if (
       exhausted &&
@@ -223,11 +228,15 @@ export class Device {
       p.relayOpened = true;
       emit(this, makeEvent(EVENT.creditExhausted, deviceNow, { credit: p.creditCents }));
       emit(this, makeEvent(EVENT.manualDisconnection, deviceNow, { relay: 'main', state: RELAY_STATES.disconnected }));
-    } else if (!exhausted && p.relayOpened && this.mainRelay !== RELAY_STATES.connected) {
-      this.mainRelay = RELAY_STATES.connected;
-      p.relayOpened = false;
-      emit(this, makeEvent(EVENT.manualConnection, deviceNow, { relay: 'main', state: RELAY_STATES.connected }));
+    } else if (!exhausted && p.relayOpened) {
+      this.reconnectAfterCredit(p, deviceNow, emit);
     }
+  }
+
+  private reconnectAfterCredit(p: Prepayment, deviceNow: number, emit: (d: Device, event: DeviceEvent) => void) {
+    this.mainRelay = RELAY_STATES.connected;
+    p.relayOpened = false;
+    emit(this, makeEvent(EVENT.manualConnection, deviceNow, { relay: 'main', state: RELAY_STATES.connected }));
   }
 
   record(event: DeviceEvent): void {

@@ -32,7 +32,8 @@ export class DeviceRegistry {
     if (meter?.prepaid) {
       device.paymentMode = ACCOUNT_PAYMENT_MODES.prepayment;
       // The credit runs down from now: 20.00–200.00 unless the fleet says what the meter holds.
-      device.prepaymentOf(Date.now(), meter.credit ?? 2000 + Math.floor(draw(seed, hash, PURPOSE.credit) * 18_001));
+      const opening = meter.credit ?? 2000 + Math.floor(draw(seed, hash, PURPOSE.credit) * 18_001);
+      device.prepaymentOf(Date.now(), opening, meter.tids);
     }
     const drift = knobs.driftSecPerDay;
     device.clockOffsetMs = (2 * draw(seed, hash, PURPOSE.drift) - 1) * drift * 10_000;

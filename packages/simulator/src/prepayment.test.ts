@@ -10,6 +10,7 @@ import {
   RELAY_STATES,
   SPECIAL_DAYS_TABLE,
   TOKEN_GATEWAY,
+  TOKEN_TID_MEMORY,
   type TokenStatus,
   type TouCalendar,
 } from '@meterdesk/contracts';
@@ -27,12 +28,12 @@ const H = 3_600_000;
 const MONDAY = Date.parse('2026-03-02T00:00:00Z');
 const A = ACTIVITY_CALENDAR.attributes;
 
-function prepaidMeter(key: string, openingCents: number, at = MONDAY): Device {
+function prepaidMeter(key: string, openingCents: number, tids: number[] = []): Device {
   const d = new Device('meter', key, hashString(key), meterModel(SEED, key));
   d.driftPerMs = 0;
   d.clockOffsetMs = 0;
   d.paymentMode = ACCOUNT_PAYMENT_MODES.prepayment;
-  d.prepaymentOf(at, openingCents);
+  d.prepaymentOf(MONDAY, openingCents, tids);
   return d;
 }
 
@@ -126,6 +127,23 @@ describe('the prepaid meter', () => {
     expect(credit(d, now)).toBe(before + 12_345);
     const status = run(d, now, 'get', [[OBIS.tokenGateway, TOKEN_GATEWAY.classId, TOKEN_GATEWAY.attributes.status]]);
     expect(status.items![0]!.value).toMatchObject({ result: 'used' });
+  });
+
+  it('refuses a TID older than every one it remembers once its memory is full, the TIDs of its fleet entry included', () => {
+    const d = prepaidMeter(
+      'PP-M7',
+      1_000,
+      Array.from({ length: TOKEN_TID_MEMORY }, (_, i) => 1000 + i),
+    );
+    const now = MONDAY + 10 * H;
+    const token = (tid: number) =>
+      enter(d, now, issueCreditToken({ decoderKey: keyOf('PP-M7'), amount: 100, issuedAt: now, tid }).digits).status;
+    expect(token(1025).result).toBe('used');
+    expect(token(999).result).toBe('old');
+    expect(token(5000).result).toBe('accepted');
+    // The oldest TID left the memory for the newest: now it is too old to tell.
+    expect(token(1000).result).toBe('old');
+    expect(token(1001).result).toBe('used');
   });
 
   it('draws the credit down by each rate’s energy at its unit charge, across a TOU switch', () => {

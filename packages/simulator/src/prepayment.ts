@@ -29,7 +29,7 @@ export class Prepayment {
   overdraftLimit = 0;
   friendly: FriendlyTime = NO_FRIENDLY_TIME;
   /** The TIDs taken, ascending: the newest TOKEN_TID_MEMORY. */
-  readonly tids: number[] = [];
+  readonly tids: number[];
   lastToken: string | null = null;
   lastTokenTime: string | null = null;
   status: TokenStatus | null = null;
@@ -44,9 +44,11 @@ export class Prepayment {
     private readonly decoderKeyOf: () => string,
     openingCents: number,
     now: number,
+    tids: readonly number[] = [],
   ) {
     this.units = openingCents * UNITS_PER_CENT;
     this.anchorMs = now;
+    this.tids = [...new Set(tids)].sort((a, b) => a - b).slice(-TOKEN_TID_MEMORY);
   }
 
   /** The exact credit, in units (10⁻⁷ of the currency). */

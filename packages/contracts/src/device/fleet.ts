@@ -25,6 +25,8 @@ export const FleetMeterSchema = z.object({
    * restarted simulator goes on from there. Without it, an amount the seed draws (20.00–200.00).
    */
   credit: z.number().int().min(-100_000_000).max(100_000_000).optional(),
+  /** The TIDs of the tokens the meter took (the newest TOKEN_TID_MEMORY are kept), so a restart refuses them still. */
+  tids: z.array(z.number().int().min(0).max(0xffffff)).max(1000).optional(),
 });
 export type FleetMeter = z.infer<typeof FleetMeterSchema>;
 
