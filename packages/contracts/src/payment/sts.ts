@@ -188,7 +188,7 @@ export function decoderReferenceOf(serial: string): string {
  * them unless their fleet entry carries its own, so a server using the same key reaches the same
  * decoder keys. A real installation replaces the vending key (kept sealed, never answered).
  */
-export const DEMO_VENDING_KEY = '0ABC12DEF3456789';
+export const DEMO_VENDING_KEY = '4D455445524B4559';
 export const DEMO_KEY_DATA = { supplyGroupCode: '123456', tariffIndex: '01', keyRevision: 1, keyType: 2 } as const;
 
 /** A meter's key data under the demonstration scheme: its serial gives the decoder reference number. */
