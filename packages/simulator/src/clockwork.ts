@@ -7,6 +7,8 @@ import { draw, PURPOSE } from './random';
 
 const FLAP_CHECK_MS = 1000;
 const CLOCK_CHECK_MS = 60_000;
+/** How often a prepaid meter looks at its credit: its relay opens within this of the credit running out. */
+const CREDIT_CHECK_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
@@ -25,6 +27,7 @@ export class Clockwork {
     const flappers = [...devices.all()].filter((d) => d.flapping);
     this.flapTick(flappers);
     this.clockTick();
+    this.creditTick();
     this.eventHour(Date.now());
     scheduler.at(nextMinute(Date.now()), () => this.pushTick());
   }
@@ -79,6 +82,12 @@ export class Clockwork {
     const now = Date.now();
     for (const d of this.options.devices.all()) this.checkClock(d, now);
     this.options.scheduler.after(CLOCK_CHECK_MS, () => this.clockTick());
+  }
+
+  private creditTick(): void {
+    const now = Date.now();
+    for (const d of this.options.devices.all()) if (d.prepayment) d.settlePrepayment(now, this.options.raise);
+    this.options.scheduler.after(CREDIT_CHECK_MS, () => this.creditTick());
   }
 
   /** Schedules the spontaneous events of every device for the rest of the hour, then for the next. */

@@ -2,7 +2,10 @@ import {
   ACCOUNT_PAYMENT_MODES,
   ACTIVE_IMPORT_RATES,
   ACTIVITY_CALENDAR,
+  CHARGE,
   COMMON_OBIS,
+  CREDIT,
+  CREDIT_MAX,
   type DeviceCommand,
   type DeviceEvent,
   type DeviceKind,
@@ -11,8 +14,11 @@ import {
   type DeviceReply,
   type DeviceReplyItem,
   DLMS_UNITS,
+  FRIENDLY_TIME_ATTRIBUTE,
+  FriendlyTimeSchema,
   HEX_FRAME,
   IMAGE_TRANSFER,
+  inFriendlyTime,
   isObisCode,
   OBIS,
   ProfileRangeSchema,
@@ -21,7 +27,11 @@ import {
   type RelayState,
   type ResultCode,
   SPECIAL_DAYS_TABLE,
+  TOKEN_GATEWAY,
+  UnitChargesSchema,
+  utcWallClock,
 } from '@meterdesk/contracts';
+import { DEMO_VENDING_KEY, deriveDecoderKey, meterKeyDataOf } from '@meterdesk/contracts/payment/sts';
 import {
   activeImportAt,
   DAY_MS,
@@ -36,6 +46,7 @@ import {
 } from './energy';
 import { EVENT, makeEvent } from './events';
 import { ImageTransfer } from './image-transfer';
+import { Prepayment } from './prepayment';
 import { isCalendarWrite, MeterCalendar } from './tou';
 
 export interface Faults {
@@ -130,6 +141,10 @@ export class Device {
   log: DeviceEvent[] = [];
   /** Meters: what a parameter template sets beyond the load profile's period. */
   settings: Settings = DEFAULT_SETTINGS;
+  /** Meters: the STS decoder key the fleet gave (else the demonstration key's, `prepaymentOf`). */
+  decoderKey: string | null = null;
+  /** Meters: credit, charges and tokens, from the start for a prepaid meter, else from the first touch. */
+  prepayment: Prepayment | null = null;
 
   constructor(
     readonly kind: DeviceKind,
@@ -172,6 +187,56 @@ export class Device {
     const registers = registersOf(this.model!, total);
     const rates = this.calendar?.ratesAt(this.model!, ms);
     return rates ? { ...registers, rates } : registers;
+  }
+
+  /** The meter's prepayment, made at `now` with no credit if it has none yet. */
+  prepaymentOf(now: number, openingCents = 0, tids: readonly number[] = []): Prepayment {
+    this.prepayment ??= new Prepayment(
+      () => this.decoderKey ?? deriveDecoderKey(DEMO_VENDING_KEY, meterKeyDataOf(this.id)),
+      openingCents,
+      now,
+      tids,
+    );
+    return this.prepayment;
+  }
+
+  /**
+   * Draws the credit down to `now` (in prepayment mode, with the relay closed), then lets the credit
+   * drive the relay: open once exhausted outside the friendly time, closed again once a token brought
+   * the credit back. Before anything reads or changes the credit, the charges or the relay.
+   */
+  settlePrepayment(now: number, emit: (d: Device, event: DeviceEvent) => void): void {
+    const p = this.prepayment;
+    if (!p || !this.model) return;
+    this.settleCalendar(now);
+    const prepaid = this.paymentMode === ACCOUNT_PAYMENT_MODES.prepayment;
+    p.advance(now, this.registersAt(now).rates, prepaid && this.mainRelay === RELAY_STATES.connected);
+    if (this.mainRelay === RELAY_STATES.connected) p.relayOpened = false;
+    const deviceNow = this.deviceTime(now);
+    if (!prepaid) {
+      // Back in credit mode, no credit keeps the relay open.
+      if (p.relayOpened) this.reconnectAfterCredit(p, deviceNow, emit);
+      return;
+    }
+    const exhausted = p.exhausted();
+    if (
+      exhausted &&
+      this.mainRelay === RELAY_STATES.connected &&
+      !inFriendlyTime(p.friendly, utcWallClock(new Date(deviceNow)))
+    ) {
+      this.mainRelay = RELAY_STATES.disconnected;
+      p.relayOpened = true;
+      emit(this, makeEvent(EVENT.creditExhausted, deviceNow, { credit: p.creditCents }));
+      emit(this, makeEvent(EVENT.manualDisconnection, deviceNow, { relay: 'main', state: RELAY_STATES.disconnected }));
+    } else if (!exhausted && p.relayOpened) {
+      this.reconnectAfterCredit(p, deviceNow, emit);
+    }
+  }
+
+  private reconnectAfterCredit(p: Prepayment, deviceNow: number, emit: (d: Device, event: DeviceEvent) => void) {
+    this.mainRelay = RELAY_STATES.connected;
+    p.relayOpened = false;
+    emit(this, makeEvent(EVENT.manualConnection, deviceNow, { relay: 'main', state: RELAY_STATES.connected }));
   }
 
   record(event: DeviceEvent): void {
@@ -476,6 +541,97 @@ const IMAGE_TRANSFER_OBJECT: ObjectDef = {
   },
 };
 
+/** A change the credit's relay depends on takes effect at once, as the meter re-evaluates. */
+const thenSettle =
+  (write: (d: Device, value: unknown, now: number) => boolean): Handler =>
+  (d, value, ctx) => {
+    if (!write(d, value, ctx.now)) return failed;
+    d.settlePrepayment(ctx.now, ctx.emit);
+    return ok();
+  };
+
+/**
+ * Prepayment (contracts CREDIT, CHARGE, TOKEN_GATEWAY, FriendlyTimeSchema): a token entered is decoded
+ * with the meter's own decoder key and answered with its status (00 accepted, 02 refused with why).
+ */
+const PREPAYMENT_OBJECTS: [string, ObjectDef][] = [
+  [
+    OBIS.tokenGateway,
+    {
+      classId: TOKEN_GATEWAY.classId,
+      kinds: METERS,
+      get: {
+        [TOKEN_GATEWAY.attributes.token]: (d, _v, ctx) => ok(d.prepaymentOf(ctx.now).lastToken),
+        [TOKEN_GATEWAY.attributes.tokenTime]: (d, _v, ctx) => ok(d.prepaymentOf(ctx.now).lastTokenTime),
+        [TOKEN_GATEWAY.attributes.status]: (d, _v, ctx) => ok(d.prepaymentOf(ctx.now).status),
+      },
+      methods: {
+        [TOKEN_GATEWAY.methods.enter]: (d, value, ctx) => {
+          const status = d.prepaymentOf(ctx.now).enter(value, new Date(d.deviceTime(ctx.now)).toISOString());
+          d.settlePrepayment(ctx.now, ctx.emit);
+          return { code: status.result === 'accepted' ? RESULT_CODES.success : RESULT_CODES.failure, value: status };
+        },
+      },
+    },
+  ],
+  [
+    OBIS.credit,
+    {
+      classId: CREDIT.classId,
+      kinds: METERS,
+      get: {
+        [CREDIT.attributes.currentCreditAmount]: (d, _v, ctx) => ok(d.prepaymentOf(ctx.now).creditCents),
+        [CREDIT.attributes.overdraftLimit]: (d, _v, ctx) => ok(d.prepaymentOf(ctx.now).overdraftLimit),
+        [CREDIT.attributes.overdraftAllowed]: (d, _v, ctx) => ok(d.prepaymentOf(ctx.now).overdraftAllowed),
+      },
+      set: {
+        [CREDIT.attributes.overdraftLimit]: thenSettle((d, value, now) => {
+          if (!wholeIn(0, CREDIT_MAX)(value)) return false;
+          d.prepaymentOf(now).overdraftLimit = value as number;
+          return true;
+        }),
+        [CREDIT.attributes.overdraftAllowed]: thenSettle((d, value, now) => {
+          if (typeof value !== 'boolean') return false;
+          d.prepaymentOf(now).overdraftAllowed = value;
+          return true;
+        }),
+      },
+    },
+  ],
+  [
+    OBIS.charge,
+    {
+      classId: CHARGE.classId,
+      kinds: METERS,
+      get: { [CHARGE.attributes.unitChargeActive]: (d, _v, ctx) => ok([...d.prepaymentOf(ctx.now).prices]) },
+      set: {
+        [CHARGE.attributes.unitChargeActive]: thenSettle((d, value, now) => {
+          const prices = UnitChargesSchema.safeParse(value);
+          if (!prices.success) return false;
+          d.prepaymentOf(now).prices = prices.data;
+          return true;
+        }),
+      },
+    },
+  ],
+  [
+    OBIS.friendlyTime,
+    {
+      classId: 1,
+      kinds: METERS,
+      get: { [FRIENDLY_TIME_ATTRIBUTE]: (d, _v, ctx) => ok(d.prepaymentOf(ctx.now).friendly) },
+      set: {
+        [FRIENDLY_TIME_ATTRIBUTE]: thenSettle((d, value, now) => {
+          const friendly = FriendlyTimeSchema.safeParse(value);
+          if (!friendly.success) return false;
+          d.prepaymentOf(now).friendly = friendly.data;
+          return true;
+        }),
+      },
+    },
+  ],
+];
+
 const OBJECTS = new Map<string, ObjectDef>([
   [
     OBIS.clock,
@@ -578,11 +734,14 @@ const OBJECTS = new Map<string, ObjectDef>([
       kinds: METERS,
       get: { 2: (d) => ok(d.paymentMode) },
       set: {
-        2: (d, value) => {
+        2: (d, value, ctx) => {
           // The mode alone, or the head-end's `{paymentMode}` (headend/commands.ts).
           const mode = isPlainObject(value) ? value.paymentMode : value;
           if (!Object.values(ACCOUNT_PAYMENT_MODES).includes(mode as never)) return failed;
+          // The credit stands still in credit mode: it runs from the switch on.
+          d.prepaymentOf(ctx.now);
           d.paymentMode = mode as number;
+          d.settlePrepayment(ctx.now, ctx.emit);
           return ok();
         },
       },
@@ -613,6 +772,7 @@ const OBJECTS = new Map<string, ObjectDef>([
   ...TOU_OBJECTS,
   ...SETTING_OBJECTS,
   [OBIS.imageTransfer, IMAGE_TRANSFER_OBJECT],
+  ...PREPAYMENT_OBJECTS,
   [
     OBIS.dcuParameters,
     {
@@ -711,6 +871,7 @@ export function executeCommand(d: Device, cmd: DeviceCommand, ctx: ExecutionCont
   }
   if (cmd.op === 'reboot') return { reqId: cmd.reqId, code: RESULT_CODES.success };
   d.settleCalendar(ctx.now);
+  d.settlePrepayment(ctx.now, ctx.emit);
   const failAll = d.faults.failNext > 0;
   if (failAll) d.faults = { ...d.faults, failNext: d.faults.failNext - 1 };
   const failCalendar = cmd.op === 'set' && d.faults.failCalendarWrites > 0 && cmd.items.some(isCalendarWrite);

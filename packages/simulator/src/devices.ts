@@ -28,7 +28,13 @@ export class DeviceRegistry {
     device.firmware = firmwareFor(kind, draw(seed, hash, PURPOSE.firmware));
     if (this.failsVerify?.test(id)) device.faults = { ...device.faults, failImageVerify: true };
     if (meter && this.failsCalendarOnce?.test(id)) device.faults = { ...device.faults, failCalendarWrites: 1 };
-    if (meter?.prepaid) device.paymentMode = ACCOUNT_PAYMENT_MODES.prepayment;
+    if (meter?.decoderKey) device.decoderKey = meter.decoderKey.toUpperCase();
+    if (meter?.prepaid) {
+      device.paymentMode = ACCOUNT_PAYMENT_MODES.prepayment;
+      // The credit runs down from now: 20.00–200.00 unless the fleet says what the meter holds.
+      const opening = meter.credit ?? 2000 + Math.floor(draw(seed, hash, PURPOSE.credit) * 18_001);
+      device.prepaymentOf(Date.now(), opening, meter.tids);
+    }
     const drift = knobs.driftSecPerDay;
     device.clockOffsetMs = (2 * draw(seed, hash, PURPOSE.drift) - 1) * drift * 10_000;
     device.driftPerMs = ((2 * draw(seed, hash, PURPOSE.drift, 1) - 1) * drift * 1000) / DAY_MS;

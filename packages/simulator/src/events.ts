@@ -15,8 +15,11 @@ export const EVENT = {
   terminalCoverClosed: 41,
   meterCoverOpened: 44,
   meterCoverClosed: 45,
+  manualDisconnection: 60,
+  manualConnection: 61,
   remoteDisconnection: 62,
   remoteConnection: 63,
+  creditExhausted: 66,
   dcuPowerDown: 80,
   dcuPowerUp: 81,
 } as const;

@@ -59,4 +59,5 @@ export const PURPOSE = {
   prepaid: 20,
   flapPhase: 21,
   broadcastLoss: 22,
+  credit: 23,
 } as const;

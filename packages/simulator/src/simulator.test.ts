@@ -1,4 +1,5 @@
-import { type Fleet, OBIS } from '@meterdesk/contracts';
+import { type Fleet, OBIS, TOKEN_GATEWAY } from '@meterdesk/contracts';
+import { DEMO_VENDING_KEY, deriveDecoderKey, issueCreditToken, meterKeyDataOf } from '@meterdesk/contracts/payment/sts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dailyFrozen, intervalProfile, monthlyFrozen, registerAt } from './energy';
 import { type Simulator, startSimulator } from './simulator';
@@ -404,6 +405,29 @@ describe('device fleet on a broker', () => {
       expect(itemsOf(names).map((i) => i.value)).toEqual(['Day and night', calendar.days]);
       expect(sim.device('T-M2').state().calendar.activationTime).toBeNull();
       sim.device('T-M2').setClockOffset(0);
+    });
+
+    it("credits a prepaid meter's token once, however often its command or the token comes", async () => {
+      const before = sim.device('T-M2').state().prepayment!;
+      const decoderKey = deriveDecoderKey(DEMO_VENDING_KEY, meterKeyDataOf('T-M2'));
+      const token = issueCreditToken({ decoderKey, amount: 2_000, issuedAt: Date.now() });
+      const enter = { op: 'action', items: [item(OBIS.tokenGateway, TOKEN_GATEWAY.classId, 1, token.digits)] };
+      const reqId = newReqId();
+      const first = await head.ask('meter', 'T-M2', { ...enter, reqId });
+      expect(itemsOf(first)[0]).toMatchObject({
+        code: '00',
+        value: { result: 'accepted', tid: token.tid, amount: 2_000 },
+      });
+      const again = await head.ask('meter', 'T-M2', { ...enter, reqId, attempt: 2 });
+      expect(again.items).toEqual(first.items);
+      expect(sim.executions(reqId)).toBe(1);
+      const retyped = await head.ask('meter', 'T-M2', enter);
+      expect(itemsOf(retyped)[0]).toMatchObject({ code: '02', value: { result: 'used', tid: token.tid } });
+      const after = sim.device('T-M2').state().prepayment!;
+      expect(after.tids).toEqual([...before.tids, token.tid]);
+      // The meter draws its credit down as it consumes: at most the token's amount more than before.
+      expect(after.credit).toBeLessThanOrEqual(before.credit + 2_000);
+      expect(after.credit).toBeGreaterThan(before.credit + 1_900);
     });
 
     it('reads and sets the DCU parameters, task parameters and blacklist', async () => {

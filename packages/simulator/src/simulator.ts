@@ -70,6 +70,8 @@ export interface DeviceSnapshot {
   faults: Faults;
   /** Class 18: its status, the first block it lacks, and how often it was told to activate and did. */
   image: { status: number; firstMissing: number; activateCalls: number; activations: number; activatedTwice: number };
+  /** A prepaid meter's credit (cents) and the TIDs its token gateway took; null before it had any. */
+  prepayment: { credit: number; tids: number[] } | null;
 }
 
 /**
@@ -200,9 +202,10 @@ export class Simulator {
         if (!d.model) throw new Error(`${key} is a DCU: its meters push`);
         clockwork.push(links.of(d), [d], Date.now());
       },
-      state() {
+      state: () => {
         const now = Date.now();
         d.settleCalendar(now);
+        d.settlePrepayment(now, (device, event) => this.raise(device, event));
         const calendar = d.calendar;
         return {
           online: d.online,
@@ -235,6 +238,7 @@ export class Simulator {
             activations: d.image.activations,
             activatedTwice: d.image.activatedTwice,
           },
+          prepayment: d.prepayment ? { credit: d.prepayment.creditCents, tids: [...d.prepayment.tids] } : null,
         };
       },
     };

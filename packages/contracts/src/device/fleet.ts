@@ -12,6 +12,21 @@ export const FleetMeterSchema = z.object({
   wiring: z.enum(['1P2W', '3P3W', '3P4W']).default('1P2W'),
   /** Prepaid consumers start in prepayment mode. */
   prepaid: z.boolean().default(false),
+  /**
+   * The meter's STS decoder key (16 hexadecimal digits), as the vending side derives it (payment/sts.ts
+   * `deriveDecoderKey`); without it the meter holds the one DEMO_VENDING_KEY and `meterKeyDataOf` give.
+   */
+  decoderKey: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{16}$/)
+    .optional(),
+  /**
+   * Credit (cents) a prepaid meter holds when the simulator starts: the server's balance for it, so a
+   * restarted simulator goes on from there. Without it, an amount the seed draws (20.00–200.00).
+   */
+  credit: z.number().int().min(-100_000_000).max(100_000_000).optional(),
+  /** The TIDs of the tokens the meter took (the newest TOKEN_TID_MEMORY are kept), so a restart refuses them still. */
+  tids: z.array(z.number().int().min(0).max(0xffffff)).max(1000).optional(),
 });
 export type FleetMeter = z.infer<typeof FleetMeterSchema>;
 

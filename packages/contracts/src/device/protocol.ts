@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { minutesOf, type WallClock, WEEKDAYS } from '../parameter/tou-calendar';
 
 /*
  * The device protocol on the broker (v1, shared/DESIGN.md). Concentrators (DCUs) and directly
@@ -107,6 +108,11 @@ export const OBIS = {
   activityCalendar: '0-0:13.0.0.255',
   specialDays: '0-0:11.0.0.255',
   imageTransfer: '0-0:44.0.0.255',
+  /** Prepayment (shared/DOMAIN.md): the token gateway, the credit, the unit charges, the friendly time. */
+  tokenGateway: '0-0:19.40.0.255',
+  credit: '0-0:19.10.0.255',
+  charge: '0-0:19.20.0.255',
+  friendlyTime: '0-0:128.10.0.255',
   /**
    * DCU objects (manufacturer range, class 1 Data, attribute 2): its parameters and its collection
    * task parameters (objects shaped like DcuParametersSchema and DcuTaskParametersSchema in
@@ -187,6 +193,97 @@ export const IMAGE_TRANSFER_STATUS = {
   activationSuccessful: 6,
   activationFailed: 7,
 } as const;
+
+/**
+ * Token gateway (class 115, OBIS.tokenGateway): method 1 `enter` takes a 20-digit STS token (string;
+ * contracts payment/sts.ts). The meter decodes it with its own decoder key and answers the item with
+ * a `TokenStatus`: code 00 when accepted, 02 with the reason otherwise. Attribute 2 is the last token
+ * entered, 3 when (ISO), 6 its status (`TokenStatus`, null before the first).
+ */
+export const TOKEN_GATEWAY = {
+  classId: 115,
+  attributes: { token: 2, tokenTime: 3, status: 6 },
+  methods: { enter: 1 },
+} as const;
+
+/**
+ * What a meter did with a token. `used`: it took this TID before. `old`: the TID is older than every
+ * TID it remembers while its memory is full (TOKEN_TID_MEMORY), so it cannot tell. `corrupt`: not 20
+ * digits, or the CRC fails after decryption — a mistyped digit, or a token for another meter (STS
+ * refuses a wrong meter this way). `overflow`: the credit would pass the register's maximum.
+ * `unsupported`: a valid token of another class or subclass than a money credit.
+ */
+export const TOKEN_RESULTS = ['accepted', 'used', 'old', 'corrupt', 'overflow', 'unsupported'] as const;
+export type TokenResult = (typeof TOKEN_RESULTS)[number];
+/** TIDs a meter remembers (the newest). */
+export const TOKEN_TID_MEMORY = 50;
+
+export const TokenStatusSchema = z.object({
+  result: z.enum(TOKEN_RESULTS),
+  /** Of a token that decoded (any result but `corrupt`). */
+  tid: z.number().int().optional(),
+  /** Cents, of a token that decoded. */
+  amount: z.number().int().optional(),
+  /** The credit after the token (cents), when accepted. */
+  credit: z.number().int().optional(),
+});
+export type TokenStatus = z.infer<typeof TokenStatusSchema>;
+
+/**
+ * Credit (class 112, OBIS.credit), in cents of the currency. Attribute 2, the current credit, only
+ * reads: tokens add to it, consumption draws it down at the unit charges. It goes below zero only with
+ * overdraft. Attribute 6, the limit, is the overdraft limit (cents, ≥ 0; 0 = no limit) and attribute 7,
+ * the credit configuration, is reduced to whether overdraft is allowed (boolean).
+ * The relay (OBIS.mainRelay) opens when the credit reaches zero (with overdraft: minus the limit, or
+ * never when there is none) outside the friendly time, raising 'Credit exhausted' (66) and a local
+ * disconnection (60); it closes (61) once a token brings the credit above that again.
+ */
+export const CREDIT = {
+  classId: 112,
+  attributes: { currentCreditAmount: 2, overdraftLimit: 6, overdraftAllowed: 7 },
+} as const;
+/** The largest credit a meter holds, cents: a token that would pass it is refused (`overflow`). */
+export const CREDIT_MAX = 100_000_000;
+
+/**
+ * Charge (class 113, OBIS.charge): attribute 5, the active unit charge, is the price per kWh of rates
+ * 1–4 (the TOU rate registers ACTIVE_IMPORT_RATES; the active calendar says which one runs), in
+ * 0.0001 of the currency (scaler −4, UNIT_CHARGE_SCALE), whole numbers ≥ 0. A set takes effect at once (no passive copy).
+ */
+export const CHARGE = { classId: 113, attributes: { unitChargeActive: 5 } } as const;
+/** A tariff's price per kWh (at most four decimals) times this is its unit charge. */
+export const UNIT_CHARGE_SCALE = 10_000;
+export const UnitChargesSchema = z.array(z.number().int().min(0).max(100_000_000)).length(4);
+/** Before any set: 0.9, 0.7, 0.5, 0.3 per kWh. */
+export const DEFAULT_UNIT_CHARGES = [9000, 7000, 5000, 3000] as const;
+
+const CLOCK_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+/**
+ * Friendly time (class 1 Data in the manufacturer range, OBIS.friendlyTime, attribute 2): when a meter
+ * with no credit is not disconnected. Any of: a time of day within one of `hours` (`from` included,
+ * `to` excluded; `to` before `from` runs past midnight, `to` = `from` is the whole day), a weekday in `weekdays`, a date in `holidays`.
+ * The meter's clock decides, as for its TOU calendar. A set replaces the whole.
+ */
+export const FriendlyTimeSchema = z.strictObject({
+  hours: z.array(z.strictObject({ from: z.string().regex(CLOCK_TIME), to: z.string().regex(CLOCK_TIME) })).max(8),
+  weekdays: z.array(z.enum(WEEKDAYS)).max(7),
+  holidays: z.array(z.string().regex(/^\d{4}-\d\d-\d\d$/)).max(366),
+});
+export type FriendlyTime = z.infer<typeof FriendlyTimeSchema>;
+export const FRIENDLY_TIME_ATTRIBUTE = 2;
+export const NO_FRIENDLY_TIME: FriendlyTime = { hours: [], weekdays: [], holidays: [] };
+
+/** Whether a wall-clock moment falls in the friendly time. */
+export function inFriendlyTime(friendly: FriendlyTime, at: WallClock): boolean {
+  if (friendly.holidays.includes(at.date)) return true;
+  const weekday = WEEKDAYS[(new Date(`${at.date}T00:00:00Z`).getUTCDay() + 6) % 7]!;
+  if (friendly.weekdays.includes(weekday)) return true;
+  const minute = minutesOf(at.time);
+  return friendly.hours.some(({ from, to }) => {
+    const [a, b] = [minutesOf(from), minutesOf(to)];
+    return a < b ? minute >= a && minute < b : minute >= a || minute < b;
+  });
+}
 
 /** Disconnect control (class 70) control_state. */
 export const RELAY_STATES = { disconnected: 0, connected: 1, readyForReconnection: 2 } as const;

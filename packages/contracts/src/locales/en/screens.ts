@@ -26,6 +26,7 @@ import { readings } from './readings';
 import { collectionReport } from './report';
 import { resource } from './resource';
 import { runs } from './runs';
+import { stsToken } from './sts-token';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
@@ -57,6 +58,7 @@ export const enScreens = {
   gis,
   liveState,
   silentMeters,
+  stsToken,
   operations,
   readings,
   runs,

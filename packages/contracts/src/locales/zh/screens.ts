@@ -28,6 +28,7 @@ import { readings } from './readings';
 import { collectionReport } from './report';
 import { resource } from './resource';
 import { runs } from './runs';
+import { stsToken } from './sts-token';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
@@ -55,6 +56,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   gis,
   liveState,
   silentMeters,
+  stsToken,
   operations,
   readings,
   runs,
