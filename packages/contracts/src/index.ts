@@ -111,3 +111,6 @@ export * as syslogApi from './system/syslog.api';
 export { type SystemLog, type SystemLogQuery, systemLogEntity } from './system/syslog.api';
 export * as userApi from './system/user.api';
 export * from './system/user.schema';
+export * from './payment/billing-rule.api';
+export * from './payment/billing-rule.schema';
+export * from './payment/virtual-meter.api';

@@ -20,3 +20,4 @@ export * from './tables/rollups';
 export * from './tables/session';
 export * from './tables/settings';
 export * from './tables/tariff';
+export * from './tables/payment';

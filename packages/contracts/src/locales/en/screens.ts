@@ -26,6 +26,7 @@ import { readings } from './readings';
 import { collectionReport } from './report';
 import { resource } from './resource';
 import { runs } from './runs';
+import { billingRule, virtualMeter } from './billing-rule';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
@@ -47,6 +48,8 @@ export const enScreens = {
   settings,
   syslog,
   supplier,
+  billingRule,
+  virtualMeter,
   consumer,
   module,
   grid,

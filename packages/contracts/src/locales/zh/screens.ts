@@ -28,6 +28,7 @@ import { readings } from './readings';
 import { collectionReport } from './report';
 import { resource } from './resource';
 import { runs } from './runs';
+import { billingRule, virtualMeter } from './billing-rule';
 import { supplier } from './supplier';
 import { group, notice, org, role, settings, syslog, user } from './system';
 import { tariff, tariffPush } from './tariff';
@@ -45,6 +46,8 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   settings,
   syslog,
   supplier,
+  billingRule,
+  virtualMeter,
   grid,
   consumer,
   module,

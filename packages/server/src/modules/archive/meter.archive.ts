@@ -14,6 +14,7 @@ import type { Executor } from '../../db/driver';
 import { defineList, type FilterCondition, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
 import {
+  billingRuleMeter,
   commModule,
   consumer,
   dcu,
@@ -24,6 +25,7 @@ import {
   powerGrid,
   supplier,
   tariff,
+  virtualMeterMember,
 } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../errors/api-error';
@@ -189,7 +191,12 @@ export function meterArchive(secrets: SecretBox) {
         hesPassword: hesPassword ? secrets.seal(hesPassword) : (before?.m.hesPassword ?? null),
       } satisfies EveryField<MeterCreate, typeof meter.$inferInsert>;
     },
-    inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.meterId, key: 'meterInUse' }]),
+    inUse: (tx, ids) =>
+      inUseBy(tx, ids, [
+        { column: poc.meterId, key: 'meterInUse' },
+        { column: billingRuleMeter.meterId, key: 'meterInBillingRule' },
+        { column: virtualMeterMember.memberId, key: 'meterInVirtualMeter' },
+      ]),
     options: {
       searched: [meter.devAddr],
       label: sql<string>`${meter.devAddr}`,

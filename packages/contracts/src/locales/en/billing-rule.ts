@@ -1,0 +1,35 @@
+export const billingRule = {
+  fields: {
+    ruleNo: 'Rule number',
+    ruleName: 'Rule name',
+    gridId: 'Grid',
+    gridName: 'Grid',
+    handlingFee: 'Handling fee',
+    taxes: 'Taxes (%)',
+    roundingBase: 'Rounding base',
+    chargeMode: 'Charge mode',
+    fixedAmount: 'Fixed amount',
+    percentage: 'Percentage (%)',
+    mainMeterId: 'Main meter',
+    mainDevAddr: 'Main meter',
+    tenantMeterIds: 'Tenant meters',
+    tenantDevAddrs: 'Tenant meters',
+    tenantCount: 'Tenants',
+    solarMeterIds: 'Solar meters',
+    solarDevAddrs: 'Solar meters',
+    solarCount: 'Solar meters',
+    remark: 'Remark',
+    createTime: 'Created',
+    updateTime: 'Updated',
+  },
+  chargeModes: { fixed: 'Fixed amount', percentage: 'Percentage' },
+  exportName: 'Billing rules',
+};
+
+export const virtualMeter = {
+  fields: { meterId: 'Member meter', channel: 'Register', sign: 'Sign' },
+  channels: { activeImport: 'Active import', activeExport: 'Active export' },
+  signs: { '1': 'Add (+)', '-1': 'Subtract (−)' },
+  title: 'Virtual meter members',
+  tag: 'Virtual',
+};

@@ -1,0 +1,210 @@
+import {
+  MEMBER_CHANNELS,
+  type MemberChannel,
+  RESULT,
+  type VirtualMembers,
+  type VirtualMembersSave,
+} from '@meterdesk/contracts';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/driver';
+import { meter, tariff, virtualMeterMember } from '../../db/schema';
+import { fieldError, notFound } from '../../errors/api-error';
+import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
+import { rowsOf } from '../../db/rows';
+import type { SessionContext } from '../../http/operation';
+import { metersInScope } from './meters-in-scope';
+
+/*
+ * A virtual meter is a meter row marked `virtual` with members (virtual_meter_member): each a real
+ * meter's active import or active export, added (+1) or taken away (−1). Its active import is that
+ * signed sum, per interval from the members' load profiles and per day from their frozen registers,
+ * computed when read: nothing is stored for it, so a member's late reading shows at once. An interval
+ * or day a member lacks is a gap of the virtual meter, never a zero: a main meter minus a silent tenant
+ * would otherwise bill the tenant's energy to the mall.
+ */
+
+/** A member's register, by its column in the readings tables. */
+const COLUMNS: Record<MemberChannel, string> = { activeImport: 'active_import', activeExport: 'active_export' };
+/** The member's channel read from a readings row aliased `alias`, for a member aliased `vm`. */
+const channelValue = (alias: string) =>
+  sql.raw(
+    `case vm.channel ${MEMBER_CHANNELS.map((c) => `when '${c}' then ${alias}.${COLUMNS[c]}`).join(' ')} end`,
+  );
+const memberCount = (virtualId: SQL | string) =>
+  sql`(select count(*) from ${virtualMeterMember} c where c.virtual_id = ${virtualId})`;
+
+/**
+ * The virtual meter's intervals in (from, to] as [epoch ms, net active import], oldest first: only the
+ * interval ends every member has a value for. `virtualId` may be a column of the outer statement.
+ */
+export const virtualProfileRows = (virtualId: SQL | string, from: Date, to: Date) =>
+  sql`(select coalesce(json_agg(json_build_array(extract(epoch from v.ts) * 1000, v.net) order by v.ts), '[]')
+    from (select p.ts, sum(vm.sign * ${channelValue('p')}) as net
+          from ${virtualMeterMember} vm join reading_profile p on p.meter_id = vm.member_id and p.ts > ${from} and p.ts <= ${to}
+          where vm.virtual_id = ${virtualId}
+          group by p.ts
+          having count(${channelValue('p')}) = ${memberCount(virtualId)}) v)`;
+
+/**
+ * The virtual meter's frozen registers on days (or months) in [start, end] as [day, net active import,
+ * net T1…T4], oldest first. Rates exist for import registers only: with an export member the rates are
+ * null. Only the days every member has a frozen row for.
+ */
+export const virtualFrozenRows = (
+  virtualId: SQL | string,
+  table: 'reading_daily' | 'reading_monthly',
+  key: 'day' | 'month',
+  start: string,
+  end: string,
+) => {
+  const rate = (n: number) =>
+    sql.raw(`case when bool_and(vm.channel = 'activeImport') and count(f.active_import_t${n}) = count(*)
+      then sum(vm.sign * f.active_import_t${n}) end`);
+  return sql`(select coalesce(json_agg(json_build_array(v.key, v.net, v.t1, v.t2, v.t3, v.t4) order by v.key), '[]')
+    from (select f.${sql.raw(key)} as key, sum(vm.sign * ${channelValue('f')}) as net,
+            ${rate(1)} as t1, ${rate(2)} as t2, ${rate(3)} as t3, ${rate(4)} as t4
+          from ${virtualMeterMember} vm join ${sql.raw(table)} f on f.meter_id = vm.member_id
+            and f.${sql.raw(key)} between ${start} and ${end}
+          where vm.virtual_id = ${virtualId}
+          group by f.${sql.raw(key)}
+          having count(${channelValue('f')}) = ${memberCount(virtualId)}) v)`;
+};
+
+/** A day's consumption of a meter, real or virtual, in Wh; null when unknown (a gap). */
+export interface DayConsumption {
+  day: string;
+  consumption: number | null;
+}
+
+/**
+ * A meter's consumption per day in [startDay, endDay] (UTC days), for the billing reports: a real
+ * meter's from its rollup (`rollup_meter_day.consumption`), a virtual meter's as the signed sum of its
+ * members' days — an import member's from its rollup, an export member's from its frozen export
+ * registers (daily(D) − daily(D−1), the rollup's own rule; the rollup keeps import only). A day some
+ * member lacks is null. Every day of the range is answered.
+ */
+export async function dailyConsumption(
+  db: Executor,
+  meterId: string,
+  startDay: string,
+  endDay: string,
+): Promise<DayConsumption[]> {
+  const rows = await rowsOf<{ day: string; consumption: string | null }>(
+    db,
+    sql`
+    with days as (select d::date as day from generate_series(${startDay}::date, ${endDay}::date, interval '1 day') d),
+    target as (select id, virtual from ${meter} where id = ${meterId}),
+    members as (
+      select vm.member_id, vm.channel, vm.sign from ${virtualMeterMember} vm where vm.virtual_id = ${meterId}
+        and (select virtual from target)
+      union all
+      select id, 'activeImport', 1 from target where not virtual),
+    member_days as (
+      select days.day, m.sign,
+        case m.channel
+          when 'activeImport' then (select r.consumption from rollup_meter_day r where r.meter_id = m.member_id and r.day = days.day)
+          else (select f.active_export - b.active_export from reading_daily f join reading_daily b
+                  on b.meter_id = f.meter_id and b.day = f.day - 1 where f.meter_id = m.member_id and f.day = days.day)
+        end as value
+      from days cross join members m)
+    select to_char(days.day, 'YYYY-MM-DD') as day,
+      (select case when count(md.value) = count(*) and count(*) > 0 then sum(md.sign * md.value) end
+         from member_days md where md.day = days.day)::text as consumption
+    from days order by days.day`,
+  );
+  return rows.map((r) => ({ day: r.day, consumption: r.consumption === null ? null : Number(r.consumption) }));
+}
+
+/** The price per kWh of each TOU rate (1–4) of a meter's tariff, for the billing reports; null without a tariff. */
+export async function tariffPrices(
+  db: Executor,
+  meterId: string,
+): Promise<{ tariffId: string; tariffName: string; prices: [number, number, number, number] } | null> {
+  const [row] = await db
+    .select({
+      tariffId: tariff.id,
+      tariffName: tariff.tariffName,
+      price1: tariff.price1,
+      price2: tariff.price2,
+      price3: tariff.price3,
+      price4: tariff.price4,
+    })
+    .from(meter)
+    .innerJoin(tariff, eq(tariff.id, meter.tariffId))
+    .where(eq(meter.id, meterId));
+  if (!row) return null;
+  return {
+    tariffId: row.tariffId,
+    tariffName: row.tariffName,
+    prices: [row.price1, row.price2, row.price3, row.price4],
+  };
+}
+
+/** Reading and replacing a virtual meter's members, within the caller's grid scope. */
+export class VirtualMeterService {
+  constructor(private readonly db: Db) {}
+
+  private async target(tx: Executor, scope: Scope, id: string) {
+    const [row] = await tx
+      .select({ id: meter.id, virtual: meter.virtual })
+      .from(meter)
+      .where(and(eq(meter.id, id), gridScope(scope, meter.gridId)));
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async members(id: string, session: SessionContext): Promise<VirtualMembers> {
+    const scope = await resolveScope(this.db, session.userId);
+    const target = await this.target(this.db, scope, id);
+    const members = await this.db
+      .select({
+        meterId: virtualMeterMember.memberId,
+        devAddr: meter.devAddr,
+        channel: virtualMeterMember.channel,
+        sign: virtualMeterMember.sign,
+      })
+      .from(virtualMeterMember)
+      .innerJoin(meter, eq(meter.id, virtualMeterMember.memberId))
+      .where(eq(virtualMeterMember.virtualId, id))
+      .orderBy(asc(virtualMeterMember.position));
+    return {
+      virtual: target.virtual,
+      members: members.map((m) => ({ ...m, channel: m.channel as MemberChannel, sign: m.sign === -1 ? -1 : 1 })),
+    };
+  }
+
+  /**
+   * Replaces the members. Members are real meters only, so a virtual meter never reaches itself
+   * through another and no cycle can form; the meter's own id among them is named for what it is.
+   */
+  async saveMembers({ id, members }: VirtualMembersSave, session: SessionContext): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const scope = await resolveScope(tx, session.userId);
+      const target = await this.target(tx, scope, id);
+      if (!target.virtual) throw fieldError(RESULT.badRequest, 'id', 'notVirtualMeter');
+      const seen = new Set<string>();
+      const refs = members.map((m, i) => {
+        const field = `members.${i}.meterId`;
+        if (m.meterId === id) throw fieldError(RESULT.badRequest, field, 'virtualContainsItself');
+        const key = `${m.meterId}/${m.channel}`;
+        if (seen.has(key)) throw fieldError(RESULT.badRequest, field, 'virtualMemberTwice');
+        seen.add(key);
+        return { id: m.meterId, field };
+      });
+      const reached = await metersInScope(tx, scope, refs);
+      const nested = refs.find((r) => reached.get(r.id)?.virtual);
+      if (nested) throw fieldError(RESULT.badRequest, nested.field, 'virtualMemberVirtual');
+      await tx.delete(virtualMeterMember).where(eq(virtualMeterMember.virtualId, id));
+      if (members.length)
+        await tx.insert(virtualMeterMember).values(
+          members.map((m, position) => ({
+            virtualId: id,
+            memberId: m.meterId,
+            channel: m.channel,
+            sign: m.sign,
+            position,
+          })),
+        );
+    });
+  }
+}
