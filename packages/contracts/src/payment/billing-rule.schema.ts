@@ -18,11 +18,7 @@ const cents = (v: number) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6;
 
 /** Money: non-negative, at most two decimals. */
 const amount = () =>
-  z
-    .number('numberFormat')
-    .min(0, 'outOfRange')
-    .max(MAX_RULE_AMOUNT, 'outOfRange')
-    .refine(cents, 'twoDecimals');
+  z.number('numberFormat').min(0, 'outOfRange').max(MAX_RULE_AMOUNT, 'outOfRange').refine(cents, 'twoDecimals');
 
 /** A share in percent, 0 to 100 (spec: a percentage over 100 is refused), at most two decimals. */
 const percent = () => z.number('numberFormat').min(0, 'outOfRange').max(100, 'outOfRange').refine(cents, 'twoDecimals');

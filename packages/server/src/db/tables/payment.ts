@@ -11,8 +11,8 @@ import {
   varchar,
 } from 'drizzle-orm/pg-core';
 import { meter } from './archive';
-import { powerGrid } from './grid';
 import { createdAt, id, ref, updatedAt } from './columns';
+import { powerGrid } from './grid';
 
 const money = () => numeric({ precision: 12, scale: 2, mode: 'number' });
 

@@ -22,7 +22,8 @@ type Role = keyof typeof ROLES;
 const ofRole = (role: Role) =>
   sql`from ${billingRuleMeter} r join ${meter} m on m.id = r.meter_id
       where r.rule_id = ${qualified(billingRule.id)} and r.role = ${role}`;
-const ids = (role: Role) => sql<string[]>`coalesce((select json_agg(r.meter_id order by r.position) ${ofRole(role)}), '[]'::json)`;
+const ids = (role: Role) =>
+  sql<string[]>`coalesce((select json_agg(r.meter_id order by r.position) ${ofRole(role)}), '[]'::json)`;
 const serials = (role: Role) => sql<string>`(select string_agg(m.dev_addr, ', ' order by r.position) ${ofRole(role)})`;
 const count = (role: Role) => sql<number>`(select count(*) ${ofRole(role)})`.mapWith(Number);
 

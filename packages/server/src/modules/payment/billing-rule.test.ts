@@ -88,7 +88,11 @@ describe('billing rules', () => {
       tenantMeterIds: [meters.tenant2],
     });
     // A meter a rule bills stays.
-    const meterDelete = await t.call<{ failures: { key: string }[] }>('/meter/delete', { ids: [meters.tenant2] }, admin);
+    const meterDelete = await t.call<{ failures: { key: string }[] }>(
+      '/meter/delete',
+      { ids: [meters.tenant2] },
+      admin,
+    );
     expect(meterDelete.body.data.failures).toEqual([expect.objectContaining({ key: 'meterInBillingRule' })]);
 
     const deleted = await t.call<{ deleted: number }>('/billingrule/delete', { ids: [id] }, admin);

@@ -1,4 +1,11 @@
-import { ACTIVE_IMPORT_RATES, METER_RES, type MeterFrozen, type MeterProfile, OBIS, type VirtualMembers } from '@meterdesk/contracts';
+import {
+  ACTIVE_IMPORT_RATES,
+  METER_RES,
+  type MeterFrozen,
+  type MeterProfile,
+  OBIS,
+  type VirtualMembers,
+} from '@meterdesk/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meter, tariff } from '../../db/schema';
@@ -160,7 +167,11 @@ describe('virtual meters', () => {
     const p = await profile(id.net);
     expect(p.rows).toHaveLength(4);
     expect(importAt(p, 30)).toBe(51_000 - 7_240);
-    const daily = await t.call<MeterFrozen>('/readings/daily', { meterId: id.net, startDay: BEFORE, endDay: DAY }, admin);
+    const daily = await t.call<MeterFrozen>(
+      '/readings/daily',
+      { meterId: id.net, startDay: BEFORE, endDay: DAY },
+      admin,
+    );
     expect(daily.body.data.rows.map((r) => [r.day, r.values.activeImport, r.values.activeImportT1])).toEqual([
       [BEFORE, 50_000 - 7_000, null],
       [DAY, 62_000 - 9_880, null],

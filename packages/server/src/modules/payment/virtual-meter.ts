@@ -7,11 +7,11 @@ import {
 } from '@meterdesk/contracts';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/driver';
+import { rowsOf } from '../../db/rows';
 import { meter, tariff, virtualMeterMember } from '../../db/schema';
 import { fieldError, notFound } from '../../errors/api-error';
-import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
-import { rowsOf } from '../../db/rows';
 import type { SessionContext } from '../../http/operation';
+import { gridScope, resolveScope, type Scope } from '../../rbac/scope';
 import { metersInScope } from './meters-in-scope';
 
 /*
@@ -27,9 +27,7 @@ import { metersInScope } from './meters-in-scope';
 const COLUMNS: Record<MemberChannel, string> = { activeImport: 'active_import', activeExport: 'active_export' };
 /** The member's channel read from a readings row aliased `alias`, for a member aliased `vm`. */
 const channelValue = (alias: string) =>
-  sql.raw(
-    `case vm.channel ${MEMBER_CHANNELS.map((c) => `when '${c}' then ${alias}.${COLUMNS[c]}`).join(' ')} end`,
-  );
+  sql.raw(`case vm.channel ${MEMBER_CHANNELS.map((c) => `when '${c}' then ${alias}.${COLUMNS[c]}`).join(' ')} end`);
 const memberCount = (virtualId: SQL | string) =>
   sql`(select count(*) from ${virtualMeterMember} c where c.virtual_id = ${virtualId})`;
 
