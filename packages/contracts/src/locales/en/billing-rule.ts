@@ -32,4 +32,8 @@ export const virtualMeter = {
   signs: { '1': 'Add (+)', '-1': 'Subtract (−)' },
   title: 'Virtual meter members',
   tag: 'Virtual',
+  help: "Their readings make this meter's: each member's register added or taken away; a member missing an interval or a day leaves a gap.",
+  add: 'Add member',
+  remove: 'Remove',
+  saved: 'Members saved',
 };

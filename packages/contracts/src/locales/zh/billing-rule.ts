@@ -34,4 +34,8 @@ export const virtualMeter: LocaleMessages['virtualMeter'] = {
   signs: { '1': '加 (+)', '-1': '减 (−)' },
   title: '虚拟表成员',
   tag: '虚拟',
+  help: '本表的读数由成员表计算：各成员的寄存器相加或相减；任一成员缺少某时段或某日的数据时，该时段或日为空缺。',
+  add: '添加成员',
+  remove: '移除',
+  saved: '成员已保存',
 };
