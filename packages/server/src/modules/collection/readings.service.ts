@@ -22,7 +22,7 @@ import { meter, obisItem } from '../../db/schema';
 import { fieldError, notFound } from '../../errors/api-error';
 import { gridScope, type Scope } from '../../rbac/scope';
 import { FROZEN_CHANNELS, PROFILE_CHANNELS } from '../../readings/rows';
-import { virtualFrozenRows, virtualProfileRows } from '../payment/virtual-meter';
+import { profileSource, virtualFrozenRows } from '../payment/virtual-meter';
 
 const DAY_MS = 86_400_000;
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
@@ -106,10 +106,9 @@ export class ReadingsService {
     const to = new Date(from.getTime() + DAY_MS);
     const row = await this.one<{ catalogue: Catalogue; rows: [number, ...(number | null)[]][] }>(scope, meterId, {
       catalogue: catalogueOf(PROFILE_CHANNEL_KEYS.map((k) => PROFILE_CHANNELS[k])),
-      // A virtual meter's profile is its members' (the net active import alone; its other channels none).
-      rows: sql`case when ${meter.virtual} then ${virtualProfileRows(meterId, from, to)}
-        else (select coalesce(json_agg(json_build_array(extract(epoch from p.ts) * 1000, ${columnList(PROFILE_CHANNEL_KEYS, 'p')}) order by p.ts), '[]')
-        from reading_profile p where p.meter_id = ${meterId} and p.ts > ${from} and p.ts <= ${to}) end`,
+      // A virtual meter's intervals are computed from its members' (profileSource).
+      rows: sql`(select coalesce(json_agg(json_build_array(extract(epoch from p.ts) * 1000, ${columnList(PROFILE_CHANNEL_KEYS, 'p')}) order by p.ts), '[]')
+        from ${profileSource([meterId], from, to)})`,
     });
     const { channels, scale } = channelsOf<ProfileChannelKey>(PROFILE_CHANNELS, PROFILE_CHANNEL_KEYS, row.catalogue);
     return {

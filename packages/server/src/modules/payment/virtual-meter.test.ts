@@ -157,6 +157,19 @@ describe('virtual meters', () => {
     expect(importAt(p, 15)).toBe(101_000 - 20_300 - 10_200);
     expect(importAt(p, 60)).toBe(104_000 - 21_200 - 10_800);
     expect(p.rows[0]?.values.voltageL1).toBeNull();
+
+    // The load profile detail overlays it like a real meter, from the same intervals (kWh).
+    const body = { startDay: DAY, endDay: DAY, meterIds: [id.mall, id.main] };
+    const curves = await t.call<{ figures: { intervals: number }; points: { curve: string; activeImport: number }[] }>(
+      '/analytics/loadProfileDetail/summary',
+      body,
+      admin,
+    );
+    expect(curves.body.data.figures.intervals).toBe(3 + 4);
+    const mall = await t.call<{ devAddr: string }>('/meter/detail', { id: id.mall }, admin);
+    expect(
+      curves.body.data.points.filter((c) => c.curve === mall.body.data.devAddr).map((c) => c.activeImport),
+    ).toEqual([70.5, 71, 72]);
   });
 
   it('reads import minus solar export per interval and per day', async () => {

@@ -28,20 +28,39 @@ const COLUMNS: Record<MemberChannel, string> = { activeImport: 'active_import', 
 /** The member's channel read from a readings row aliased `alias`, for a member aliased `vm`. */
 const channelValue = (alias: string) =>
   sql.raw(`case vm.channel ${MEMBER_CHANNELS.map((c) => `when '${c}' then ${alias}.${COLUMNS[c]}`).join(' ')} end`);
-const memberCount = (virtualId: SQL | string) =>
+const memberCount = (virtualId: SQL) =>
   sql`(select count(*) from ${virtualMeterMember} c where c.virtual_id = ${virtualId})`;
 
 /**
- * The virtual meter's intervals in (from, to] as [epoch ms, net active import], oldest first: only the
- * interval ends every member has a value for. `virtualId` may be a column of the outer statement.
+ * Virtual meters' intervals in (from, to], as rows shaped like `reading_profile`'s: the net active
+ * import, and the active power summed the same way while every member counts its import (a member's
+ * export has no power of its own); the other channels none. Only the interval ends every member has a
+ * value for. `virtualIds` is a list of ids or a column of the outer statement.
  */
-export const virtualProfileRows = (virtualId: SQL | string, from: Date, to: Date) =>
-  sql`(select coalesce(json_agg(json_build_array(extract(epoch from v.ts) * 1000, v.net) order by v.ts), '[]')
-    from (select p.ts, sum(vm.sign * ${channelValue('p')}) as net
-          from ${virtualMeterMember} vm join reading_profile p on p.meter_id = vm.member_id and p.ts > ${from} and p.ts <= ${to}
-          where vm.virtual_id = ${virtualId}
-          group by p.ts
-          having count(${channelValue('p')}) = ${memberCount(virtualId)}) v)`;
+export const virtualProfileRelation = (virtualIds: SQL, from: Date, to: Date) =>
+  sql`select vm.virtual_id as meter_id, p.ts, sum(vm.sign * ${channelValue('p')})::bigint as active_import,
+      null::bigint as active_export, null::bigint as reactive_import, null::bigint as reactive_export,
+      (case when bool_and(vm.channel = 'activeImport') and count(p.active_power) = count(*)
+        then sum(vm.sign * p.active_power) end)::int as active_power,
+      null::int as voltage_l1, null::int as current_l1
+    from ${virtualMeterMember} vm join reading_profile p on p.meter_id = vm.member_id and p.ts > ${from} and p.ts <= ${to}
+    where vm.virtual_id in (${virtualIds})
+    group by vm.virtual_id, p.ts
+    having count(${channelValue('p')}) = ${memberCount(sql.raw('vm.virtual_id'))}`;
+
+/**
+ * The intervals of `meterIds` in (from, to], real meters' as stored and virtual meters' computed, as
+ * one relation aliased `p` that the load profile pages read as they read `reading_profile`.
+ */
+export const profileSource = (meterIds: readonly string[], from: Date, to: Date) => {
+  const ids = sql.join(
+    meterIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  return sql`(select meter_id, ts, active_import, active_export, reactive_import, reactive_export, active_power,
+      voltage_l1, current_l1 from reading_profile where meter_id in (${ids}) and ts > ${from} and ts <= ${to}
+    union all ${virtualProfileRelation(ids, from, to)}) p`;
+};
 
 /**
  * The virtual meter's frozen registers on days (or months) in [start, end] as [day, net active import,
@@ -49,7 +68,7 @@ export const virtualProfileRows = (virtualId: SQL | string, from: Date, to: Date
  * null. Only the days every member has a frozen row for.
  */
 export const virtualFrozenRows = (
-  virtualId: SQL | string,
+  virtualId: string,
   table: 'reading_daily' | 'reading_monthly',
   key: 'day' | 'month',
   start: string,
@@ -65,7 +84,7 @@ export const virtualFrozenRows = (
             and f.${sql.raw(key)} between ${start} and ${end}
           where vm.virtual_id = ${virtualId}
           group by f.${sql.raw(key)}
-          having count(${channelValue('f')}) = ${memberCount(virtualId)}) v)`;
+          having count(${channelValue('f')}) = ${memberCount(sql`${virtualId}`)}) v)`;
 };
 
 /** A day's consumption of a meter, real or virtual, in Wh; null when unknown (a gap). */
