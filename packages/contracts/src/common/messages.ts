@@ -251,6 +251,7 @@ export const MESSAGES = {
   notVirtualMeter: 'Only a virtual meter has members',
   virtualContainsItself: 'A virtual meter cannot contain itself',
   virtualMemberTwice: 'This meter is a member twice on the same channel',
+  virtualHasMembers: 'Remove the members of this virtual meter before it becomes a real one',
   virtualMemberVirtual: 'A member must be a real meter (virtual meters do not nest)',
 } as const;
 

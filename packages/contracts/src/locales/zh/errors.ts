@@ -240,5 +240,6 @@ export const errors: LocaleMessages['errors'] = {
   notVirtualMeter: '只有虚拟表才有成员表',
   virtualContainsItself: '虚拟表不能包含自身',
   virtualMemberTwice: '该电表在同一通道上重复作为成员',
+  virtualHasMembers: '请先移除该虚拟表的成员，再将其改为实体电表',
   virtualMemberVirtual: '成员必须是实体电表（虚拟表不可嵌套）',
 };

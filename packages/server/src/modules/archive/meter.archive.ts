@@ -156,6 +156,13 @@ export function meterArchive(secrets: SecretBox) {
       if (v.supplierId && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
         refuse('supplierId', 'supplierNotFound');
       }
+      // Members are real meters (no nesting, so no cycle); a virtual meter's members go before it turns real.
+      if (before && v.virtual !== before.m.virtual) {
+        if (v.virtual && (await anyRow(tx, virtualMeterMember, eq(virtualMeterMember.memberId, id))))
+          refuse('virtual', 'virtualMemberVirtual');
+        if (!v.virtual && (await anyRow(tx, virtualMeterMember, eq(virtualMeterMember.virtualId, id))))
+          refuse('virtual', 'virtualHasMembers');
+      }
       let supplierId = v.supplierId;
       if (v.meterTypeId) {
         const [type] = await tx

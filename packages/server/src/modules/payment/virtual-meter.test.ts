@@ -141,6 +141,13 @@ describe('virtual meters', () => {
     expect(await refused(id.mall, [{ meterId: id.theirs }], scoped)).toEqual([['members.0.meterId', 'meterNotFound']]);
     // Nothing half-written: the members stand as saved.
     expect((await t.call<VirtualMembers>('/meter/members', { id: id.mall }, admin)).body.data.members).toHaveLength(3);
+    // A member does not turn virtual (that would nest), nor a virtual meter with members real.
+    const edit = async (meterId: string, virtual: boolean) => {
+      const { devAddr } = (await t.call<{ devAddr: string }>('/meter/detail', { id: meterId }, admin)).body.data;
+      return fieldIssues((await t.call('/meter/update', { id: meterId, devAddr, gridId: gridA, virtual }, admin)).body);
+    };
+    expect(await edit(id.main, true)).toEqual([['virtual', 'virtualMemberVirtual']]);
+    expect(await edit(id.mall, false)).toEqual([['virtual', 'virtualHasMembers']]);
     // A member stays while a virtual meter counts it.
     const del = await t.call<{ failures: { key: string }[] }>('/meter/delete', { ids: [id.tenant1] }, admin);
     expect(del.body.data.failures).toEqual([expect.objectContaining({ key: 'meterInVirtualMeter' })]);
