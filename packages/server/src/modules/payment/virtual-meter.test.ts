@@ -225,6 +225,17 @@ describe('virtual meters', () => {
       { day: DAY, consumption: 24_000 - 7_000 },
     ]);
     expect(await dailyConsumption(t.db, id.main, DAY, DAY)).toEqual([{ day: DAY, consumption: 24_000 }]);
+
+    // The consumption detail shows its days like a real meter's (kWh), newest first.
+    const days = await t.call<{ list: { day: string; consumption: number | null }[] }>(
+      '/analytics/consumptionDetail/list',
+      { startDay: BEFORE, endDay: DAY, meterId: id.mall },
+      admin,
+    );
+    expect(days.body.data.list.map((r) => [r.day, r.consumption])).toEqual([
+      [DAY, 17],
+      [BEFORE, null],
+    ]);
   });
 
   it("answers the TOU prices of a meter's tariff for the billing reports, none without a tariff", async () => {

@@ -87,19 +87,38 @@ export const virtualFrozenRows = (
           having count(${channelValue('f')}) = ${memberCount(sql`${virtualId}`)}) v)`;
 };
 
+/**
+ * Meters' days shaped like `rollup_meter_day`'s rows (meter_id, day, consumption, demand_min, demand_avg,
+ * demand_max, intervals), aliased `r`: a real meter's as the rollup holds them; a virtual meter's on
+ * each day some member has one, its consumption the signed sum of its members' — an import member's from
+ * its rollup, an export member's from its frozen export registers (daily(D) − daily(D−1), the rollup's
+ * own rule; the rollup keeps import only) — null when a member's is missing (a gap), its demand and
+ * intervals none. `meterId` is a value or a column of the outer statement.
+ */
+export const meterDaySource = (meterId: SQL, start: string, end: string) =>
+  sql`(select r.meter_id, r.day, r.consumption, r.demand_min, r.demand_avg, r.demand_max, r.intervals
+      from rollup_meter_day r where r.meter_id = ${meterId} and r.day between ${start} and ${end}
+    union all
+    select ${meterId}, v.day, case when count(v.value) = ${memberCount(meterId)} then sum(v.sign * v.value) end,
+      null::int, null::int, null::int, 0
+    from (select r.day, vm.sign, r.consumption as value
+          from ${virtualMeterMember} vm join rollup_meter_day r on r.meter_id = vm.member_id and r.day between ${start} and ${end}
+          where vm.virtual_id = ${meterId} and vm.channel = 'activeImport'
+          union all
+          select f.day, vm.sign, f.active_export - b.active_export
+          from ${virtualMeterMember} vm join reading_daily f on f.meter_id = vm.member_id and f.day between ${start} and ${end}
+            left join reading_daily b on b.meter_id = f.meter_id and b.day = f.day - 1
+          where vm.virtual_id = ${meterId} and vm.channel = 'activeExport') v
+    where (select m.virtual from ${meter} m where m.id = ${meterId})
+    group by v.day) r`;
+
 /** A day's consumption of a meter, real or virtual, in Wh; null when unknown (a gap). */
 export interface DayConsumption {
   day: string;
   consumption: number | null;
 }
 
-/**
- * A meter's consumption per day in [startDay, endDay] (UTC days), for the billing reports: a real
- * meter's from its rollup (`rollup_meter_day.consumption`), a virtual meter's as the signed sum of its
- * members' days — an import member's from its rollup, an export member's from its frozen export
- * registers (daily(D) − daily(D−1), the rollup's own rule; the rollup keeps import only). A day some
- * member lacks is null. Every day of the range is answered.
- */
+/** A meter's consumption on each day of [startDay, endDay] (UTC days), for the billing reports (meterDaySource). */
 export async function dailyConsumption(
   db: Executor,
   meterId: string,
@@ -108,26 +127,10 @@ export async function dailyConsumption(
 ): Promise<DayConsumption[]> {
   const rows = await rowsOf<{ day: string; consumption: string | null }>(
     db,
-    sql`
-    with days as (select d::date as day from generate_series(${startDay}::date, ${endDay}::date, interval '1 day') d),
-    target as (select id, virtual from ${meter} where id = ${meterId}),
-    members as (
-      select vm.member_id, vm.channel, vm.sign from ${virtualMeterMember} vm where vm.virtual_id = ${meterId}
-        and (select virtual from target)
-      union all
-      select id, 'activeImport', 1 from target where not virtual),
-    member_days as (
-      select days.day, m.sign,
-        case m.channel
-          when 'activeImport' then (select r.consumption from rollup_meter_day r where r.meter_id = m.member_id and r.day = days.day)
-          else (select f.active_export - b.active_export from reading_daily f join reading_daily b
-                  on b.meter_id = f.meter_id and b.day = f.day - 1 where f.meter_id = m.member_id and f.day = days.day)
-        end as value
-      from days cross join members m)
-    select to_char(days.day, 'YYYY-MM-DD') as day,
-      (select case when count(md.value) = count(*) and count(*) > 0 then sum(md.sign * md.value) end
-         from member_days md where md.day = days.day)::text as consumption
-    from days order by days.day`,
+    sql`select to_char(d.day, 'YYYY-MM-DD') as day, r.consumption::text as consumption
+      from generate_series(${startDay}::date, ${endDay}::date, interval '1 day') d(day)
+      left join ${meterDaySource(sql`${meterId}`, startDay, endDay)} on r.day = d.day::date
+      order by d.day`,
   );
   return rows.map((r) => ({ day: r.day, consumption: r.consumption === null ? null : Number(r.consumption) }));
 }
