@@ -49,13 +49,13 @@ const fields = {
       .min(0, 'outOfRange')
       .max(1000, 'outOfRange')
       .refine((v) => v !== 0, 'roundingBaseZero'),
-    { widget: 'number' },
+    { widget: 'number', help: 'billingRule.help.roundingBase' },
   ),
   chargeMode: choice('billingRule', 'chargeMode', 'chargeModes', CHARGE_MODES).default('fixed'),
   /** The fixed amount of each bill (charge mode fixed; required then). */
-  fixedAmount: field(amount().nullable().default(null), { widget: 'number' }),
+  fixedAmount: field(amount().nullable().default(null), { widget: 'number', help: 'billingRule.help.fixedAmount' }),
   /** The percentage of the energy amount (charge mode percentage; required then). */
-  percentage: field(percent().nullable().default(null), { widget: 'number' }),
+  percentage: field(percent().nullable().default(null), { widget: 'number', help: 'billingRule.help.percentage' }),
   /** A shopping mall's main meter (a real meter, or a virtual one). */
   mainMeterId: field(IdSchema.nullable().default(null), {
     label: 'billingRule.fields.mainMeterId',

@@ -22,6 +22,11 @@ export const billingRule = {
     createTime: 'Created',
     updateTime: 'Updated',
   },
+  help: {
+    fixedAmount: 'Charged on each bill when the charge mode is Fixed amount',
+    percentage: 'Of the energy amount, when the charge mode is Percentage',
+    roundingBase: 'A bill is rounded to a multiple of it, e.g. 0.01',
+  },
   chargeModes: { fixed: 'Fixed amount', percentage: 'Percentage' },
   exportName: 'Billing rules',
 };

@@ -24,6 +24,11 @@ export const billingRule: LocaleMessages['billingRule'] = {
     createTime: '创建时间',
     updateTime: '更新时间',
   },
+  help: {
+    fixedAmount: '计费方式为固定金额时，每张账单收取',
+    percentage: '计费方式为百分比时，按电费金额的百分比收取',
+    roundingBase: '账单金额按其整数倍舍入，例如 0.01',
+  },
   chargeModes: { fixed: '固定金额', percentage: '百分比' },
   exportName: '计费规则',
 };
