@@ -73,12 +73,13 @@ export const meterApi = {
   options: optionsApi('meter', meterEntity.name, {
     searches: 'serial number',
     // The POC form names the meter at the POC; replace names the new one.
-    // Billing rules name their main, tenant and solar meters; a virtual meter its members (the meter form).
+    // Billing rules name their main, tenant and solar meters; a virtual meter its members (under its detail).
     pickedBy: [
       ...formsOf('/archiveSetting/poc'),
       '/archiveSetting/poc/replace',
       ...formsOf(billingRuleEntity.pagePath),
-      ...formsOf(meterEntity.pagePath),
+      METER_RES.detail,
+      METER_RES.edit,
     ],
     filters: {
       free: z.boolean().default(false).describe('Only meters measuring no POC (a meter measures one)'),
