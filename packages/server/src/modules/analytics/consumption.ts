@@ -19,7 +19,7 @@ export const kilo = (expression: SQL) => sql`round((${expression})::numeric / 10
 
 /** The meters a request reaches: its subtree, narrowed to a DCU, a meter or a consumer type. */
 export function metersIn({ place }: AnalyticsRequest): SQL {
-  return sql`select m.id, m.dev_addr, m.grid_id, m.dcu_id from meter m
+  return sql`select m.id, m.dev_addr, m.grid_id, m.dcu_id, m.virtual from meter m
     ${place.consumerType ? sql`join poc p on p.meter_id = m.id join consumer c on c.id = p.consumer_id and c.consumer_type = ${place.consumerType}` : sql``}
     where ${inPlace(place, sql.raw('m.grid_id'))}
     ${place.dcuId ? sql`and m.dcu_id = ${place.dcuId}` : sql``}
@@ -67,7 +67,7 @@ export const NEIGHBOURS = sql`(select grid_name from power_grid g where g.id = x
 const FIGURES = (start: string, end: string) => sql`
   select ${kilo(sql`sum(r.consumption)`)} as consumption, count(r.consumption)::int as days_known,
     ${kilo(sql`avg(r.consumption)`)} as daily_average, ${kilo(sql`max(r.demand_max)`)} as demand_max
-  from ${meterDaySource(sql.raw('x.id'), start, end)}`;
+  from ${meterDaySource(sql.raw('x.id'), start, end, sql.raw('x.virtual'))}`;
 
 async function consumptionRows(db: Db, request: AnalyticsRequest, page: PageRequest) {
   const { start, end } = request.period;

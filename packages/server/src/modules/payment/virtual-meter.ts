@@ -93,9 +93,15 @@ export const virtualFrozenRows = (
  * each day some member has one, its consumption the signed sum of its members' — an import member's from
  * its rollup, an export member's from its frozen export registers (daily(D) − daily(D−1), the rollup's
  * own rule; the rollup keeps import only) — null when a member's is missing (a gap), its demand and
- * intervals none. `meterId` is a value or a column of the outer statement.
+ * intervals none. `meterId` is a value or a column of the outer statement; `isVirtual` the outer row's
+ * flag where it has one (a real meter then costs no look-up: the virtual branch is never run).
  */
-export const meterDaySource = (meterId: SQL, start: string, end: string) =>
+export const meterDaySource = (
+  meterId: SQL,
+  start: string,
+  end: string,
+  isVirtual: SQL = sql`(select m.virtual from ${meter} m where m.id = ${meterId})`,
+) =>
   sql`(select r.meter_id, r.day, r.consumption, r.demand_min, r.demand_avg, r.demand_max, r.intervals
       from rollup_meter_day r where r.meter_id = ${meterId} and r.day between ${start} and ${end}
     union all
@@ -109,7 +115,7 @@ export const meterDaySource = (meterId: SQL, start: string, end: string) =>
           from ${virtualMeterMember} vm join reading_daily f on f.meter_id = vm.member_id and f.day between ${start} and ${end}
             left join reading_daily b on b.meter_id = f.meter_id and b.day = f.day - 1
           where vm.virtual_id = ${meterId} and vm.channel = 'activeExport') v
-    where (select m.virtual from ${meter} m where m.id = ${meterId})
+    where ${isVirtual}
     group by v.day) r`;
 
 /** A day's consumption of a meter, real or virtual, in Wh; null when unknown (a gap). */
