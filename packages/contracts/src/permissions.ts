@@ -210,7 +210,7 @@ const TREE: Draft[] = [
     '缴费管理',
     'Payment',
     'WalletOutlined',
-    page('billingRules', '计费规则', 'Billing Rules', add(), edit(), del()),
+    page('billingRules', '计费规则', 'Billing Rules', add(), edit(), detail(), del(), exp()),
     page('prepaid', '预付费充值', 'Prepaid', button('recharge', '充值', 'Recharge')),
     page('generalReport', '综合报表', 'General Report', exp()),
     page('shoppingMallReport', '商场报表', 'Shopping Mall Report', exp()),

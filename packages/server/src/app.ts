@@ -40,6 +40,7 @@ import type { TariffPushService } from './modules/operations/tariff-push.service
 import { registerOutageRoutes } from './modules/outage/outage.routes';
 import type { SimulatedOutages } from './modules/outage/simulated-outage';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
+import { registerPayment } from './modules/payment/payment';
 import { registerGroupRoutes } from './modules/system/group';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -212,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRunRoutes(http, services.runs);
   registerParameterCatalogues(http, services.parameters);
   registerFirmware(http, services.firmware);
+  registerPayment(http, services.payment);
   registerOutageRoutes(http, services);
   registerBrowserMqtt(http, { broker, config, db, sessions, jobs });
   broker.admitDevices?.(devicePolicy(db, services.deviceCredentials));

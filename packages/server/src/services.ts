@@ -33,6 +33,7 @@ import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
 import { ParamTemplates } from './modules/parameter/param-template.archive';
 import { createParameterCatalogues } from './modules/parameter/parameter';
+import { createPayment } from './modules/payment/payment';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
@@ -184,6 +185,8 @@ export function createServices({
     parameters: createParameterCatalogues(db, settings),
     /** The meter upgrade page: firmware, images and campaigns. */
     firmware,
+    /** Billing rules and virtual meters' members. */
+    payment: createPayment(db),
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),

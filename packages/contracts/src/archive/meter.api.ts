@@ -3,6 +3,7 @@ import { field } from '../common/entity';
 import { IdSchema } from '../common/ids';
 import { defineOperation, needs } from '../common/operation';
 import { nameText } from '../common/validation';
+import { billingRuleEntity } from '../payment/billing-rule.schema';
 import { archiveApi, archiveResources, formsOf, optionsApi } from './archive-api';
 import { importApi } from './archive-import';
 import { MeterCreateSchema, meterEntity, meterStatusField } from './meter.schema';
@@ -72,7 +73,14 @@ export const meterApi = {
   options: optionsApi('meter', meterEntity.name, {
     searches: 'serial number',
     // The POC form names the meter at the POC; replace names the new one.
-    pickedBy: [...formsOf('/archiveSetting/poc'), '/archiveSetting/poc/replace'],
+    // Billing rules name their main, tenant and solar meters; a virtual meter its members (under its detail).
+    pickedBy: [
+      ...formsOf('/archiveSetting/poc'),
+      '/archiveSetting/poc/replace',
+      ...formsOf(billingRuleEntity.pagePath),
+      METER_RES.detail,
+      METER_RES.edit,
+    ],
     filters: {
       free: z.boolean().default(false).describe('Only meters measuring no POC (a meter measures one)'),
     },

@@ -29,6 +29,8 @@ export const ARCHIVE_PICKERS = {
   consumers: { operation: consumerApi.options },
   /** A meter measures one POC: the others are offered. */
   freeMeters: { operation: meterApi.options, query: { free: true } },
+  /** Any meter in the caller's scope: a billing rule's meters, a virtual meter's members. */
+  meters: { operation: meterApi.options },
   primaryTablePocs: { operation: pocApi.options, query: { nature: PRIMARY_TABLE_NATURE } },
   /** The higher-level event of an event definition. */
   eventDefinitions: { operation: eventDefinitionApi.options },

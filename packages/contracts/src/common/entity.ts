@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type FilterDefinition, listQuerySchema } from './list';
+import type { MessageKey } from './messages';
 
 /**
  * How a field is shown. Attached to the zod schema of the field itself, so the one
@@ -42,6 +43,11 @@ export interface FieldMeta {
    * unique index on `lower(column)`, the `check` call answers for it and the form asks as the user types.
    */
   unique?: true;
+  /**
+   * The message a taken business key answers where the spec words it (a billing rule's 'Rule name
+   * already exists'); '<label> existed' otherwise.
+   */
+  existed?: MessageKey;
   /** What the import template shows in the field's column (a required field's typical value). */
   example?: string;
   options?: readonly FieldOption[];

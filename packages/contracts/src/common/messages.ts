@@ -240,6 +240,19 @@ export const MESSAGES = {
   firmwareVersionMismatch: 'After activation the device reports another version',
   firmwareDeviceUnreachable: 'The device stopped answering',
   firmwareTransferFailed: 'The device did not take the image blocks',
+  // payment (spec §5)
+  meterInBillingRule: 'This meter is still billed by a billing rule',
+  meterInVirtualMeter: 'This meter is still a member of a virtual meter',
+  twoDecimals: 'At most two decimal places',
+  ruleNameExisted: 'Rule name already exists',
+  roundingBaseZero: 'Rounding base cannot be 0',
+  ruleAmountMissing: 'Enter the fixed amount or the percentage the charge mode names',
+  ruleMeterTwice: 'A meter is chosen twice in this rule',
+  notVirtualMeter: 'Only a virtual meter has members',
+  virtualContainsItself: 'A virtual meter cannot contain itself',
+  virtualMemberTwice: 'This meter is a member twice on the same channel',
+  virtualHasMembers: 'Remove the members of this virtual meter before it becomes a real one',
+  virtualMemberVirtual: 'A member must be a real meter (virtual meters do not nest)',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

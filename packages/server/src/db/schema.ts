@@ -14,6 +14,7 @@ export * from './tables/notice';
 export * from './tables/outage';
 export * from './tables/param-template';
 export * from './tables/parameter';
+export * from './tables/payment';
 export * from './tables/people';
 export * from './tables/readings';
 export * from './tables/rollups';

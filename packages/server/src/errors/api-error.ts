@@ -30,7 +30,13 @@ export function fieldError(code: number, field: string, key: MessageKey): ApiErr
  * English in `message`; its key in `params.label` for the web to translate).
  */
 export function existedError(entity: Pick<EntityDefinition<z.ZodObject>, 'name' | 'record'>, field: string): ApiError {
-  const label = fieldMeta(entity.record.shape[field] as z.ZodType)?.label ?? `${entity.name}.fields.${field}`;
+  const meta = fieldMeta(entity.record.shape[field] as z.ZodType);
+  if (meta?.existed) {
+    return new ApiError(RESULT.conflict, meta.existed, {
+      issues: [{ field, key: meta.existed, message: messageText(meta.existed) }],
+    });
+  }
+  const label = meta?.label ?? `${entity.name}.fields.${field}`;
   const issues: ValidationIssue[] = [
     { field, key: 'existed', message: `${translator(1)(label)} existed`, params: { label } },
   ];

@@ -6,6 +6,8 @@ import type { Executor } from '../db/driver';
 import { stableId } from '../db/ids';
 import { anyRow } from '../db/rows';
 import {
+  billingRule,
+  billingRuleMeter,
   commModule,
   consumer,
   dcu,
@@ -688,6 +690,43 @@ export async function seedDemoArchive(db: Executor, box: SecretBox): Promise<voi
       .where(eq(powerGrid.id, gridId(area.key)));
   }
   await db.insert(meterStatusHistory).values(statusHistory(meters, Date.now()));
+  await seedMallRule(db, meters);
+}
+
+/**
+ * A shopping mall on the first (commercial) area: the transformer's check meter is the mall's main
+ * meter, two of its shops the tenants. A rule of that name kept from an earlier archive stays as it is.
+ */
+async function seedMallRule(db: Executor, meters: readonly (typeof meter.$inferInsert)[]) {
+  const area = AREAS[0] as Area;
+  const inService = meters.filter((m) => m.gridId === gridId(area.key) && m.status === 2);
+  const main = inService.find((m) => m.meterBoxNo === `TX${area.code}`);
+  const tenants = inService.filter((m) => m !== main).slice(0, 2);
+  if (!main || tenants.length < 2) return;
+  const ruleId = idOf('billingRule', 'mall');
+  const [saved] = await db
+    .insert(billingRule)
+    .values({
+      id: ruleId,
+      ruleNo: 'BR001',
+      ruleName: `${area.district} Mall`,
+      gridId: gridId(area.key),
+      handlingFee: 5,
+      taxes: 15,
+      roundingBase: 0.01,
+      chargeMode: 'percentage',
+      percentage: 10,
+      remark: 'Main meter less its tenants: the common areas',
+    })
+    .onConflictDoNothing()
+    .returning({ id: billingRule.id });
+  if (!saved) return;
+  await db
+    .insert(billingRuleMeter)
+    .values([
+      { ruleId, role: 'main', position: 0, meterId: main.id as string },
+      ...tenants.map((m, i) => ({ ruleId, role: 'tenant', position: i + 1, meterId: m.id as string })),
+    ]);
 }
 
 /** What the meters of synchronized POCs took: their POC's tariff, pushed a month ago. */

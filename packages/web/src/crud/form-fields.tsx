@@ -32,6 +32,7 @@ function uniqueRule(
   getValues: () => Record<string, unknown>,
   id: string | undefined,
   t: TFunction,
+  existedKey: string,
 ): Rule {
   return {
     validator: async (_rule, value: unknown) => {
@@ -44,7 +45,7 @@ function uniqueRule(
       } catch {
         return;
       }
-      if (existed) throw new Error(messageText(t, 'existed'));
+      if (existed) throw new Error(messageText(t, existedKey));
     },
   };
 }
@@ -103,7 +104,7 @@ export function FormFields({ fields, shape, form, uniqueChecks = {}, id, parent,
     const check = uniqueChecks[field.key];
     const rules: Rule[] = [];
     if (schema) rules.push(zodRule(schema, t));
-    if (check) rules.push(uniqueRule(check, schema, () => form.getFieldsValue(), id, t));
+    if (check) rules.push(uniqueRule(check, schema, () => form.getFieldsValue(), id, t, field.existed ?? 'existed'));
     const name = parent ? [parent, field.key] : field.key;
     const help = field.help ? t(field.help) : undefined;
     const item = (

@@ -1,4 +1,5 @@
 import {
+  billingRuleEntity,
   CLOCK_MONITORING_RES,
   COLLECTION_REPORT_RES,
   CONSUMPTION_RES,
@@ -139,6 +140,9 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
   [RES.systemSettings, lazyPage(() => import('@/pages/system/system-settings.page').then((m) => m.SystemSettingsPage))],
   ...crudRoutes(systemLogEntity.pagePath, () => import('./system/syslog.resource').then((m) => m.syslogPages)),
   ...crudRoutes(supplierEntity.pagePath, () => import('./archive/supplier.resource').then((m) => m.supplierPages)),
+  ...crudRoutes(billingRuleEntity.pagePath, () =>
+    import('./payment/billing-rule.resource').then((m) => m.billingRulePages),
+  ),
   ...crudRoutes(gridEntity.pagePath, () => import('./archive/grid.resource').then((m) => m.gridPages)),
   ...crudRoutes(consumerEntity.pagePath, () => import('./archive/consumer.resource').then((m) => m.consumerPages)),
   ...crudRoutes(moduleEntity.pagePath, () => import('./archive/module.resource').then((m) => m.modulePages)),

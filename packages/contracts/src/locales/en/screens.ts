@@ -2,6 +2,7 @@ import { analytics } from './analytics';
 import { analyticsClock } from './analytics-clock';
 import { analyticsEnergy } from './analytics-energy';
 import { analyticsMonthly } from './analytics-monthly';
+import { billingRule, virtualMeter } from './billing-rule';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -48,6 +49,8 @@ export const enScreens = {
   settings,
   syslog,
   supplier,
+  billingRule,
+  virtualMeter,
   consumer,
   module,
   grid,

@@ -4,6 +4,7 @@ import { analytics } from './analytics';
 import { analyticsClock } from './analytics-clock';
 import { analyticsEnergy } from './analytics-energy';
 import { analyticsMonthly } from './analytics-monthly';
+import { billingRule, virtualMeter } from './billing-rule';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
 import { crud } from './crud';
@@ -46,6 +47,8 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   settings,
   syslog,
   supplier,
+  billingRule,
+  virtualMeter,
   grid,
   consumer,
   module,

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
 import { archiveCount } from '../../db/schema';
+import { meterDaySource } from '../payment/virtual-meter';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';
 
 /** Wh (or W) as the screens show them: kWh (kW) with three decimals. */
@@ -18,7 +19,7 @@ export const kilo = (expression: SQL) => sql`round((${expression})::numeric / 10
 
 /** The meters a request reaches: its subtree, narrowed to a DCU, a meter or a consumer type. */
 export function metersIn({ place }: AnalyticsRequest): SQL {
-  return sql`select m.id, m.dev_addr, m.grid_id, m.dcu_id from meter m
+  return sql`select m.id, m.dev_addr, m.grid_id, m.dcu_id, m.virtual from meter m
     ${place.consumerType ? sql`join poc p on p.meter_id = m.id join consumer c on c.id = p.consumer_id and c.consumer_type = ${place.consumerType}` : sql``}
     where ${inPlace(place, sql.raw('m.grid_id'))}
     ${place.dcuId ? sql`and m.dcu_id = ${place.dcuId}` : sql``}
@@ -66,7 +67,7 @@ export const NEIGHBOURS = sql`(select grid_name from power_grid g where g.id = x
 const FIGURES = (start: string, end: string) => sql`
   select ${kilo(sql`sum(r.consumption)`)} as consumption, count(r.consumption)::int as days_known,
     ${kilo(sql`avg(r.consumption)`)} as daily_average, ${kilo(sql`max(r.demand_max)`)} as demand_max
-  from rollup_meter_day r where r.meter_id = x.id and r.day between ${start} and ${end}`;
+  from ${meterDaySource(sql.raw('x.id'), start, end, sql.raw('x.virtual'))}`;
 
 async function consumptionRows(db: Db, request: AnalyticsRequest, page: PageRequest) {
   const { start, end } = request.period;
@@ -138,19 +139,18 @@ async function meterDays(db: Db, request: AnalyticsRequest, page: PageRequest) {
   const meterId = request.place.meterId as string;
   const order = DAY_SORTS[page.sortField ?? ''] ?? 'r.day';
   const direction = sql.raw(page.sortOrder === 'ascend' ? 'asc nulls last' : 'desc nulls last');
-  const where = sql`r.meter_id = ${meterId} and r.day between ${start} and ${end}`;
+  const days = meterDaySource(sql`${meterId}`, start, end);
   const list = await rowsOf<ConsumptionDayRow>(
     db,
     sql`select to_char(r.day, 'YYYY-MM-DD') as day, r.meter_id as "meterId", ${kilo(sql`r.consumption`)} as consumption,
         ${kilo(sql`r.demand_min`)} as "demandMin", ${kilo(sql`r.demand_avg`)} as "demandAvg",
         ${kilo(sql`r.demand_max`)} as "demandMax", r.intervals
-      from rollup_meter_day r where ${where}
+      from ${days}
       order by ${sql.raw(order)} ${direction}, r.day desc limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}`,
   );
-  const [{ total }] = (await rowsOf<{ total: number }>(
-    db,
-    sql`select count(*)::int as total from rollup_meter_day r where ${where}`,
-  )) as [{ total: number }];
+  const [{ total }] = (await rowsOf<{ total: number }>(db, sql`select count(*)::int as total from ${days}`)) as [
+    { total: number },
+  ];
   return { list, total, curPage: page.curPage, pageSize: page.pageSize };
 }
 
@@ -161,7 +161,7 @@ async function meterDaySummary(db: Db, request: AnalyticsRequest) {
     db,
     sql`select to_char(d.day, 'YYYY-MM-DD') as day, ${kilo(sql`r.consumption`)} as consumption, ${kilo(sql`r.demand_max`)} as "demandMax"
       from generate_series(${start}::date, ${end}::date, interval '1 day') d(day)
-      left join rollup_meter_day r on r.meter_id = ${meterId} and r.day = d.day::date order by d.day`,
+      left join ${meterDaySource(sql`${meterId}`, start, end)} on r.day = d.day::date order by d.day`,
   );
   const [figures] = (await rowsOf<{
     devAddr: string;
@@ -172,7 +172,7 @@ async function meterDaySummary(db: Db, request: AnalyticsRequest) {
     db,
     sql`select m.dev_addr as "devAddr", ${kilo(sql`sum(r.consumption)`)} as consumption,
         ${kilo(sql`avg(r.consumption)`)} as "dailyAverage", ${kilo(sql`max(r.demand_max)`)} as "demandMax"
-      from meter m left join rollup_meter_day r on r.meter_id = m.id and r.day between ${start} and ${end}
+      from meter m left join ${meterDaySource(sql`${meterId}`, start, end)} on true
       where m.id = ${meterId} group by m.dev_addr`,
   )) as [{ devAddr: string; consumption: number | null; dailyAverage: number | null; demandMax: number | null }];
   return { figures, points };

@@ -19,6 +19,7 @@ import type { Db } from '../../db/driver';
 import { rowsOf } from '../../db/rows';
 import { fieldError } from '../../errors/api-error';
 import { gridScope } from '../../rbac/scope';
+import { profileSource } from '../payment/virtual-meter';
 import { countMeters, kilo, metersIn, NEIGHBOURS, wholeNodes } from './consumption';
 import { type AnalyticsRequest, inPlace, type PageRequest, registerAnalytics } from './kit';
 
@@ -151,13 +152,6 @@ const CHANNELS = sql`${kilo(sql`p.active_power`)} as "activePower", ${kilo(sql`p
   ${kilo(sql`p.reactive_export`)} as "reactiveExport", round(p.voltage_l1::numeric / 10, 1)::float8 as "voltageL1",
   ${kilo(sql`p.current_l1`)} as "currentL1"`;
 
-/** The chosen meters' intervals of the period, read on the (meter_id, ts) key: one index range per meter. */
-const intervalsOf = (ids: readonly string[], window: { from: Date; to: Date }) =>
-  sql`p.meter_id in (${sql.join(
-    ids.map((id) => sql`${id}`),
-    sql`, `,
-  )}) and p.ts > ${window.from} and p.ts <= ${window.to}`;
-
 /** An interval's end as the API writes moments (ISO 8601, UTC). */
 const TS = sql.raw(`to_char(p.ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
@@ -170,19 +164,19 @@ const DETAIL_SORTS: Record<string, string> = {
 async function curveRows(db: Db, request: AnalyticsRequest, page: PageRequest) {
   const meters = await overlayMeters(db, request);
   const ids = [...meters.keys()];
-  const where = intervalsOf(ids, windowOf(request));
+  const window = windowOf(request);
   const order = DETAIL_SORTS[page.sortField ?? ''] ?? 'p.ts';
   const direction = sql.raw(page.sortOrder === 'descend' ? 'desc nulls last' : 'asc nulls last');
   const list = await rowsOf<LoadProfileIntervalRow>(
     db,
     sql`select p.meter_id as "meterId", m.dev_addr as "devAddr", ${TS} as ts, ${CHANNELS}
-      from reading_profile p join meter m on m.id = p.meter_id where ${where}
+      from ${profileSource(ids, window.from, window.to)} join meter m on m.id = p.meter_id
       order by ${sql.raw(order)} ${direction}, p.ts, m.dev_addr
       limit ${page.pageSize} offset ${(page.curPage - 1) * page.pageSize}`,
   );
   const [{ total }] = (await rowsOf<{ total: number }>(
     db,
-    sql`select count(*)::int as total from reading_profile p where ${where}`,
+    sql`select count(*)::int as total from ${profileSource(ids, window.from, window.to)}`,
   )) as [{ total: number }];
   return { list, total, curPage: page.curPage, pageSize: page.pageSize };
 }
@@ -196,10 +190,11 @@ type CurvePoint = Omit<LoadProfileIntervalRow, 'meterId' | 'devAddr' | 'ts'> & {
 async function curveSummary(db: Db, request: AnalyticsRequest) {
   const meters = await overlayMeters(db, request);
   const ids = [...meters.keys()];
+  const window = windowOf(request);
   const rows = await rowsOf<LoadProfileIntervalRow>(
     db,
     sql`select p.meter_id as "meterId", ${TS} as ts, ${CHANNELS}
-      from reading_profile p where ${intervalsOf(ids, windowOf(request))} order by p.meter_id, p.ts`,
+      from ${profileSource(ids, window.from, window.to)} order by p.meter_id, p.ts`,
   );
   const days = (Date.parse(request.period.end) - Date.parse(request.period.start)) / DAY_MS + 1;
   const byDay = meters.size === 1 && days > 1;

@@ -14,6 +14,7 @@ import type { Executor } from '../../db/driver';
 import { defineList, type FilterCondition, keyOrder } from '../../db/list';
 import { anyRow, type EveryField, iso, lookup, qualified } from '../../db/rows';
 import {
+  billingRuleMeter,
   commModule,
   consumer,
   dcu,
@@ -24,6 +25,7 @@ import {
   powerGrid,
   supplier,
   tariff,
+  virtualMeterMember,
 } from '../../db/schema';
 import { registerUniqueIndex } from '../../db/unique';
 import { fieldError } from '../../errors/api-error';
@@ -154,6 +156,13 @@ export function meterArchive(secrets: SecretBox) {
       if (v.supplierId && !(await anyRow(tx, supplier, eq(supplier.id, v.supplierId)))) {
         refuse('supplierId', 'supplierNotFound');
       }
+      // Members are real meters (no nesting, so no cycle); a virtual meter's members go before it turns real.
+      if (before && v.virtual !== before.m.virtual) {
+        if (v.virtual && (await anyRow(tx, virtualMeterMember, eq(virtualMeterMember.memberId, id))))
+          refuse('virtual', 'virtualMemberVirtual');
+        if (!v.virtual && (await anyRow(tx, virtualMeterMember, eq(virtualMeterMember.virtualId, id))))
+          refuse('virtual', 'virtualHasMembers');
+      }
       let supplierId = v.supplierId;
       if (v.meterTypeId) {
         const [type] = await tx
@@ -189,7 +198,12 @@ export function meterArchive(secrets: SecretBox) {
         hesPassword: hesPassword ? secrets.seal(hesPassword) : (before?.m.hesPassword ?? null),
       } satisfies EveryField<MeterCreate, typeof meter.$inferInsert>;
     },
-    inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.meterId, key: 'meterInUse' }]),
+    inUse: (tx, ids) =>
+      inUseBy(tx, ids, [
+        { column: poc.meterId, key: 'meterInUse' },
+        { column: billingRuleMeter.meterId, key: 'meterInBillingRule' },
+        { column: virtualMeterMember.memberId, key: 'meterInVirtualMeter' },
+      ]),
     options: {
       searched: [meter.devAddr],
       label: sql<string>`${meter.devAddr}`,

@@ -22,6 +22,7 @@ import { meter, obisItem } from '../../db/schema';
 import { fieldError, notFound } from '../../errors/api-error';
 import { gridScope, type Scope } from '../../rbac/scope';
 import { FROZEN_CHANNELS, PROFILE_CHANNELS } from '../../readings/rows';
+import { profileSource, virtualFrozenRows } from '../payment/virtual-meter';
 
 const DAY_MS = 86_400_000;
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
@@ -105,8 +106,9 @@ export class ReadingsService {
     const to = new Date(from.getTime() + DAY_MS);
     const row = await this.one<{ catalogue: Catalogue; rows: [number, ...(number | null)[]][] }>(scope, meterId, {
       catalogue: catalogueOf(PROFILE_CHANNEL_KEYS.map((k) => PROFILE_CHANNELS[k])),
+      // A virtual meter's intervals are computed from its members' (profileSource).
       rows: sql`(select coalesce(json_agg(json_build_array(extract(epoch from p.ts) * 1000, ${columnList(PROFILE_CHANNEL_KEYS, 'p')}) order by p.ts), '[]')
-        from reading_profile p where p.meter_id = ${meterId} and p.ts > ${from} and p.ts <= ${to})`,
+        from ${profileSource([meterId], from, to)})`,
     });
     const { channels, scale } = channelsOf<ProfileChannelKey>(PROFILE_CHANNELS, PROFILE_CHANNEL_KEYS, row.catalogue);
     return {
@@ -135,8 +137,10 @@ export class ReadingsService {
   ): Promise<MeterFrozen> {
     const row = await this.one<{ catalogue: Catalogue; rows: [string, ...(number | null)[]][] }>(scope, meterId, {
       catalogue: catalogueOf(FROZEN_REGISTER_KEYS.map((k) => FROZEN_CHANNELS[k])),
-      rows: sql`(select coalesce(json_agg(json_build_array(f.${sql.raw(key)}, ${columnList(FROZEN_REGISTER_KEYS, 'f')}) order by f.${sql.raw(key)}), '[]')
-        from ${sql.raw(table)} f where f.meter_id = ${meterId} and f.${sql.raw(key)} between ${startDay} and ${endDay})`,
+      // A virtual meter's registers are its members' (active import and its rates alone).
+      rows: sql`case when ${meter.virtual} then ${virtualFrozenRows(meterId, table, key, startDay, endDay)}
+        else (select coalesce(json_agg(json_build_array(f.${sql.raw(key)}, ${columnList(FROZEN_REGISTER_KEYS, 'f')}) order by f.${sql.raw(key)}), '[]')
+        from ${sql.raw(table)} f where f.meter_id = ${meterId} and f.${sql.raw(key)} between ${startDay} and ${endDay}) end`,
     });
     const { channels, scale } = channelsOf<FrozenRegisterKey>(FROZEN_CHANNELS, FROZEN_REGISTER_KEYS, row.catalogue);
     return { channels, rows: row.rows.map(([day, ...raw]) => ({ day, values: scale(raw) })) };

@@ -5,6 +5,7 @@ import { useSearchParams } from 'react-router';
 import type { CrudConfig } from '@/crud/crud-config';
 import { CrudDetailPage } from '@/crud/crud-detail';
 import { MeterOperations } from '@/pages/operations/meter-operations';
+import { VirtualMembers } from '@/pages/payment/virtual-members';
 import { MeterHistory } from './meter-history';
 
 const TAB = 'tab';
@@ -37,6 +38,7 @@ export function MeterDetailPage({ crud }: { crud: CrudConfig }) {
           children: (
             <Flex vertical gap="middle">
               <CrudDetailPage crud={crud}>
+                <VirtualMembers id={id} />
                 <MeterHistory id={id} />
               </CrudDetailPage>
             </Flex>

@@ -5,9 +5,18 @@ import { fieldText } from '@/fields/field-value';
 
 const RELAY_COLORS: Record<number, string> = { 0: 'red', 1: 'green', 2: 'orange' };
 
-/** A meter's online state as a tag (test id `online-<serial>`), so a dark area stands out in the list. */
+/**
+ * A meter's online state as a tag (test id `online-<serial>`), so a dark area stands out in the list. A
+ * virtual meter has no link of its own: it says so instead (`virtual-<serial>`).
+ */
 export const LinkStateCell: FieldCell = ({ row, value, field }) => {
   const { t } = useTranslation();
+  if (row.virtual === true)
+    return (
+      <Tag color="purple" data-testid={`virtual-${String(row.devAddr)}`}>
+        {t('virtualMeter.tag')}
+      </Tag>
+    );
   return (
     <Tag
       color={value === 'online' ? 'green' : 'default'}
