@@ -210,6 +210,9 @@ describe('archive pickers (options calls)', () => {
     expect((await options('metertype', {}, meterPageOnly)).status).toBe(200);
     expect((await options('module', {}, meterPageOnly)).status).toBe(403);
     expect((await options('poc', {}, meterPageOnly)).status).toBe(403);
-    expect((await options('meter', {}, meterPageOnly)).status).toBe(403);
+    // A meter's detail picks meters (a virtual meter's members), its list alone does not.
+    expect((await options('meter', {}, meterPageOnly)).status).toBe(200);
+    const meterListOnly = await userOfGrid(t, gridA, [METER_RES.page]);
+    expect((await options('meter', {}, meterListOnly)).status).toBe(403);
   });
 });

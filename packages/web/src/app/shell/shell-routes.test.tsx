@@ -77,6 +77,7 @@ describe('page registry', () => {
       '/serviceRequest/scheduledTask/taskMGT',
       '/dataAnalytic/',
       '/report/dataCollectionReport',
+      '/paymentMGT/billingRules',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
     expect(built.length).toBeGreaterThan(15);
