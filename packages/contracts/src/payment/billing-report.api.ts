@@ -186,7 +186,6 @@ function reportOperations(kind: ReportKind) {
   };
 }
 
-export const billingReportApi = Object.fromEntries(REPORT_KINDS.map((kind) => [kind, reportOperations(kind)])) as Record<
-  ReportKind,
-  ReturnType<typeof reportOperations>
->;
+export const billingReportApi = Object.fromEntries(
+  REPORT_KINDS.map((kind) => [kind, reportOperations(kind)]),
+) as Record<ReportKind, ReturnType<typeof reportOperations>>;

@@ -63,7 +63,8 @@ export const billingReport = {
     general: 'Per meter of the grid node and below: consumption from the daily rollups, priced at its tariff.',
     shoppingMall:
       "Per tenant of the rule: energy at its tariff, a share of the common area (main meter minus tenants minus solar export, at the main meter's prices) in proportion to consumption, the rule's charge and handling fee, taxes, total rounded to the rounding base.",
-    shoppingCenter: 'Per building or area (each child node of the grid node, with its subtree): meters, consumption and energy amount.',
-    shoppingEquipment: "Each meter of the rule (main, tenants, solar) per day of the period.",
+    shoppingCenter:
+      'Per building or area (each child node of the grid node, with its subtree): meters, consumption and energy amount.',
+    shoppingEquipment: 'Each meter of the rule (main, tenants, solar) per day of the period.',
   },
 };

@@ -13,9 +13,9 @@ import {
   varchar,
 } from 'drizzle-orm/pg-core';
 import { meter } from './archive';
-import { sysUser } from './people';
 import { createdAt, id, ref, updatedAt } from './columns';
 import { powerGrid } from './grid';
+import { sysUser } from './people';
 
 const money = () => numeric({ precision: 12, scale: 2, mode: 'number' });
 

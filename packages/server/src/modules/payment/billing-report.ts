@@ -110,7 +110,12 @@ export class BillingReportService {
     if (REPORT_SOURCES[kind] === 'rule') {
       if (!input.ruleId) throw fieldError(RESULT.badRequest, 'ruleId', 'mandatory');
       const [rule] = await this.db
-        .select({ id: billingRule.id, ruleName: billingRule.ruleName, gridId: powerGrid.id, gridName: powerGrid.gridName })
+        .select({
+          id: billingRule.id,
+          ruleName: billingRule.ruleName,
+          gridId: powerGrid.id,
+          gridName: powerGrid.gridName,
+        })
         .from(billingRule)
         .innerJoin(powerGrid, eq(powerGrid.id, billingRule.gridId))
         .where(and(eq(billingRule.id, input.ruleId), gridScope(scope, billingRule.gridId)));
@@ -209,7 +214,10 @@ function conditionsText(kind: ReportKind, c: ReportConditions, t: (key: string) 
     to: c.endDay,
     time: generated,
   };
-  return t(`billingReport.subtitle.${REPORT_SOURCES[kind]}`).replace(/\{\{(\w+)\}\}/g, (_, key: string) => texts[key] ?? '');
+  return t(`billingReport.subtitle.${REPORT_SOURCES[kind]}`).replace(
+    /\{\{(\w+)\}\}/g,
+    (_, key: string) => texts[key] ?? '',
+  );
 }
 
 /**
@@ -267,7 +275,12 @@ export const billingReportPurgeJob = (db: Db) =>
     schedule: '*/10 * * * *',
     policy: 'stately',
     handler: async () => {
-      const deleted = await deleteInBatches(db, billingReport, billingReport.id, lte(billingReport.deleteTime, sql`now()`));
+      const deleted = await deleteInBatches(
+        db,
+        billingReport,
+        billingReport.id,
+        lte(billingReport.deleteTime, sql`now()`),
+      );
       const stale = await db
         .update(billingReport)
         .set({ status: 'failed', failure: 'reportInterrupted', generateTime: sql`now()` })
