@@ -167,6 +167,14 @@ function reportOperations(kind: ReportKind) {
       request: ReportBuildSchema,
       response: z.object({ id: IdSchema, jobId: z.string() }),
     }),
+    rules: defineOperation({
+      path: `${base}/rules`,
+      access,
+      tag,
+      summary: `${kind} report: the billing rules within the caller's grid scope, by name, for the build form`,
+      request: z.strictObject({}),
+      response: z.array(z.object({ id: IdSchema, ruleName: z.string() })),
+    }),
     content: defineOperation({
       path: `${base}/content`,
       access,

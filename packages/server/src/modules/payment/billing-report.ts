@@ -95,6 +95,14 @@ export class BillingReportService {
     return { list: rows.map(recordOf), total, curPage: q.curPage, pageSize: q.pageSize };
   }
 
+  async rules(session: SessionContext): Promise<{ id: string; ruleName: string }[]> {
+    return this.db
+      .select({ id: billingRule.id, ruleName: billingRule.ruleName })
+      .from(billingRule)
+      .where(gridScope(await scopeOf(this.db, session), billingRule.gridId))
+      .orderBy(asc(billingRule.ruleName));
+  }
+
   /** The period as given: whole UTC days, none after today, at most MAX_REPORT_PERIOD_DAYS. */
   private period({ startDay, endDay }: ReportBuild) {
     const today = this.clock().toISOString().slice(0, 10);
@@ -236,7 +244,7 @@ export const billingReportJob = (db: Db, log: JobLog) =>
     reclaimOnStart: true,
     handler: async ({ reportId }, context) => {
       const [row] = await db.select().from(billingReport).where(eq(billingReport.id, reportId));
-      if (!row || row.status !== 'building') return { skipped: true };
+      if (row?.status !== 'building') return { skipped: true };
       const building = and(eq(billingReport.id, reportId), eq(billingReport.status, 'building'));
       let told = -1;
       const progress = async (done: number, total: number) => {

@@ -33,6 +33,7 @@ export function registerPayment(app: FastifyInstance, payment: Payment): void {
     const reports = payment.billingReports;
     registerOperation(app, api.list, ({ body, session }) => reports.list(kind, body, session));
     registerOperation(app, api.build, ({ body, session }) => reports.build(kind, body, session));
+    registerOperation(app, api.rules, ({ session }) => reports.rules(session));
     registerOperation(app, api.content, ({ body, session }) => reports.content(kind, body.id, session));
     registerDownload(app, api.download, ({ body, session, req }) =>
       reports.download(kind, body.id, body.format, session, (err) => req.log.error({ err }, 'report download failed')),
