@@ -360,15 +360,15 @@ function ReportView({ kind, id, onClose }: { kind: ReportKind; id: string; onClo
           <Table
             data-testid="report-content"
             size="small"
-            rowKey={(_, index) => String(index)}
+            rowKey="index"
             loading={content.isLoading}
-            dataSource={data.rows}
+            dataSource={data.rows.map((row, index) => ({ index, row }))}
             pagination={{ pageSize: 50, hideOnSinglePage: true }}
             locale={{ emptyText: t('billingReport.empty') }}
             columns={data.columns.map((column) => ({
               key: column,
               title: t(`billingReport.columns.${column}`),
-              render: (_, row) => cellText(t, column, row[column]),
+              render: (_, { row }) => cellText(t, column, row[column]),
             }))}
           />
         </Flex>
