@@ -77,6 +77,11 @@ describe('page registry', () => {
       '/serviceRequest/scheduledTask/taskMGT',
       '/dataAnalytic/',
       '/report/dataCollectionReport',
+      '/paymentMGT/billingRules',
+      '/paymentMGT/generalReport',
+      '/paymentMGT/shoppingMallReport',
+      '/paymentMGT/shoppingCenterReport',
+      '/paymentMGT/shoppingEquipmentReport',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
     expect(built.length).toBeGreaterThan(15);
