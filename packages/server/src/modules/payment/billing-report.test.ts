@@ -29,6 +29,7 @@ let t: TestApp;
 let admin: string;
 let outsider: string;
 let gridA: string;
+let wing: string;
 let ruleId: string;
 const id = { main: '', tenant1: '', tenant2: '' };
 const serial = { main: '', tenant1: '', tenant2: '' };
@@ -78,10 +79,11 @@ beforeAll(async () => {
   admin = await t.loginAdmin();
   gridA = await gridNode(t);
   const gridB = await gridNode(t);
+  wing = await gridNode(t, gridA);
   const price = await tariffOf(t);
   await t.db.update(tariff).set({ price1: 0.5 }).where(eq(tariff.id, price.id));
   for (const key of ['main', 'tenant1', 'tenant2'] as const) {
-    const m = await meterAt(t, gridA);
+    const m = await meterAt(t, key === 'tenant2' ? wing : gridA);
     id[key] = m.id;
     serial[key] = m.devAddr;
     await t.db.update(meter).set({ tariffId: price.id }).where(eq(meter.id, m.id));
@@ -161,6 +163,34 @@ describe('billing reports', () => {
         total: 61,
       },
     ]);
+  });
+
+  it('builds the general, shopping-center and equipment reports from the same rollups', async () => {
+    const built = async (path: string, body: object) => {
+      const res = await build({ startDay: DAY, endDay: DAY, ...body }, admin, path);
+      expect(res.status).toBe(200);
+      await vi.waitFor(
+        async () =>
+          expect(
+            (await t.call<ReportContent>(`${path}/content`, { id: res.body.data.id }, admin)).body.data.record.status,
+          ).toBe('completed'),
+        { timeout: 30_000, interval: 100 },
+      );
+      return (await t.call<ReportContent>(`${path}/content`, { id: res.body.data.id }, admin)).body.data.rows;
+    };
+    const general = await built('/billingreport/general', { gridId: gridA });
+    expect(general).toHaveLength(3);
+    expect(general).toContainEqual(
+      expect.objectContaining({ devAddr: serial.tenant2, consumption: 10, missingDays: 0, energyAmount: 5 }),
+    );
+    const center = await built('/billingreport/shoppingcenter', { gridId: gridA });
+    expect(center).toEqual([
+      expect.objectContaining({ meters: 2, consumption: 80, energyAmount: 40 }),
+      expect.objectContaining({ meters: 1, consumption: 10, energyAmount: 5 }),
+    ]);
+    const equipment = await built('/billingreport/shoppingequipment', { ruleId });
+    expect(equipment).toContainEqual({ devAddr: serial.main, role: 'main', day: DAY, consumption: 60 });
+    expect(equipment).toHaveLength(3);
   });
 
   it('fails a report whose billing rule is gone', async () => {
