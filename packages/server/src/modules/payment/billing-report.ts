@@ -17,7 +17,7 @@ import {
   type ReportRow,
   type ReportStatus,
 } from '@meterdesk/contracts';
-import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, lte, sql } from 'drizzle-orm';
 import { deleteInBatches } from '../../db/batch-delete';
 import type { Db } from '../../db/driver';
 import { newId } from '../../db/ids';
@@ -39,8 +39,10 @@ export const STALE_BUILD_HOURS = 3;
 
 const DAY_MS = 86_400_000;
 type Row = typeof billingReport.$inferSelect;
+// A list page reads the records without their rows (thousands of them for a fleet-wide report).
+const { rows: _rows, ...recordColumns } = getTableColumns(billingReport);
 
-function recordOf(row: Row): ReportRecord {
+function recordOf(row: Omit<Row, 'rows'>): ReportRecord {
   return {
     id: row.id,
     kind: row.kind as ReportKind,
@@ -84,7 +86,7 @@ export class BillingReportService {
     const direction = q.sortField && q.sortOrder === 'ascend' ? asc : desc;
     const [rows, total] = await Promise.all([
       this.db
-        .select()
+        .select(recordColumns)
         .from(billingReport)
         .where(where)
         .orderBy(direction(column), desc(billingReport.id))
