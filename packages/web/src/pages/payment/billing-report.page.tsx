@@ -283,9 +283,7 @@ function BuildDialog({
     mutationFn: (values: BuildValues) => callApi(api.build, buildRequest(kind, values) as ReportBuild),
     onSuccess: (answer) => onBuilt(answer.jobId),
     onError: (error) =>
-      showSaveError(error, form, new Set(['reportName', 'ruleId', 'gridId']), t, (text) =>
-        message.error(text),
-      ),
+      showSaveError(error, form, new Set(['reportName', 'ruleId', 'gridId']), t, (text) => message.error(text)),
   });
   const today = utcToday();
   return (
