@@ -255,12 +255,25 @@ describe('billing reports', () => {
     }
   });
 
-  it('removes a report at its estimated deletion time', async () => {
+  it('removes a report at its estimated deletion time, and fails a build whose job is gone', async () => {
     await t.db
       .update(billingReport)
       .set({ deleteTime: sql`now() - interval '1 second'` })
       .where(eq(billingReport.id, reportId));
+    // A build left building by servers killed until its job's retries ran out.
+    const stuck = newId();
+    await t.db.insert(billingReport).values({
+      id: stuck,
+      kind: 'shoppingMall',
+      reportName: 'stuck',
+      gridId: gridA,
+      ruleId,
+      conditions: { ruleId, ruleName: 'Mall', gridId: gridA, gridName: '', startDay: DAY, endDay: DAY },
+      createTime: sql`now() - interval '4 hours'`,
+      deleteTime: sql`now() + interval '1 day'`,
+    });
     await runJob(t, BILLING_REPORT_PURGE_JOB);
     expect((await content(reportId)).status).toBe(404);
+    expect((await content(stuck)).body.data.record).toMatchObject({ status: 'failed', failure: 'reportInterrupted' });
   });
 });
