@@ -50,6 +50,7 @@ const BENCHES = {
     smoke: { BENCH_METERS: '500', BENCH_CALLS: '20', BENCH_CLIENTS: '2' },
   },
   rollups: { args: [...TSX, 'bench/rollups.ts'], smoke: { BENCH_METERS: '500', BENCH_RUNS: '1' } },
+  'billing-report': { args: [...TSX, 'bench/billing-report.ts'], smoke: { BENCH_METERS: '500' } },
   analytics: {
     args: [...TSX, 'bench/analytics.ts'],
     smoke: { BENCH_METERS: '300', BENCH_DAYS: '3', BENCH_SECONDS: '0.01', BENCH_RAW_RUNS: '1' },

@@ -84,6 +84,7 @@ export * from './parameter/param-template.schema';
 export * from './parameter/tariff.api';
 export * from './parameter/tariff.schema';
 export * from './parameter/tou-calendar';
+export * from './payment/billing-report.api';
 export * from './payment/billing-rule.api';
 export * from './payment/billing-rule.schema';
 export * from './payment/virtual-meter.api';

@@ -33,6 +33,7 @@ import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
 import { ParamTemplates } from './modules/parameter/param-template.archive';
 import { createParameterCatalogues } from './modules/parameter/parameter';
+import { billingReportJob, billingReportPurgeJob } from './modules/payment/billing-report';
 import { createPayment } from './modules/payment/payment';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
@@ -131,6 +132,8 @@ export function createServices({
     captchaPurgeJob(captchas),
     loginFailurePurgeJob(db, loginFailures),
     logRetentionJob(db, logRetention),
+    billingReportJob(db, log),
+    billingReportPurgeJob(db),
     readingPartitionsJob(db),
     readingRollupsJob(db),
     readingRetentionJob(db, readingRetention, log),
@@ -186,7 +189,7 @@ export function createServices({
     /** The meter upgrade page: firmware, images and campaigns. */
     firmware,
     /** Billing rules and virtual meters' members. */
-    payment: createPayment(db),
+    payment: createPayment(db, jobs),
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),

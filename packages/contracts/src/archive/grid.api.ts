@@ -42,6 +42,9 @@ export const gridApi = {
       ...SCHEDULED_TASK_FORMS,
       // The collection report picks the node it reports on.
       '/report/dataCollectionReport',
+      // The general and shopping-center reports are built for a grid node.
+      '/paymentMGT/generalReport',
+      '/paymentMGT/shoppingCenterReport',
       RES.userGroupMGT,
       RES.groupAdd,
       RES.groupEdit,

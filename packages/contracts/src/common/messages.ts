@@ -253,6 +253,11 @@ export const MESSAGES = {
   virtualMemberTwice: 'This meter is a member twice on the same channel',
   virtualHasMembers: 'Remove the members of this virtual meter before it becomes a real one',
   virtualMemberVirtual: 'A member must be a real meter (virtual meters do not nest)',
+  reportRuleGone: 'The billing rule of this report no longer exists',
+  reportGridGone: 'The grid node of this report no longer exists',
+  reportBuildFailed: 'The report could not be built',
+  reportInterrupted: 'The report was interrupted and not finished',
+  reportNotCompleted: 'The report is not completed yet',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

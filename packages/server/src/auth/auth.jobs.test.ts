@@ -15,6 +15,7 @@ describe('session, captcha and login-failure purges', () => {
   it('are scheduled jobs', async () => {
     const schedules = await t.db.execute(sql`select name from pgboss.schedule order by name`);
     expect((schedules as unknown as { rows: { name: string }[] }).rows.map((r) => r.name)).toEqual([
+      'billing-report-purge',
       'captcha-purge',
       'collection-due',
       'firmware-image-purge',

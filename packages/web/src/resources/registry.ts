@@ -1,4 +1,5 @@
 import {
+  BILLING_REPORT_RES,
   billingRuleEntity,
   CLOCK_MONITORING_RES,
   COLLECTION_REPORT_RES,
@@ -30,6 +31,7 @@ import {
   POC_RES,
   paramTemplateEntity,
   pocEntity,
+  REPORT_KINDS,
   RES,
   RESOURCE_TREE,
   RUN_RES,
@@ -203,6 +205,13 @@ export const PAGE_REGISTRY: ReadonlyMap<string, LazyPage> = new Map([
     PLAN_RES.dcuOperating,
     lazyPage(() => import('@/pages/operations/dcu-operating.page').then((m) => m.DcuOperatingPage)),
   ],
+  ...REPORT_KINDS.map(
+    (kind) =>
+      [
+        BILLING_REPORT_RES[kind].page,
+        lazyPage(() => import('@/pages/payment/billing-report.page').then((m) => m.billingReportPages[kind])),
+      ] as [string, LazyPage],
+  ),
   [
     COLLECTION_REPORT_RES.page,
     lazyPage(() => import('@/pages/report/collection-report.page').then((m) => m.CollectionReportPage)),

@@ -2,6 +2,7 @@ import { analytics } from './analytics';
 import { analyticsClock } from './analytics-clock';
 import { analyticsEnergy } from './analytics-energy';
 import { analyticsMonthly } from './analytics-monthly';
+import { billingReport } from './billing-report';
 import { billingRule, virtualMeter } from './billing-rule';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
@@ -50,6 +51,7 @@ export const enScreens = {
   syslog,
   supplier,
   billingRule,
+  billingReport,
   virtualMeter,
   consumer,
   module,

@@ -242,4 +242,9 @@ export const errors: LocaleMessages['errors'] = {
   virtualMemberTwice: '该电表在同一通道上重复作为成员',
   virtualHasMembers: '请先移除该虚拟表的成员，再将其改为实体电表',
   virtualMemberVirtual: '成员必须是实体电表（虚拟表不可嵌套）',
+  reportRuleGone: '该报表的计费规则已不存在',
+  reportGridGone: '该报表的电网节点已不存在',
+  reportBuildFailed: '报表生成失败',
+  reportInterrupted: '报表生成被中断，未完成',
+  reportNotCompleted: '报表尚未生成完成',
 };

@@ -4,6 +4,7 @@ import { analytics } from './analytics';
 import { analyticsClock } from './analytics-clock';
 import { analyticsEnergy } from './analytics-energy';
 import { analyticsMonthly } from './analytics-monthly';
+import { billingReport } from './billing-report';
 import { billingRule, virtualMeter } from './billing-rule';
 import { collectItems, task, template } from './collection';
 import { consumer } from './consumer';
@@ -48,6 +49,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   syslog,
   supplier,
   billingRule,
+  billingReport,
   virtualMeter,
   grid,
   consumer,

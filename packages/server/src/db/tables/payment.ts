@@ -3,16 +3,19 @@ import {
   doublePrecision,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
   smallint,
+  timestamp,
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
 import { meter } from './archive';
 import { createdAt, id, ref, updatedAt } from './columns';
 import { powerGrid } from './grid';
+import { sysUser } from './people';
 
 const money = () => numeric({ precision: 12, scale: 2, mode: 'number' });
 
@@ -86,5 +89,43 @@ export const virtualMeterMember = pgTable(
   (t) => [
     primaryKey({ columns: [t.virtualId, t.memberId, t.channel] }),
     index('virtual_meter_member_member_idx').on(t.memberId),
+  ],
+);
+
+/**
+ * A billing report record (spec §3): what it was built from, its status (building, completed, failed)
+ * and, once completed, its rows. Its grid node places it in the caller's grid scope: the rule's grid
+ * for a report built from a rule, the chosen node otherwise.
+ */
+export const billingReport = pgTable(
+  'billing_report',
+  {
+    id: id(),
+    /** contracts REPORT_KINDS. */
+    kind: varchar({ length: 24 }).notNull(),
+    reportName: varchar({ length: 100 }).notNull(),
+    // A report of a grid node that is deleted leaves with it.
+    gridId: ref()
+      .notNull()
+      .references(() => powerGrid.id, { onDelete: 'cascade' }),
+    // The rule may be deleted while its reports are kept: the report keeps its name in `conditions`.
+    ruleId: ref().references(() => billingRule.id, { onDelete: 'set null' }),
+    /** contracts ReportConditions, names included, as they were when it was asked for. */
+    conditions: jsonb().notNull(),
+    status: varchar({ length: 16 }).notNull().default('building'),
+    progress: integer().notNull().default(0),
+    jobId: varchar({ length: 40 }),
+    createdBy: ref().references(() => sysUser.id, { onDelete: 'set null' }),
+    createTime: createdAt(),
+    generateTime: timestamp({ withTimezone: true, mode: 'date' }),
+    deleteTime: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+    /** A message key when failed. */
+    failure: varchar({ length: 64 }),
+    /** The rows once completed (contracts ReportRow[]). */
+    rows: jsonb(),
+  },
+  (t) => [
+    index('billing_report_kind_idx').on(t.kind, t.createTime),
+    index('billing_report_delete_idx').on(t.deleteTime),
   ],
 );

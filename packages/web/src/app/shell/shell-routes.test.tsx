@@ -78,6 +78,10 @@ describe('page registry', () => {
       '/dataAnalytic/',
       '/report/dataCollectionReport',
       '/paymentMGT/billingRules',
+      '/paymentMGT/generalReport',
+      '/paymentMGT/shoppingMallReport',
+      '/paymentMGT/shoppingCenterReport',
+      '/paymentMGT/shoppingEquipmentReport',
     ];
     const built = pages.filter(({ seed }) => builtAreas.some((area) => seed.uri.startsWith(area)));
     expect(built.length).toBeGreaterThan(15);
