@@ -138,6 +138,19 @@ export function createServices({
     collectionRunJob(runExecutor),
     demoHistoryJob(db, runScheduler, readingIngest, log),
   );
+  const auth = new AuthService(db, sessions, captchas, config);
+  const payment = createPayment({
+    db,
+    headEnd,
+    auth,
+    secrets,
+    broker,
+    log,
+    prepaid: { deadlineSeconds: config.rechargeDeadlineSeconds },
+  });
+  headEnd.onDone(
+    (row) => void payment.prepaid.commandDone(row).catch((err) => log.error({ err }, 'recharge answer not recorded')),
+  );
   const collectionReport = new CollectionReportService(db);
   const collection = createCollection(db, settings);
   return {
@@ -146,7 +159,7 @@ export function createServices({
     sessions,
     captchas,
     jobs,
-    auth: new AuthService(db, sessions, captchas, config),
+    auth,
     notices: new NoticeService(db, broker, mailer, log),
     settings,
     headEnd,
@@ -186,7 +199,7 @@ export function createServices({
     /** The meter upgrade page: firmware, images and campaigns. */
     firmware,
     /** Billing rules and virtual meters' members. */
-    payment: createPayment(db),
+    payment,
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),

@@ -253,6 +253,9 @@ export const MESSAGES = {
   virtualMemberTwice: 'This meter is a member twice on the same channel',
   virtualHasMembers: 'Remove the members of this virtual meter before it becomes a real one',
   virtualMemberVirtual: 'A member must be a real meter (virtual meters do not nest)',
+  rechargeAmountRange: 'Please enter between 0~500',
+  notPrepaid: 'This meter does not supply a prepaid consumer',
+  operatorPasswordWrong: 'The password is wrong',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

@@ -242,4 +242,7 @@ export const errors: LocaleMessages['errors'] = {
   virtualMemberTwice: '该电表在同一通道上重复作为成员',
   virtualHasMembers: '请先移除该虚拟表的成员，再将其改为实体电表',
   virtualMemberVirtual: '成员必须是实体电表（虚拟表不可嵌套）',
+  rechargeAmountRange: '请输入 0~500 之间的金额',
+  notPrepaid: '该电表的用户不是预付费用户',
+  operatorPasswordWrong: '密码错误',
 };

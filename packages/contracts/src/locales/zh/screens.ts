@@ -25,6 +25,7 @@ import { operations } from './operations';
 import { outage } from './outage';
 import { paramTemplate } from './param-template';
 import { poc } from './poc';
+import { prepaid } from './prepaid';
 import { readings } from './readings';
 import { collectionReport } from './report';
 import { resource } from './resource';
@@ -49,6 +50,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   supplier,
   billingRule,
   virtualMeter,
+  prepaid,
   grid,
   consumer,
   module,
