@@ -181,7 +181,7 @@ export const prepaidApi = {
     path: '/prepaid/recharge/export',
     access: needs(PREPAID_RES.page),
     tag,
-    summary: "prepaid: the recharge history (of one meter, if named) as a spreadsheet or PDF",
+    summary: 'prepaid: the recharge history (of one meter, if named) as a spreadsheet or PDF',
     request: RechargeExportSchema,
     response: z.unknown(),
   }),

@@ -316,7 +316,9 @@ export class PrepaidService {
         .onConflictDoNothing();
       row = await read();
     }
-    return this.secrets.open((row?.value as { sealed: string }).sealed);
+    const sealed = (row?.value as { sealed?: string } | undefined)?.sealed;
+    if (!sealed) throw new Error('the STS vending key is missing');
+    return this.secrets.open(sealed);
   }
 
   /** A finished command of a recharge settles it (in this instance; `reconcile` catches the ones missed). */
@@ -450,7 +452,12 @@ export class PrepaidService {
     const order = q.sortOrder === 'ascend' ? asc : desc;
     const [rows, [count]] = await Promise.all([
       this.db
-        .select({ recharge: prepaidRecharge, devAddr: meter.devAddr, code: consumer.consumerCode, name: consumer.consumerName })
+        .select({
+          recharge: prepaidRecharge,
+          devAddr: meter.devAddr,
+          code: consumer.consumerCode,
+          name: consumer.consumerName,
+        })
         .from(prepaidRecharge)
         .innerJoin(meter, eq(meter.id, prepaidRecharge.meterId))
         .innerJoin(consumer, eq(consumer.id, prepaidRecharge.consumerId))

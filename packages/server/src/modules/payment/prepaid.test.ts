@@ -32,8 +32,7 @@ const recharge = (meterId: string, body: object = {}, cookie = operator) =>
     cookie,
   );
 const detail = async (id: string) => (await t.call<Recharge>('/prepaid/recharge/detail', { id }, operator)).body.data;
-const settled = (id: string) =>
-  expect.poll(async () => (await detail(id)).state, EVENTUALLY).not.toBe('recharging');
+const settled = (id: string) => expect.poll(async () => (await detail(id)).state, EVENTUALLY).not.toBe('recharging');
 const account = async (meterId: string) =>
   (await t.call<PrepaidAccount>('/prepaid/account', { meterId }, operator)).body.data;
 const ledgerRows = (consumerId: string) =>
@@ -94,7 +93,9 @@ describe('prepaid recharge', () => {
     const res = await recharge(m.id, { amount: 12.34 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data).toMatchObject({ state: 'recharging', amount: 12.34, devAddr: m.devAddr });
-    expect(res.body.data.tokens).toEqual([{ digits: expect.stringMatching(/^\d{20}$/), tid: expect.any(Number), amount: 12.34 }]);
+    expect(res.body.data.tokens).toEqual([
+      { digits: expect.stringMatching(/^\d{20}$/), tid: expect.any(Number), amount: 12.34 },
+    ]);
     await settled(res.body.data.id);
     expect(await detail(res.body.data.id)).toMatchObject({ state: 'succeeded', failure: null, meterCredit: 12.34 });
     expect(simState(m).prepayment?.tids).toContain(res.body.data.tokens[0]?.tid);
@@ -142,7 +143,13 @@ describe('prepaid recharge', () => {
     const m = meters.restart;
     sim.device(m.devAddr).setOnline(false);
     await expect
-      .poll(async () => (await t.app.headEnd.onlineStates([{ kind: 'meter', key: m.devAddr, viaDcu: simDcu }])).get(`meter:${m.devAddr}`), EVENTUALLY)
+      .poll(
+        async () =>
+          (await t.app.headEnd.onlineStates([{ kind: 'meter', key: m.devAddr, viaDcu: simDcu }])).get(
+            `meter:${m.devAddr}`,
+          ),
+        EVENTUALLY,
+      )
       .toBe(false);
     const res = await recharge(m.id, { amount: 7.5 });
     expect(res.body.data.state).toBe('recharging');

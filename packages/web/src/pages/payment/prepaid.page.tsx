@@ -11,6 +11,7 @@ import {
   rechargeTopic,
 } from '@meterdesk/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ButtonProps } from 'antd';
 import {
   Alert,
   App,
@@ -107,7 +108,7 @@ function AccountCard({ account }: { account: PrepaidAccount }) {
           {t(`prepaid.account.onlineStates.${account.online ? 'online' : 'offline'}`)}
         </Descriptions.Item>
         <Descriptions.Item label={t('prepaid.account.overdraft')}>{overdraft}</Descriptions.Item>
-        <Descriptions.Item label={t('prepaid.account.friendlyTime')} span={3}>
+        <Descriptions.Item label={t('prepaid.account.friendlyTime')} span="filled">
           {friendlyText(t, account.friendlyTime)}
         </Descriptions.Item>
       </Descriptions>
@@ -125,7 +126,13 @@ interface FormValues {
  * made when the confirmation opens and kept until the server answers it: a second click or a retry
  * after a time-out sends the same key, and the server credits once.
  */
-export function RechargeForm({ account, onRecharged }: { account: PrepaidAccount; onRecharged: (r: Recharge) => void }) {
+export function RechargeForm({
+  account,
+  onRecharged,
+}: {
+  account: PrepaidAccount;
+  onRecharged: (r: Recharge) => void;
+}) {
   const { t } = useTranslation();
   const [form] = Form.useForm<FormValues>();
   const [pending, setPending] = useState<(FormValues & { clientKey: string }) | null>(null);
@@ -173,7 +180,7 @@ export function RechargeForm({ account, onRecharged }: { account: PrepaidAccount
             },
           ]}
         >
-          <InputNumber min={0} max={500} step={10} style={{ width: 160 }} data-testid="recharge-amount" />
+          <InputNumber step={10} style={{ width: 160 }} data-testid="recharge-amount" />
         </Form.Item>
         <Form.Item name="allowOverdraft" label={t('prepaid.form.allowOverdraft')} valuePropName="checked">
           <Switch data-testid="recharge-overdraft" />
@@ -189,7 +196,7 @@ export function RechargeForm({ account, onRecharged }: { account: PrepaidAccount
         title={t('prepaid.form.confirmTitle')}
         okText={t('prepaid.form.confirm')}
         cancelText={t('common.actions.cancel')}
-        okButtonProps={{ disabled: !password, 'data-testid': 'recharge-confirm' } as object}
+        okButtonProps={{ disabled: !password, 'data-testid': 'recharge-confirm' } as ButtonProps}
         confirmLoading={send.isPending}
         onOk={() => pending && send.mutate(pending)}
         onCancel={() => {
@@ -258,7 +265,9 @@ function Receipt({ recharge }: { recharge: Recharge }) {
           {recharge.state === 'recharging' && <Spin size="small" style={{ marginInlineStart: 8 }} />}
         </Descriptions.Item>
         {recharge.meterCredit !== null && (
-          <Descriptions.Item label={t('prepaid.receipt.meterCreditAfter')}>{money(recharge.meterCredit)}</Descriptions.Item>
+          <Descriptions.Item label={t('prepaid.receipt.meterCreditAfter')}>
+            {money(recharge.meterCredit)}
+          </Descriptions.Item>
         )}
         <Descriptions.Item label={t('prepaid.receipt.tokens')}>
           <Flex vertical>
@@ -293,9 +302,25 @@ function History({ meterId }: { meterId: string }) {
     sortOrder: query.sortField === key ? (query.sortOrder ?? null) : null,
   });
   const columns: TableProps<Recharge>['columns'] = [
-    { key: 'createTime', title: t('prepaid.fields.createTime'), render: (_v, r) => time(r.createTime), ...sorted('createTime') },
-    { key: 'amount', title: t('prepaid.fields.amount'), align: 'right', render: (_v, r) => money(r.amount), ...sorted('amount') },
-    { key: 'state', title: t('prepaid.fields.state'), render: (_v, r) => <RechargeState recharge={r} />, ...sorted('state') },
+    {
+      key: 'createTime',
+      title: t('prepaid.fields.createTime'),
+      render: (_v, r) => time(r.createTime),
+      ...sorted('createTime'),
+    },
+    {
+      key: 'amount',
+      title: t('prepaid.fields.amount'),
+      align: 'right',
+      render: (_v, r) => money(r.amount),
+      ...sorted('amount'),
+    },
+    {
+      key: 'state',
+      title: t('prepaid.fields.state'),
+      render: (_v, r) => <RechargeState recharge={r} />,
+      ...sorted('state'),
+    },
     { key: 'createdBy', title: t('prepaid.fields.createdBy'), dataIndex: 'createdBy' },
     { key: 'finishTime', title: t('prepaid.fields.finishTime'), render: (_v, r) => time(r.finishTime) },
   ];
