@@ -33,7 +33,7 @@ import { SimulatedOutages } from './modules/outage/simulated-outage';
 import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogue';
 import { ParamTemplates } from './modules/parameter/param-template.archive';
 import { createParameterCatalogues } from './modules/parameter/parameter';
-import { createPayment } from './modules/payment/payment';
+import { createPayment, prepaidReconciliationJob } from './modules/payment/payment';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
@@ -122,6 +122,19 @@ export function createServices({
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
   });
   readingWriter.onPowerChange(fold);
+  const auth = new AuthService(db, sessions, captchas, config);
+  const payment = createPayment({
+    db,
+    headEnd,
+    auth,
+    secrets,
+    broker,
+    log,
+    prepaid: { deadlineSeconds: config.rechargeDeadlineSeconds },
+  });
+  headEnd.onDone(
+    (row) => void payment.prepaid.commandDone(row).catch((err) => log.error({ err }, 'recharge answer not recorded')),
+  );
   const firmware = createFirmware(db, headEnd, jobs, settings);
   jobs.register(
     ...firmware.jobs,
@@ -137,19 +150,7 @@ export function createServices({
     collectionDueJob(runScheduler),
     collectionRunJob(runExecutor),
     demoHistoryJob(db, runScheduler, readingIngest, log),
-  );
-  const auth = new AuthService(db, sessions, captchas, config);
-  const payment = createPayment({
-    db,
-    headEnd,
-    auth,
-    secrets,
-    broker,
-    log,
-    prepaid: { deadlineSeconds: config.rechargeDeadlineSeconds },
-  });
-  headEnd.onDone(
-    (row) => void payment.prepaid.commandDone(row).catch((err) => log.error({ err }, 'recharge answer not recorded')),
+    prepaidReconciliationJob(payment),
   );
   const collectionReport = new CollectionReportService(db);
   const collection = createCollection(db, settings);

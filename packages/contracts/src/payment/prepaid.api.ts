@@ -130,6 +130,45 @@ export const RechargeExportSchema = RechargeHistoryQuerySchema.omit({ pageSize: 
 export const RechargeChangeSchema = RechargeSchema.pick({ id: true, meterId: true, state: true, failure: true });
 export type RechargeChange = z.infer<typeof RechargeChangeSchema>;
 
+/**
+ * What the daily reconciliation finds: credit left but the relay open; no credit (and no overdraft) but
+ * the relay closed outside the friendly time; the meter's credit above the ledger's balance (the meter
+ * holds money never paid in: a reversed token it took after all, a credit entered twice).
+ */
+export const PREPAID_EXCEPTION_KINDS = ['creditButDisconnected', 'noCreditButConnected', 'balanceMismatch'] as const;
+export type PrepaidExceptionKind = (typeof PREPAID_EXCEPTION_KINDS)[number];
+
+export const PrepaidExceptionSchema = z.object({
+  id: IdSchema,
+  meterId: IdSchema,
+  devAddr: z.string(),
+  consumerCode: z.string(),
+  consumerName: z.string(),
+  kind: z.enum(PREPAID_EXCEPTION_KINDS),
+  meterCredit: z.number().nullable(),
+  ledgerBalance: z.number(),
+  relayState: z.number().int().nullable(),
+  checkTime: moment,
+});
+export type PrepaidException = z.infer<typeof PrepaidExceptionSchema>;
+
+/** The exception list's columns, in order: the table and the export read them (labels `prepaid.exceptions.fields.*`). */
+export const PREPAID_EXCEPTION_COLUMNS = [
+  'devAddr',
+  'consumerCode',
+  'consumerName',
+  'kind',
+  'meterCredit',
+  'ledgerBalance',
+  'relayState',
+  'checkTime',
+] as const satisfies readonly (keyof PrepaidException)[];
+
+export const PrepaidExceptionQuerySchema = PageQuerySchema;
+export const PrepaidExceptionExportSchema = z.strictObject({
+  format: z.enum(EXPORT_FORMATS, 'invalidValue').default('xlsx'),
+});
+
 const tag = 'prepaid';
 
 export const prepaidApi = {
@@ -183,6 +222,23 @@ export const prepaidApi = {
     tag,
     summary: 'prepaid: the recharge history (of one meter, if named) as a spreadsheet or PDF',
     request: RechargeExportSchema,
+    response: z.unknown(),
+  }),
+  exceptions: defineOperation({
+    path: '/prepaid/exception/list',
+    access: needs(PREPAID_RES.page),
+    tag,
+    summary:
+      "prepaid: what the last daily reconciliation found within the caller's grid scope (credit but disconnected, no credit but connected outside the friendly time, meter credit above the ledger)",
+    request: PrepaidExceptionQuerySchema,
+    response: pageOf(PrepaidExceptionSchema),
+  }),
+  exportExceptions: defineOperation({
+    path: '/prepaid/exception/export',
+    access: needs(PREPAID_RES.page),
+    tag,
+    summary: "prepaid: the last reconciliation's exceptions within the caller's grid scope as a spreadsheet or PDF",
+    request: PrepaidExceptionExportSchema,
     response: z.unknown(),
   }),
 };

@@ -56,6 +56,26 @@ export const prepaid = {
     createdBy: 'Operator',
     finishTime: 'Finished',
   },
+  exceptions: {
+    title: 'Reconciliation exceptions',
+    exportName: 'Prepaid exceptions',
+    empty: 'The last reconciliation found nothing',
+    kinds: {
+      creditButDisconnected: 'Credit left but disconnected',
+      noCreditButConnected: 'No credit but connected outside friendly time',
+      balanceMismatch: 'Meter credit above the ledger balance',
+    },
+    fields: {
+      devAddr: 'Meter',
+      consumerCode: 'Consumer number',
+      consumerName: 'Consumer',
+      kind: 'Exception',
+      meterCredit: 'Meter credit',
+      ledgerBalance: 'Ledger balance',
+      relayState: 'Relay',
+      checkTime: 'Checked',
+    },
+  },
   states: { recharging: 'Recharging', succeeded: 'Succeeded', failed: 'Failed' },
   failures: {
     used: 'Token already used',

@@ -57,6 +57,26 @@ export const prepaid: typeof en = {
     createdBy: '操作员',
     finishTime: '完成时间',
   },
+  exceptions: {
+    title: '对账异常',
+    exportName: '预付费对账异常',
+    empty: '最近一次对账未发现异常',
+    kinds: {
+      creditButDisconnected: '有余额但已断电',
+      noCreditButConnected: '无余额但在友好时段外仍通电',
+      balanceMismatch: '电表余额高于账本余额',
+    },
+    fields: {
+      devAddr: '电表',
+      consumerCode: '用户编号',
+      consumerName: '用户',
+      kind: '异常',
+      meterCredit: '电表余额',
+      ledgerBalance: '账本余额',
+      relayState: '继电器',
+      checkTime: '检查时间',
+    },
+  },
   states: { recharging: '充值中', succeeded: '成功', failed: '失败' },
   failures: {
     used: '充值码已使用',

@@ -183,3 +183,25 @@ export const prepaidLedger = pgTable(
     index('prepaid_ledger_consumer_idx').on(t.consumerId),
   ],
 );
+
+/**
+ * The daily reconciliation's findings (issue 20): a prepaid meter whose relay or credit disagrees with
+ * what its credit and ledger say. Each run replaces the findings of the one before.
+ */
+export const prepaidException = pgTable(
+  'prepaid_exception',
+  {
+    id: id(),
+    meterId: ref()
+      .notNull()
+      .references(() => meter.id, { onDelete: 'cascade' }),
+    /** contracts PREPAID_EXCEPTION_KINDS. */
+    kind: varchar({ length: 24 }).notNull(),
+    gridId: ref(),
+    meterCreditCents: bigint({ mode: 'number' }),
+    ledgerCents: bigint({ mode: 'number' }).notNull(),
+    relayState: smallint(),
+    checkTime: time().notNull(),
+  },
+  (t) => [index('prepaid_exception_time_idx').on(t.checkTime, t.id)],
+);

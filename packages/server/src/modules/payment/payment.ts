@@ -1,4 +1,11 @@
-import { prepaidApi, RECHARGE_COLUMNS, type Recharge, virtualMeterApi } from '@meterdesk/contracts';
+import {
+  PREPAID_EXCEPTION_COLUMNS,
+  type PrepaidException,
+  prepaidApi,
+  RECHARGE_COLUMNS,
+  type Recharge,
+  virtualMeterApi,
+} from '@meterdesk/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { AuthService } from '../../auth/auth.service';
 import type { SecretBox } from '../../crypto/secret-box';
@@ -7,6 +14,7 @@ import type { HeadEnd } from '../../headend/head-end';
 import { exportTable, pagedRows } from '../../http/export-table';
 import { registerDownload, registerOperation } from '../../http/operation';
 import { type ColumnText, formatMoment, translator } from '../../i18n/labels';
+import { defineJob } from '../../jobs/job-system';
 import type { Broker } from '../../mqtt/broker';
 import { ArchiveService, registerArchiveRoutes } from '../archive/archive-kit';
 import { billingRuleArchive } from './billing-rule.archive';
@@ -34,6 +42,34 @@ export function createPayment(deps: PaymentDeps) {
 }
 
 export type Payment = ReturnType<typeof createPayment>;
+
+export const PREPAID_RECONCILIATION_JOB = 'prepaid-reconciliation';
+
+/** Daily, after midnight's readings: the prepaid meters whose relay or credit disagree with their account. */
+export const prepaidReconciliationJob = (payment: Payment) =>
+  defineJob({
+    name: PREPAID_RECONCILIATION_JOB,
+    schedule: '40 1 * * *',
+    policy: 'stately',
+    expireInSeconds: 60 * 60,
+    handler: async () => ({ exceptions: await payment.prepaid.reconcileAccounts() }),
+  });
+
+/** The exception list's columns as the page shows them, in the caller's language. */
+function exceptionColumns(language: number): ColumnText<PrepaidException>[] {
+  const t = translator(language);
+  return PREPAID_EXCEPTION_COLUMNS.map((key) => ({
+    key,
+    title: t(`prepaid.exceptions.fields.${key}`),
+    text: (row) => {
+      if (key === 'checkTime') return formatMoment(row.checkTime);
+      if (key === 'kind') return t(`prepaid.exceptions.kinds.${row.kind}`);
+      if (key === 'relayState') return t(`prepaid.account.relayStates.${row.relayState ?? 'unknown'}`);
+      if (key === 'meterCredit' || key === 'ledgerBalance') return row[key]?.toFixed(2) ?? '';
+      return row[key];
+    },
+  }));
+}
 
 /** The recharge history's columns as the page shows them, in the caller's language. */
 function rechargeColumns(language: number): ColumnText<Recharge>[] {
@@ -77,6 +113,19 @@ export function registerPayment(app: FastifyInstance, payment: Payment): void {
       rows: (limit) =>
         pagedRows<Recharge>((curPage, pageSize) => prepaid.history({ ...body, curPage, pageSize }, session), limit),
       onError: (err) => req.log.error({ err }, 'recharge export failed'),
+    });
+  });
+  registerOperation(app, prepaidApi.exceptions, ({ body, session }) => prepaid.exceptions(body, session));
+  registerDownload(app, prepaidApi.exportExceptions, async ({ body, session, req }) => {
+    const t = translator(session.language);
+    return exportTable({
+      format: body.format,
+      language: session.language,
+      title: t('prepaid.exceptions.exportName'),
+      columns: exceptionColumns(session.language),
+      rows: (limit) =>
+        pagedRows<PrepaidException>((curPage, pageSize) => prepaid.exceptions({ curPage, pageSize }, session), limit),
+      onError: (err) => req.log.error({ err }, 'prepaid exception export failed'),
     });
   });
 }

@@ -2,11 +2,15 @@ import {
   CREDIT,
   type FriendlyTime,
   FriendlyTimeSchema,
+  inFriendlyTime,
   OBIS,
   type Page,
   type PrepaidAccount,
+  type PrepaidException,
+  type PrepaidExceptionKind,
   type PrepaidMatch,
   RECHARGE_CMD,
+  RELAY_STATES,
   RESULT,
   RESULT_CODES,
   type Recharge,
@@ -18,6 +22,7 @@ import {
   TOKEN_GATEWAY,
   type TokenStatus,
   TokenStatusSchema,
+  utcWallClock,
 } from '@meterdesk/contracts';
 import {
   DEMO_VENDING_KEY,
@@ -43,6 +48,7 @@ import {
   meterLive,
   poc,
   powerGrid,
+  prepaidException,
   prepaidLedger,
   prepaidMeter,
   prepaidRecharge,
@@ -420,6 +426,108 @@ export class PrepaidService {
     const [row] = await this.db.select().from(prepaidRecharge).where(eq(prepaidRecharge.id, id));
     if (!row) throw notFound();
     return row;
+  }
+
+  /**
+   * The daily reconciliation: each prepaid meter's relay (as last learnt) and credit (as last read)
+   * against its credit, overdraft, friendly time and the ledger. Meters never read are left out: there
+   * is nothing to compare. The findings replace the last run's.
+   */
+  async reconcileAccounts(now = new Date()): Promise<number> {
+    const rows = await this.db
+      .select({
+        meterId: prepaidMeter.meterId,
+        gridId: meter.gridId,
+        creditCents: prepaidMeter.creditCents,
+        overdraftAllowed: prepaidMeter.overdraftAllowed,
+        overdraftLimitCents: prepaidMeter.overdraftLimitCents,
+        friendlyTime: prepaidMeter.friendlyTime,
+        relayState: meterLive.relayState,
+        ledgerCents:
+          sql<number>`coalesce((select sum(l.amount_cents) from ${prepaidLedger} l where l.consumer_id = ${consumer.id}), 0)`.mapWith(
+            Number,
+          ),
+        entries: sql<number>`(select count(*) from ${prepaidLedger} l where l.consumer_id = ${consumer.id})`.mapWith(
+          Number,
+        ),
+      })
+      .from(prepaidMeter)
+      .innerJoin(meter, eq(meter.id, prepaidMeter.meterId))
+      .innerJoin(poc, eq(poc.meterId, meter.id))
+      .innerJoin(consumer, and(eq(consumer.id, poc.consumerId), eq(consumer.paymentMode, 'prepay')))
+      .leftJoin(meterLive, eq(meterLive.meterId, meter.id))
+      .where(sql`${prepaidMeter.creditCents} is not null`);
+    const at = utcWallClock(now);
+    const found = rows.flatMap((r) => {
+      const credit = r.creditCents ?? 0;
+      const floor = r.overdraftAllowed ? (r.overdraftLimitCents ? -r.overdraftLimitCents : null) : 0;
+      const exhausted = floor !== null && credit <= floor;
+      const friendly = FriendlyTimeSchema.safeParse(r.friendlyTime);
+      const kinds: PrepaidExceptionKind[] = [];
+      if (!exhausted && r.relayState === RELAY_STATES.disconnected) kinds.push('creditButDisconnected');
+      if (
+        exhausted &&
+        r.relayState === RELAY_STATES.connected &&
+        !(friendly.success && inFriendlyTime(friendly.data, at))
+      )
+        kinds.push('noCreditButConnected');
+      if (r.entries > 0 && credit > r.ledgerCents) kinds.push('balanceMismatch');
+      return kinds.map((kind) => ({
+        id: newId(),
+        meterId: r.meterId,
+        kind,
+        gridId: r.gridId,
+        meterCreditCents: r.creditCents,
+        ledgerCents: r.ledgerCents,
+        relayState: r.relayState,
+        checkTime: now,
+      }));
+    });
+    await this.db.transaction(async (tx) => {
+      await tx.delete(prepaidException);
+      if (found.length) await tx.insert(prepaidException).values(found);
+    });
+    return found.length;
+  }
+
+  async exceptions(q: { curPage: number; pageSize: number }, session: SessionContext): Promise<Page<PrepaidException>> {
+    const scope = await scopeOf(this.db, session);
+    const where = gridScope(scope, prepaidException.gridId);
+    const [rows, [count]] = await Promise.all([
+      this.db
+        .select({
+          e: prepaidException,
+          devAddr: meter.devAddr,
+          code: consumer.consumerCode,
+          name: consumer.consumerName,
+        })
+        .from(prepaidException)
+        .innerJoin(meter, eq(meter.id, prepaidException.meterId))
+        .leftJoin(poc, eq(poc.meterId, meter.id))
+        .leftJoin(consumer, eq(consumer.id, poc.consumerId))
+        .where(where)
+        .orderBy(asc(meter.devAddr), asc(prepaidException.kind))
+        .limit(q.pageSize)
+        .offset((q.curPage - 1) * q.pageSize),
+      this.db.select({ n: countAll() }).from(prepaidException).where(where),
+    ]);
+    return {
+      list: rows.map(({ e, devAddr, code, name }) => ({
+        id: e.id,
+        meterId: e.meterId,
+        devAddr,
+        consumerCode: code ?? '',
+        consumerName: name ?? '',
+        kind: e.kind as PrepaidExceptionKind,
+        meterCredit: e.meterCreditCents == null ? null : money(e.meterCreditCents),
+        ledgerBalance: money(e.ledgerCents),
+        relayState: e.relayState,
+        checkTime: iso(e.checkTime),
+      })),
+      total: count?.n ?? 0,
+      curPage: q.curPage,
+      pageSize: q.pageSize,
+    };
   }
 
   async detail(id: string, session: SessionContext): Promise<Recharge> {

@@ -1,11 +1,27 @@
-import { PREPAID_RES, type PrepaidAccount, type Recharge } from '@meterdesk/contracts';
+import {
+  type Page,
+  PREPAID_RES,
+  type PrepaidAccount,
+  type PrepaidException,
+  type Recharge,
+} from '@meterdesk/contracts';
 import { type Simulator, startSimulator } from '@meterdesk/simulator';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../db/ids';
-import { consumer, dcu, prepaidLedger, prepaidRecharge, sysLoginFailure, sysParameter } from '../../db/schema';
+import { countAll } from '../../db/rows';
+import {
+  consumer,
+  dcu,
+  meterLive,
+  prepaidLedger,
+  prepaidMeter,
+  prepaidRecharge,
+  sysLoginFailure,
+  sysParameter,
+} from '../../db/schema';
 import { buildFleet } from '../../headend/fleet';
-import { gridNode, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
+import { exportedRows, gridNode, suppliedMeter, userOfGrid } from '../../test/archive-fixtures';
 import { EVENTUALLY } from '../../test/constants';
 import { createTestApp, type TestApp } from '../../test/harness';
 import { fieldIssues } from '../../test/issues';
@@ -38,12 +54,10 @@ const account = async (meterId: string) =>
 const ledgerRows = (consumerId: string) =>
   t.db.select().from(prepaidLedger).where(eq(prepaidLedger.consumerId, consumerId));
 const simState = (m: Supplied) => sim.device(m.devAddr).state();
-const rowCounts = async () =>
-  (
-    await t.db.execute<{ recharges: number; entries: number }>(
-      sql`select (select count(*)::int from prepaid_recharge) recharges, (select count(*)::int from prepaid_ledger) entries`,
-    )
-  ).rows[0];
+const rowCounts = async () => ({
+  recharges: (await t.db.select({ n: countAll() }).from(prepaidRecharge))[0]?.n,
+  entries: (await t.db.select({ n: countAll() }).from(prepaidLedger))[0]?.n,
+});
 
 beforeAll(async () => {
   t = await createTestApp({ rechargeDeadlineSeconds: 300 }, { headEnd: true, deviceListener: !external });
@@ -186,5 +200,30 @@ describe('prepaid recharge', () => {
     expect((await recharge(elsewhere.id)).status).toBe(404);
     expect(await rowCounts()).toEqual(before);
     expect(await t.db.select().from(prepaidRecharge).where(eq(prepaidRecharge.meterId, elsewhere.id))).toEqual([]);
+  });
+
+  it('reconciles daily: credit but disconnected, no credit but connected outside friendly time, meter above ledger', async () => {
+    const account = async (creditCents: number, relayState: number, friendlyTime?: object) => {
+      const m = await suppliedMeter(t, gridId);
+      await t.db.insert(prepaidMeter).values({ meterId: m.id, creditCents, ...(friendlyTime ? { friendlyTime } : {}) });
+      await t.db.update(meterLive).set({ relayState }).where(eq(meterLive.meterId, m.id));
+      return m;
+    };
+    const stranded = await account(500, 0);
+    const running = await account(0, 1);
+    const friendly = await account(0, 1, { hours: [{ from: '00:00', to: '00:00' }], weekdays: [], holidays: [] });
+    // The refused recharge's meter: its ledger nets to 0, yet the meter says it holds 1.00.
+    await t.db.update(prepaidMeter).set({ creditCents: 100 }).where(eq(prepaidMeter.meterId, meters.foreign.id));
+    await t.app.prepaid.reconcileAccounts();
+    const res = await t.call<Page<PrepaidException>>('/prepaid/exception/list', { pageSize: 500 }, operator);
+    const kindsOf = (id: string) => res.body.data.list.filter((e) => e.meterId === id).map((e) => e.kind);
+    expect(kindsOf(stranded.id)).toEqual(['creditButDisconnected']);
+    expect(kindsOf(running.id)).toEqual(['noCreditButConnected']);
+    expect(kindsOf(friendly.id)).toEqual([]);
+    expect(kindsOf(meters.foreign.id)).toEqual(['balanceMismatch']);
+    const rows = await exportedRows(t, 'prepaid/exception', operator);
+    expect(rows.some((row) => row.includes(stranded.devAddr) && row.includes('Credit left but disconnected'))).toBe(
+      true,
+    );
   });
 });

@@ -53,6 +53,7 @@ describe('the prepaid recharge page', () => {
       [prepaidApi.find.path]: () => ok([match]),
       [prepaidApi.account.path]: () => ok(account),
       [prepaidApi.history.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),
+      [prepaidApi.exceptions.path]: () => ok({ list: [], total: 0, curPage: 1, pageSize: 10 }),
       [prepaidApi.recharge.path]: () => {
         if (!refuseOnce) return ok(recharge);
         refuseOnce = false;

@@ -3,6 +3,7 @@ import {
   type FriendlyTime,
   PREPAID_RES,
   type PrepaidAccount,
+  type PrepaidException,
   type PrepaidMatch,
   prepaidApi,
   type Recharge,
@@ -374,6 +375,74 @@ function History({ meterId }: { meterId: string }) {
   );
 }
 
+/** What the last daily reconciliation found, paged and exportable. */
+function Exceptions() {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const [page, setPage] = useState({ curPage: 1, pageSize: 10 });
+  const found = useQuery({
+    queryKey: ['prepaid', 'exceptions', page],
+    queryFn: ({ signal }) => callApi(prepaidApi.exceptions, page, { signal }),
+  });
+  const exportFile = useMutation({
+    mutationFn: () => downloadFile(prepaidApi.exportExceptions, {}),
+    onError: (error) => message.error(errorText(t, error)),
+  });
+  const field = (key: string) => t(`prepaid.exceptions.fields.${key}`);
+  const columns: TableProps<PrepaidException>['columns'] = [
+    { key: 'devAddr', title: field('devAddr'), dataIndex: 'devAddr' },
+    { key: 'consumerName', title: field('consumerName'), render: (_v, e) => `${e.consumerName} (${e.consumerCode})` },
+    {
+      key: 'kind',
+      title: field('kind'),
+      render: (_v, e) => <Tag color="warning">{t(`prepaid.exceptions.kinds.${e.kind}`)}</Tag>,
+    },
+    { key: 'meterCredit', title: field('meterCredit'), align: 'right', render: (_v, e) => money(e.meterCredit) },
+    { key: 'ledgerBalance', title: field('ledgerBalance'), align: 'right', render: (_v, e) => money(e.ledgerBalance) },
+    {
+      key: 'relayState',
+      title: field('relayState'),
+      render: (_v, e) => t(`prepaid.account.relayStates.${e.relayState ?? 'unknown'}`),
+    },
+    { key: 'checkTime', title: field('checkTime'), render: (_v, e) => time(e.checkTime) },
+  ];
+  return (
+    <Card
+      size="small"
+      title={t('prepaid.exceptions.title')}
+      extra={
+        <Space>
+          <Button icon={<ReloadOutlined />} onClick={() => void found.refetch()}>
+            {t('prepaid.history.refresh')}
+          </Button>
+          <Button
+            icon={<DownloadOutlined />}
+            loading={exportFile.isPending}
+            onClick={() => exportFile.mutate()}
+            data-testid="exceptions-export"
+          >
+            {t('prepaid.history.export')}
+          </Button>
+        </Space>
+      }
+    >
+      <Table<PrepaidException>
+        size="small"
+        rowKey="id"
+        columns={columns}
+        dataSource={found.data?.list ?? []}
+        loading={found.isFetching}
+        pagination={{ current: page.curPage, pageSize: page.pageSize, total: found.data?.total ?? 0 }}
+        onChange={(p) => setPage({ curPage: p.current ?? 1, pageSize: p.pageSize ?? page.pageSize })}
+        locale={{
+          emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('prepaid.exceptions.empty')} />,
+        }}
+        data-testid="prepaid-exceptions"
+      />
+    </Card>
+  );
+}
+
 /** The recharge just sent, read again while it is recharging; each change the broker pushes reads it at once. */
 function useRecharge(id: string | null) {
   return useQuery({
@@ -491,6 +560,7 @@ export function PrepaidPage() {
           <History meterId={account.data.meterId} />
         </>
       )}
+      <Exceptions />
     </Flex>
   );
 }
