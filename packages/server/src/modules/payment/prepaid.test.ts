@@ -115,6 +115,12 @@ describe('prepaid recharge', () => {
     expect(simState(m).prepayment?.tids).toContain(res.body.data.tokens[0]?.tid);
     await expect.poll(() => simState(m).mainRelay, EVENTUALLY).toBe(1);
     expect(await account(m.id)).toMatchObject({ ledgerBalance: 12.34, meterCredit: 12.34 });
+    // A simulator started again from the archive goes on with that credit and still refuses the token.
+    const fleet = await buildFleet(t.db, t.app.deviceCredentials);
+    expect(fleet.dcus.flatMap((d) => d.meters).find((f) => f.devAddr === m.devAddr)).toMatchObject({
+      credit: 1234,
+      tids: [res.body.data.tokens[0]?.tid],
+    });
     // The vending key is sealed at rest.
     const [key] = await t.db.select().from(sysParameter).where(eq(sysParameter.key, 'stsVendingKey'));
     expect(JSON.stringify(key?.value)).not.toContain('4D455445524B4559');
