@@ -13,6 +13,7 @@ import { countAll } from '../../db/rows';
 import {
   consumer,
   dcu,
+  deviceCommand,
   meterLive,
   prepaidLedger,
   prepaidMeter,
@@ -179,6 +180,22 @@ describe('prepaid recharge', () => {
     expect((await detail(res.body.data.id)).state).toBe('succeeded');
     expect((await ledgerRows(m.consumerId)).map((r) => r.amountCents)).toEqual([750]);
     expect(simState(m).prepayment?.tids.filter((tid) => tid === res.body.data.tokens[0]?.tid)).toHaveLength(1);
+  });
+
+  it('fails and reverses a recharge its meter never answers by the deadline', async () => {
+    // A meter the simulator does not play: never online, its tokens wait in the queue.
+    const m = await suppliedMeter(t, gridId);
+    const res = await recharge(m.id, { amount: 3 });
+    expect(res.body.data.state).toBe('recharging');
+    const [row] = await t.db.select().from(prepaidRecharge).where(eq(prepaidRecharge.id, res.body.data.id));
+    // The deadline comes now rather than in five minutes.
+    await t.db
+      .update(deviceCommand)
+      .set({ expiresAt: new Date() })
+      .where(eq(deviceCommand.id, row?.commandId ?? ''));
+    await settled(res.body.data.id);
+    expect(await detail(res.body.data.id)).toMatchObject({ state: 'failed', failure: 'undelivered' });
+    expect((await account(m.id)).ledgerBalance).toBe(0);
   });
 
   it('refuses a bad amount, a wrong password (counted toward the lock), a postpaid meter and a meter outside the grid, writing nothing', async () => {
