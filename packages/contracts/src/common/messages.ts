@@ -256,6 +256,8 @@ export const MESSAGES = {
   rechargeAmountRange: 'Please enter between 0~500',
   notPrepaid: 'This meter does not supply a prepaid consumer',
   operatorPasswordWrong: 'The password is wrong',
+  meterHasRecharges: 'This meter has prepaid recharges: their record is kept',
+  consumerHasRecharges: 'This consumer has prepaid recharges: their record is kept',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

@@ -15,6 +15,7 @@ import {
   dcu,
   deviceCommand,
   meterLive,
+  poc,
   prepaidLedger,
   prepaidMeter,
   prepaidRecharge,
@@ -196,6 +197,17 @@ describe('prepaid recharge', () => {
     await settled(res.body.data.id);
     expect(await detail(res.body.data.id)).toMatchObject({ state: 'failed', failure: 'undelivered' });
     expect((await account(m.id)).ledgerBalance).toBe(0);
+    // Its money's history stays: neither the meter nor the consumer is deleted, even off its POC.
+    await t.db.delete(poc).where(eq(poc.meterId, m.id));
+    const admin = await t.loginAdmin();
+    const meterDel = await t.call<{ failures: { key: string }[] }>('/meter/delete', { ids: [m.id] }, admin);
+    expect(meterDel.body.data.failures.map((f) => f.key)).toEqual(['meterHasRecharges']);
+    const consumerDel = await t.call<{ failures: { key: string }[] }>(
+      '/consumer/delete',
+      { ids: [m.consumerId] },
+      admin,
+    );
+    expect(consumerDel.body.data.failures.map((f) => f.key)).toEqual(['consumerHasRecharges']);
   });
 
   it('refuses a bad amount, a wrong password (counted toward the lock), a postpaid meter and a meter outside the grid, writing nothing', async () => {
