@@ -238,17 +238,30 @@ export function RechargeForm({
   );
 }
 
+/** Prints the receipt on screen alone; the class is gone once the print dialog closes, so other pages print whole. */
+function printReceipt(receipt: HTMLElement | null): void {
+  document.body.classList.add('printing-receipt');
+  receipt?.classList.add('receipt-printed');
+  try {
+    window.print();
+  } finally {
+    document.body.classList.remove('printing-receipt');
+    receipt?.classList.remove('receipt-printed');
+  }
+}
+
 /** The recharge as its receipt: amount, state as it goes, and the tokens for the keypad, printable. */
 function Receipt({ recharge }: { recharge: Recharge }) {
   const { t } = useTranslation();
+  const card = useRef<HTMLDivElement>(null);
   return (
     <Card
+      ref={card}
       size="small"
-      className="prepaid-receipt"
       title={t('prepaid.receipt.title')}
       data-testid="recharge-receipt"
       extra={
-        <Button icon={<PrinterOutlined />} onClick={() => window.print()} data-testid="receipt-print">
+        <Button icon={<PrinterOutlined />} onClick={() => printReceipt(card.current)} data-testid="receipt-print">
           {t('prepaid.receipt.print')}
         </Button>
       }
