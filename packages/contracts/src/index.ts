@@ -87,6 +87,7 @@ export * from './parameter/tou-calendar';
 export * from './payment/billing-report.api';
 export * from './payment/billing-rule.api';
 export * from './payment/billing-rule.schema';
+export * from './payment/prepaid.api';
 export * from './payment/virtual-meter.api';
 export * from './permissions';
 export * from './report/collection-report.api';

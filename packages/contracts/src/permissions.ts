@@ -309,4 +309,5 @@ export const RES = {
   sysJournal: '/sysMGT/sysJournal',
   sysJournalExport: '/sysMGT/sysJournal/export',
   noticeSubscribe: '/sysMGT/notifyMGT/subscribe',
+  prepaid: '/paymentMGT/prepaid',
 } as const;

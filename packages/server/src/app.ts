@@ -41,6 +41,7 @@ import { registerOutageRoutes } from './modules/outage/outage.routes';
 import type { SimulatedOutages } from './modules/outage/simulated-outage';
 import { registerParameterCatalogues } from './modules/parameter/parameter';
 import { registerPayment } from './modules/payment/payment';
+import type { PrepaidService } from './modules/payment/prepaid.service';
 import { registerGroupRoutes } from './modules/system/group';
 import { registerNoticeRoutes } from './modules/system/notice.routes';
 import { registerOrgRoutes } from './modules/system/org.routes';
@@ -82,6 +83,8 @@ export interface App {
   headEnd: HeadEnd;
   /** Tariff pushes: main.ts closes, after the head-end starts, the answers a stop left unrecorded. */
   tariffPushes: TariffPushService;
+  /** Prepaid recharges: main.ts settles, after the head-end starts, the answers a stop left unrecorded. */
+  prepaid: PrepaidService;
   /** Readings pushed on the broker: started with the head-end, stopped after it and before `readingIngest`. */
   deviceReadings: DeviceReadings;
   /** The readings pipeline: stopped (its rows flushed) after everything that pushes into it. */
@@ -225,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     jobs,
     headEnd: services.headEnd,
     tariffPushes: services.tariffPushes,
+    prepaid: services.payment.prepaid,
     deviceReadings: services.deviceReadings,
     readingIngest: services.readingIngest,
     liveDevices: services.liveDevices,

@@ -51,6 +51,7 @@ const EnvSchema = z.object({
   DISCONNECT_WINDOW_MINUTES: int(10, 1).pipe(z.number().max(1440)),
   DISCONNECT_STAGGER_PER_SECOND: z.coerce.number().positive().max(1000).default(2),
   HEADEND_DCU_CONCURRENCY: int(4, 1).pipe(z.number().max(64)),
+  RECHARGE_DEADLINE_SECONDS: int(86_400, 10).pipe(z.number().max(30 * 86_400)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -126,6 +127,8 @@ export interface Config {
   disconnectStaggerPerSecond: number;
   /** Commands in flight at once on one DCU (or direct meter). */
   headendDcuConcurrency: number;
+  /** How long a prepaid recharge waits for its meter (offline, time-outs) before it fails and is reversed. */
+  rechargeDeadlineSeconds: number;
   /** Days of history the start that adds the demo archive reads from the simulated fleet; 0 reads none. */
   demoHistoryDays: number;
 }
@@ -175,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     disconnectWindowMinutes: e.DISCONNECT_WINDOW_MINUTES,
     disconnectStaggerPerSecond: e.DISCONNECT_STAGGER_PER_SECOND,
     headendDcuConcurrency: e.HEADEND_DCU_CONCURRENCY,
+    rechargeDeadlineSeconds: e.RECHARGE_DEADLINE_SECONDS,
     demoHistoryDays: e.DEMO_HISTORY_DAYS,
   };
 }

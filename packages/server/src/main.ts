@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   await app.jobs.start();
   await app.headEnd.start();
   await app.tariffPushes.reconcile();
+  await app.prepaid.reconcile();
   await app.deviceReadings.start();
 
   let simulator: SimulatorProcess | null = null;

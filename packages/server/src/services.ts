@@ -34,7 +34,7 @@ import { EventCatalogue, ObisCatalogue } from './modules/parameter/obis-catalogu
 import { ParamTemplates } from './modules/parameter/param-template.archive';
 import { createParameterCatalogues } from './modules/parameter/parameter';
 import { billingReportJob, billingReportPurgeJob } from './modules/payment/billing-report';
-import { createPayment } from './modules/payment/payment';
+import { createPayment, prepaidReconciliationJob } from './modules/payment/payment';
 import { GroupService } from './modules/system/group';
 import { LogRetentionSetting, logRetentionJob } from './modules/system/log-retention';
 import { NoticeService } from './modules/system/notice.service';
@@ -123,6 +123,20 @@ export function createServices({
     onPowerChange: (listener) => readingWriter.onPowerChange(listener),
   });
   readingWriter.onPowerChange(fold);
+  const auth = new AuthService(db, sessions, captchas, config);
+  const payment = createPayment({
+    db,
+    jobs,
+    headEnd,
+    auth,
+    secrets,
+    broker,
+    log,
+    prepaid: { deadlineSeconds: config.rechargeDeadlineSeconds },
+  });
+  headEnd.onDone(
+    (row) => void payment.prepaid.commandDone(row).catch((err) => log.error({ err }, 'recharge answer not recorded')),
+  );
   const firmware = createFirmware(db, headEnd, jobs, settings);
   jobs.register(
     ...firmware.jobs,
@@ -140,6 +154,7 @@ export function createServices({
     collectionDueJob(runScheduler),
     collectionRunJob(runExecutor),
     demoHistoryJob(db, runScheduler, readingIngest, log),
+    prepaidReconciliationJob(payment),
   );
   const collectionReport = new CollectionReportService(db);
   const collection = createCollection(db, settings);
@@ -149,7 +164,7 @@ export function createServices({
     sessions,
     captchas,
     jobs,
-    auth: new AuthService(db, sessions, captchas, config),
+    auth,
     notices: new NoticeService(db, broker, mailer, log),
     settings,
     headEnd,
@@ -189,7 +204,7 @@ export function createServices({
     /** The meter upgrade page: firmware, images and campaigns. */
     firmware,
     /** Billing rules and virtual meters' members. */
-    payment: createPayment(db, jobs),
+    payment,
     /** What the head-end reads of the OBIS catalogue and the event definitions. */
     obis,
     events: new EventCatalogue(db),

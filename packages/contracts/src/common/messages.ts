@@ -258,6 +258,11 @@ export const MESSAGES = {
   reportBuildFailed: 'The report could not be built',
   reportInterrupted: 'The report was interrupted and not finished',
   reportNotCompleted: 'The report is not completed yet',
+  rechargeAmountRange: 'Please enter between 0~500',
+  notPrepaid: 'This meter does not supply a prepaid consumer',
+  operatorPasswordWrong: 'The password is wrong',
+  meterHasRecharges: 'This meter has prepaid recharges: their record is kept',
+  consumerHasRecharges: 'This consumer has prepaid recharges: their record is kept',
 } as const;
 
 export type MessageKey = keyof typeof MESSAGES;

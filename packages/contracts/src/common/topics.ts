@@ -28,6 +28,8 @@ export const BROWSER_TOPICS = {
    * publishes each change on the topic of the device's node and of every node above it, so one
    * subscription per node a page shows (a user's scope roots, a filter's node) hears its whole subtree.
    */
+  /** The caller's own recharges changing state (`RechargeChange`), as the prepaid page shows them live. */
+  recharges: { pattern: 'prepaid/{username}/recharges', owner: 'user', resource: RES.prepaid },
   gridDevices: { pattern: 'live/grid/{gridId}/devices', owner: 'grid', resource: LIVE_DEVICE_RESOURCES },
 } as const satisfies Record<string, BrowserTopic>;
 
@@ -52,6 +54,8 @@ const fill = (pattern: string, values: Record<string, string>) =>
 export const noticeUnreadTopic = (username: string) => fill(BROWSER_TOPICS.noticeUnread.pattern, { username });
 /** Browser topic of a job's progress. */
 export const progressTopic = (jobId: string) => fill(BROWSER_TOPICS.progress.pattern, { jobId });
+/** Browser topic of a user's recharges. */
+export const rechargeTopic = (username: string) => fill(BROWSER_TOPICS.recharges.pattern, { username });
 /** Browser topic of the live device changes under a grid node. */
 export const gridDevicesTopic = (gridId: string) => fill(BROWSER_TOPICS.gridDevices.pattern, { gridId });
 

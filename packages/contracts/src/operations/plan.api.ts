@@ -148,7 +148,9 @@ export const FIRMWARE_CMD = 'firmwareUpgrade';
  * The ledger's column takes only these and the command records answer them all, so no kind is written
  * that a screen cannot read.
  */
-export const COMMAND_OPERATIONS = [...PLAN_COMMANDS, TARIFF_PUSH_CMD, FIRMWARE_CMD] as const;
+/** A prepaid recharge's STS tokens entered at a meter's token gateway (and its overdraft setting). */
+export const RECHARGE_CMD = 'tokenRecharge';
+export const COMMAND_OPERATIONS = [...PLAN_COMMANDS, TARIFF_PUSH_CMD, FIRMWARE_CMD, RECHARGE_CMD] as const;
 export type CommandOperation = (typeof COMMAND_OPERATIONS)[number];
 /** Collection items one task reads at most. */
 export const MAX_TASK_ORDERS = 20;

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Fleet, type FleetMeter, FleetSchema, WIRINGS } from '@meterdesk/contracts';
-import { asc, eq } from 'drizzle-orm';
+import { type Fleet, type FleetMeter, FleetSchema, TOKEN_TID_MEMORY, WIRINGS } from '@meterdesk/contracts';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/driver';
-import { consumer, dcu, meter, meterType, poc } from '../db/schema';
+import { consumer, dcu, meter, meterType, poc, prepaidMeter } from '../db/schema';
 import type { DeviceCredentials, DeviceRef } from '../mqtt/device-credentials';
 
 export const FLEET_FILE = 'fleet.json';
@@ -20,9 +20,15 @@ export async function buildFleet(db: Db, credentials: DeviceCredentials): Promis
       dcuId: meter.dcuId,
       wiring: meterType.wiring,
       paymentMode: consumer.paymentMode,
+      credit: prepaidMeter.creditCents,
+      // The TIDs its gateway took (the newest it remembers), so a restarted simulator still refuses them.
+      tids: sql<number[] | null>`(select json_agg(taken.tid) from (
+          select (token->>'tid')::int as tid from prepaid_recharge r, jsonb_array_elements(r.tokens) token
+          where r.meter_id = ${meter.id} and r.state = 'succeeded' order by tid desc limit ${TOKEN_TID_MEMORY}) taken)`,
     })
     .from(meter)
     .leftJoin(meterType, eq(meterType.id, meter.meterTypeId))
+    .leftJoin(prepaidMeter, eq(prepaidMeter.meterId, meter.id))
     // A meter measures at most one POC (poc_meter_uq), whose consumer says how they pay.
     .leftJoin(poc, eq(poc.meterId, meter.id))
     .leftJoin(consumer, eq(consumer.id, poc.consumerId))
@@ -44,7 +50,14 @@ export async function buildFleet(db: Db, credentials: DeviceCredentials): Promis
     const wiring = (WIRINGS as readonly string[]).includes(m.wiring ?? '')
       ? (m.wiring as FleetMeter['wiring'])
       : '1P2W';
-    const entry: FleetMeter = { devAddr: m.devAddr, wiring, prepaid: m.paymentMode === 'prepay' };
+    const entry: FleetMeter = {
+      devAddr: m.devAddr,
+      wiring,
+      prepaid: m.paymentMode === 'prepay',
+      // What the server last heard of its credit: a restarted simulator goes on from there.
+      ...(m.credit === null ? {} : { credit: m.credit }),
+      ...(m.tids ? { tids: m.tids } : {}),
+    };
     const list = m.dcuId ? behind.get(m.dcuId) : undefined;
     if (list) list.push(entry);
     else direct.push({ ...entry, credentials: credentialsOf('meter', m.devAddr) });

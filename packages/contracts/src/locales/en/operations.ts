@@ -26,6 +26,7 @@ export const operations = {
     collect: 'Collection read',
     tariffPush: 'Tariff push',
     firmwareUpgrade: 'Firmware upgrade',
+    tokenRecharge: 'Prepaid recharge',
   } satisfies Record<CommandOperation, string>,
   resultCodes: {
     '00': 'Success',

@@ -24,6 +24,7 @@ import { operations } from './operations';
 import { outage } from './outage';
 import { paramTemplate } from './param-template';
 import { poc } from './poc';
+import { prepaid } from './prepaid';
 import { readings } from './readings';
 import { collectionReport } from './report';
 import { resource } from './resource';
@@ -53,6 +54,7 @@ export const enScreens = {
   billingRule,
   billingReport,
   virtualMeter,
+  prepaid,
   consumer,
   module,
   grid,

@@ -247,4 +247,9 @@ export const errors: LocaleMessages['errors'] = {
   reportBuildFailed: '报表生成失败',
   reportInterrupted: '报表生成被中断，未完成',
   reportNotCompleted: '报表尚未生成完成',
+  rechargeAmountRange: '请输入 0~500 之间的金额',
+  notPrepaid: '该电表的用户不是预付费用户',
+  operatorPasswordWrong: '密码错误',
+  meterHasRecharges: '该电表有预付费充值记录，需保留',
+  consumerHasRecharges: '该用户有预付费充值记录，需保留',
 };

@@ -25,6 +25,7 @@ export const operations: typeof en = {
     collect: '采集抄读',
     tariffPush: '费率下发',
     firmwareUpgrade: '固件升级',
+    tokenRecharge: '预付费充值',
   },
   resultCodes: {
     '00': '成功',

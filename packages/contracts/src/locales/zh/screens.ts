@@ -26,6 +26,7 @@ import { operations } from './operations';
 import { outage } from './outage';
 import { paramTemplate } from './param-template';
 import { poc } from './poc';
+import { prepaid } from './prepaid';
 import { readings } from './readings';
 import { collectionReport } from './report';
 import { resource } from './resource';
@@ -51,6 +52,7 @@ export const zhScreens: Pick<LocaleMessages, keyof typeof enScreens> = {
   billingRule,
   billingReport,
   virtualMeter,
+  prepaid,
   grid,
   consumer,
   module,

@@ -11,7 +11,7 @@ import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/driver';
 import { defineList, keyOrder } from '../../db/list';
 import { type EveryField, iso, lookup } from '../../db/rows';
-import { consumer, meter, poc, powerGrid } from '../../db/schema';
+import { consumer, meter, poc, powerGrid, prepaidRecharge } from '../../db/schema';
 import { GRID_TREE, gridScope } from '../../rbac/scope';
 import { defineArchive } from './archive-kit';
 import { gridColumn } from './import/grid-reference';
@@ -74,7 +74,12 @@ export const consumerArchive = defineArchive({
     await assertGridInScope(tx, scope, v.gridId);
     return { ...v } satisfies EveryField<ConsumerCreate, typeof consumer.$inferInsert>;
   },
-  inUse: (tx, ids) => inUseBy(tx, ids, [{ column: poc.consumerId, key: 'consumerHasPocs' }]),
+  inUse: (tx, ids) =>
+    inUseBy(tx, ids, [
+      { column: poc.consumerId, key: 'consumerHasPocs' },
+      // Money's history stays: the ledger is append-only.
+      { column: prepaidRecharge.consumerId, key: 'consumerHasRecharges' },
+    ]),
   options: {
     searched: [consumer.consumerCode, consumer.consumerName],
     label: sql<string>`${consumer.consumerCode} || ' ' || ${consumer.consumerName}`,

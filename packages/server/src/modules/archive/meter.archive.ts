@@ -23,6 +23,7 @@ import {
   meterType,
   poc,
   powerGrid,
+  prepaidRecharge,
   supplier,
   tariff,
   virtualMeterMember,
@@ -203,6 +204,7 @@ export function meterArchive(secrets: SecretBox) {
         { column: poc.meterId, key: 'meterInUse' },
         { column: billingRuleMeter.meterId, key: 'meterInBillingRule' },
         { column: virtualMeterMember.memberId, key: 'meterInVirtualMeter' },
+        { column: prepaidRecharge.meterId, key: 'meterHasRecharges' },
       ]),
     options: {
       searched: [meter.devAddr],
