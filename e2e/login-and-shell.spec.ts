@@ -82,7 +82,7 @@ test.describe('with the stored admin login', () => {
     await expect(page).toHaveURL(/\/dashboard$/);
     await openFromMenu(page, '/sysMGT', '/sysMGT/resourceMGT');
     await openFromMenu(page, '/paymentMGT', '/paymentMGT/prepaid');
-    await expect(page.getByTestId('later-release')).toContainText('This area arrives in a later release of Meterdesk.');
+    await expect(page.getByTestId('prepaid-page')).toBeVisible();
     await openFromMenu(page, '/report', '/report/dataCollectionReport');
     for (const key of ['/dashboard', '/sysMGT/resourceMGT', '/paymentMGT/prepaid', '/report/dataCollectionReport']) {
       await expect(page.getByTestId(`tab-${key}`)).toBeVisible();

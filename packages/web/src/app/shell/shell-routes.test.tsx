@@ -9,8 +9,13 @@ import { permittedTree } from '@/test/resource-tree';
 const emptyPage = { list: [], total: 0, curPage: 1, pageSize: 10 };
 
 describe('shell routes', () => {
-  it('opens a permitted page that a later issue builds as an empty state', async () => {
-    renderInShell(permittedTree(['/dashboard', '/paymentMGT/prepaid']), '/paymentMGT/prepaid');
+  it('opens a page an administrator added to the resource tree, which no screen builds, as an empty state', async () => {
+    const tree = permittedTree(['/dashboard', '/paymentMGT/prepaid']);
+    const payment = tree.find((node) => node.resourceUri === '/paymentMGT');
+    const prepaid = payment?.children[0];
+    if (!payment || !prepaid) throw new Error('no payment area');
+    payment.children.push({ ...prepaid, id: 'f'.repeat(32), resourceUri: '/paymentMGT/cashDesk', children: [] });
+    renderInShell(tree, '/paymentMGT/cashDesk');
 
     const placeholder = await screen.findByTestId('later-release');
     expect(placeholder.textContent).toContain('This area arrives in a later release of Meterdesk.');
@@ -78,6 +83,7 @@ describe('page registry', () => {
       '/dataAnalytic/',
       '/report/dataCollectionReport',
       '/paymentMGT/billingRules',
+      '/paymentMGT/prepaid',
       '/paymentMGT/generalReport',
       '/paymentMGT/shoppingMallReport',
       '/paymentMGT/shoppingCenterReport',
