@@ -21,6 +21,7 @@ describe('session, captcha and login-failure purges', () => {
       'firmware-image-purge',
       'log-retention',
       'login-failure-purge',
+      'prepaid-reconciliation',
       'reading-partitions',
       'reading-retention',
       'reading-rollups',
