@@ -1,10 +1,11 @@
-// `npm test`: the whole suite, as CI runs it, in two lanes side by side. The checks lane: lint, the production
-// dependencies' licences, type check, import layers, contracts and simulator tests, the server tests on PostgreSQL /
-// Mosquitto when they answer locally with those of the embedded path again on PGlite + the embedded broker (all of
-// them there when neither answers), web tests. The system lane: the production build (web app and compiled
-// server), the benchmarks' smoke runs, then the Playwright journeys in Debian's Chromium. Each lane waits on its
-// own steps' clients, servers and browser a good part of the time (a lane alone left a third of two cores idle),
-// so side by side they take little more than the longer one; the system lane's output follows the checks lane's.
+// `npm test`: the whole suite, as CI runs it, in two lanes side by side. The tests lane: contracts and simulator
+// tests, the server tests on PostgreSQL / Mosquitto when they answer locally with those of the embedded path again on
+// PGlite + the embedded broker (all of them there when neither answers), web tests. The system lane: lint, the
+// production dependencies' licences, type check, import layers, the production build (web app and compiled server),
+// the benchmarks' smoke runs, then the Playwright journeys in Debian's Chromium (the static checks sit there because
+// the tests lane is the longer one). Each lane waits on its own steps' clients, servers and browser a good part of
+// the time (a lane alone left a third of two cores idle), so side by side they take little more than the longer
+// one; the system lane's output follows the tests lane's.
 // Ends with a plain `N passed, N failed` line.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
@@ -182,22 +183,7 @@ function ensureChromium() {
   );
 }
 
-async function checksLane(lane) {
-  await step(lane, 'lint (biome)', 'npx', ['biome', 'check', '.']);
-  await step(lane, 'licences of the production dependencies', 'node', ['scripts/check-licences.mjs']);
-  await step(lane, 'type check', 'npm', ['run', 'typecheck']);
-  // The server's layers and no import cycle anywhere (.dependency-cruiser.cjs; docs/architecture.md, "Layers").
-  await step(lane, 'import layers and cycles (dependency-cruiser)', 'npx', [
-    'depcruise',
-    '--config',
-    '.dependency-cruiser.cjs',
-    '--output-type',
-    'err-long',
-    'packages',
-    'e2e',
-    'bench',
-    'scripts',
-  ]);
+async function testsLane(lane) {
   await vitest(lane, 'contracts and simulator tests', ['contracts', 'simulator'], 'packages');
 
   const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -241,6 +227,21 @@ async function checksLane(lane) {
 }
 
 async function systemLane(lane, hasChromium) {
+  await step(lane, 'lint (biome)', 'npx', ['biome', 'check', '.']);
+  await step(lane, 'licences of the production dependencies', 'node', ['scripts/check-licences.mjs']);
+  await step(lane, 'type check', 'npm', ['run', 'typecheck']);
+  // The server's layers and no import cycle anywhere (.dependency-cruiser.cjs; docs/architecture.md, "Layers").
+  await step(lane, 'import layers and cycles (dependency-cruiser)', 'npx', [
+    'depcruise',
+    '--config',
+    '.dependency-cruiser.cjs',
+    '--output-type',
+    'err-long',
+    'packages',
+    'e2e',
+    'bench',
+    'scripts',
+  ]);
   // The web app and the compiled server, which the benchmarks and the journeys then run.
   if (!(await lane.run('production build (web app and server)', 'npm', ['run', 'build']))) {
     failed++;
@@ -296,18 +297,18 @@ async function systemLane(lane, hasChromium) {
 const hasChromium = ensureChromium();
 const systemLog = path.join(reports, 'system-lane.log');
 const systemOutput = createWriteStream(systemLog);
-const checks = new Lane('inherit');
+const tests = new Lane('inherit');
 const system = new Lane(systemOutput);
 console.log(
-  '\nThe system lane (build, benchmark smoke runs, journeys) runs beside these checks; its output follows them.',
+  '\nThe system lane (lint, licences, type check, layers, build, benchmark smoke runs, journeys) runs beside these tests; its output follows them.',
 );
-await Promise.all([checksLane(checks), systemLane(system, hasChromium)]);
+await Promise.all([testsLane(tests), systemLane(system, hasChromium)]);
 await new Promise((resolve) => systemOutput.end(resolve));
 console.log(`\n=== output of the system lane\n${readFileSync(systemLog, 'utf8')}`);
 
 const scratch = path.join(root, '.tmp');
 if (existsSync(scratch) && readdirSync(scratch).length === 0) rmdirSync(scratch);
 
-console.log(`\n${[...checks.summary, ...system.summary].join('\n')}`);
+console.log(`\n${[...tests.summary, ...system.summary].join('\n')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
